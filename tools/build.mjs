@@ -1,0 +1,81 @@
+// Builds the workspace with SWC: every app, lib and tool source file (tests excluded) is compiled to
+// dist/out/<same path>.js with the @platform/* aliases rewritten to relative paths, then each app
+// gets its entry dist/apps/<app>/main.js and each tool dist/tools/<tool>.js.
+// `node tools/build.mjs` builds everything; `node tools/build.mjs auth-api gateway` the same files
+// (libs are shared, so the whole tree compiles in about a second either way).
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const swc = require('@swc/core');
+const { swcOptions, root } = require('./swc.config.cjs');
+
+const out = path.join(root, 'dist');
+const isSource = (f) =>
+  f.endsWith('.ts') && !f.endsWith('.d.ts') && !/\.(spec|integration-spec|e2e-spec)\.ts$/.test(f);
+
+function* walk(dir) {
+  if (!fs.existsSync(dir)) return;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name === 'node_modules' || entry.name === 'test' || entry.name === '__fixtures__') continue;
+      yield* walk(full);
+    } else if (isSource(full)) yield full;
+  }
+}
+
+const sourceDirs = [
+  ...['apps', 'libs'].flatMap((d) =>
+    fs.existsSync(path.join(root, d))
+      ? fs.readdirSync(path.join(root, d)).flatMap((n) => [path.join(root, d, n, 'src'), path.join(root, d, n, 'bench')])
+      : [],
+  ),
+  path.join(root, 'tools'),
+];
+
+const started = Date.now();
+const files = sourceDirs.flatMap((d) => [...walk(d)]);
+const options = swcOptions({ sourceMaps: true });
+await Promise.all(
+  files.map(async (file) => {
+    const rel = path.relative(root, file);
+    const target = path.join(out, 'out', rel.replace(/\.ts$/, '.js'));
+    const { code, map } = await swc.transformFile(file, {
+      ...options,
+      swcrc: false,
+      filename: file,
+      outputPath: target,
+      sourceFileName: path.relative(path.dirname(target), file),
+    });
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await fs.promises.writeFile(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
+    if (map) await fs.promises.writeFile(`${target}.map`, map);
+  }),
+);
+
+// Static assets that ship with an app (templates, wait pages, YAML examples).
+for (const d of sourceDirs) {
+  const assets = path.join(d, 'assets');
+  if (fs.existsSync(assets)) {
+    fs.cpSync(assets, path.join(out, 'out', path.relative(root, assets)), { recursive: true });
+  }
+}
+
+const entry = (from, to) => `'use strict';\nrequire(${JSON.stringify(path.relative(from, to))});\n`;
+const apps = fs.existsSync(path.join(root, 'apps')) ? fs.readdirSync(path.join(root, 'apps')) : [];
+for (const app of apps) {
+  const main = path.join(out, 'out', 'apps', app, 'src', 'main.js');
+  if (!fs.existsSync(main)) continue;
+  const dir = path.join(out, 'apps', app);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'main.js'), entry(dir, main).replace('require("', 'require("./'));
+}
+for (const tool of fs.readdirSync(path.join(root, 'tools')).filter((f) => isSource(path.join(root, 'tools', f)))) {
+  const dir = path.join(out, 'tools');
+  fs.mkdirSync(dir, { recursive: true });
+  const compiled = path.join(out, 'out', 'tools', tool.replace(/\.ts$/, '.js'));
+  fs.writeFileSync(path.join(dir, tool.replace(/\.ts$/, '.js')), entry(dir, compiled).replace('require("', 'require("./'));
+}
+console.log(`build: ${files.length} files compiled to dist/ in ${Date.now() - started} ms`);

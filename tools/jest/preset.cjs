@@ -1,0 +1,30 @@
+'use strict';
+// Shared Jest settings for every project: SWC with decorator metadata, the tsconfig path aliases,
+// and the global setup that finds (or, outside CI, replaces) PostgreSQL, RabbitMQ and Redis.
+const path = require('node:path');
+const { swcOptions, root } = require('../swc.config.cjs');
+const { compilerOptions } = require('../../tsconfig.base.json');
+
+const moduleNameMapper = {};
+for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
+  moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = path.join(root, target);
+}
+
+/** @param {string} projectDir absolute directory of the project */
+function preset(projectDir) {
+  const name = path.relative(root, projectDir);
+  return {
+    displayName: name,
+    rootDir: projectDir,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/**/*.spec.ts', '<rootDir>/**/*.integration-spec.ts', '<rootDir>/**/*.e2e-spec.ts'],
+    transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swcOptions({ sourceMaps: 'inline' }), swcrc: false }] },
+    moduleFileExtensions: ['ts', 'js', 'json'],
+    moduleNameMapper,
+    globalSetup: path.join(root, 'libs/testing/jest/global-setup.cjs'),
+    globalTeardown: path.join(root, 'libs/testing/jest/global-teardown.cjs'),
+    testTimeout: 60_000,
+  };
+}
+
+module.exports = { preset };
