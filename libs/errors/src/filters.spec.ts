@@ -1,0 +1,197 @@
+import {
+  BadGatewayException,
+  ConflictException,
+  ForbiddenException,
+  HttpException,
+  Logger,
+  NotFoundException,
+  UnauthorizedException,
+  type ArgumentsHost,
+} from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import { IsEmail, IsInt, Max, ValidateNested, validateSync } from 'class-validator';
+import { plainToInstance, Type } from 'class-transformer';
+import { ApiError } from './api-error';
+import { DetailErrorFilter } from './detail-error.filter';
+import { EnvelopeErrorFilter } from './envelope-error.filter';
+import { PlainErrorFilter } from './plain-error.filter';
+import { validationExceptionFactory } from './request-validation.exception';
+import type { BaseErrorFilter } from './base-error.filter';
+
+class Item {
+  @IsEmail() email: string;
+}
+class Body {
+  @IsInt() @Max(50) limit: number;
+  @ValidateNested({ each: true }) @Type(() => Item) items: Item[];
+}
+
+function validationError() {
+  const body = plainToInstance(Body, { limit: 51, items: [{ email: 'nope' }] });
+  return validationExceptionFactory(validateSync(body));
+}
+
+interface Captured {
+  status: number;
+  headers: Record<string, string | number>;
+  body: any;
+}
+
+function run(filter: BaseErrorFilter, exception: unknown, req: Record<string, unknown> = {}): Captured {
+  const captured: Captured = { status: 0, headers: {}, body: undefined };
+  const res = {
+    headersSent: false,
+    writableEnded: false,
+    set statusCode(s: number) {
+      captured.status = s;
+    },
+    setHeader(name: string, value: string | number) {
+      captured.headers[name.toLowerCase()] = value;
+    },
+    end(text: string) {
+      captured.body = JSON.parse(text);
+    },
+  };
+  const request = { method: 'GET', url: '/x', headers: {}, id: 'req-1', log: { error: jest.fn(), warn: jest.fn() }, ...req };
+  const host = {
+    getType: () => 'http',
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => res }),
+  } as unknown as ArgumentsHost;
+  filter.catch(exception, host);
+  return captured;
+}
+
+describe('EnvelopeErrorFilter', () => {
+  const filter = new EnvelopeErrorFilter();
+
+  it.each([
+    [new UnauthorizedException('Invalid API key'), 401, 'UNAUTHORIZED', 'Invalid API key'],
+    [new ForbiddenException('Project disabled'), 403, 'FORBIDDEN', 'Project disabled'],
+    [new NotFoundException('Contact not found'), 404, 'NOT_FOUND', 'Contact not found'],
+    [new ConflictException('Template in use'), 409, 'CONFLICT', 'Template in use'],
+    [new ThrottlerException(), 429, 'RATE_LIMITED', 'Too many requests: rate limit exceeded'],
+    [new BadGatewayException('Upstream failed'), 502, 'BAD_GATEWAY', 'Upstream failed'],
+    [new HttpException('Teapot', 418), 418, 'HTTP_418', 'Teapot'],
+  ])('renders %p as %i %s', (exception, status, code, message) => {
+    const { status: sent, body } = run(filter, exception);
+    expect(sent).toBe(status);
+    expect(body).toEqual({
+      success: false,
+      error: { code, message, statusCode: status, requestId: 'req-1', suggestion: expect.any(String) },
+      timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+    expect(body.error.suggestion.length).toBeGreaterThan(10);
+  });
+
+  it('answers validation failures with 422 and field errors', () => {
+    const { status, body } = run(filter, validationError());
+    expect(status).toBe(422);
+    expect(body.error.code).toBe('VALIDATION_ERROR');
+    expect(body.error.message).toBe('Validation failed');
+    expect(body.error.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'limit', message: 'limit must not be greater than 50', code: 'too_big' },
+        { field: 'items.0.email', message: 'email must be an email', code: 'invalid_string' },
+      ]),
+    );
+  });
+
+  it('keeps an ApiError code, suggestion, field errors and headers', () => {
+    const { status, body, headers } = run(
+      filter,
+      new ApiError(429, 'SEND_THROTTLED', 'Too many emails', { suggestion: 'Wait a minute', headers: { 'Retry-After': '60' } }),
+    );
+    expect(status).toBe(429);
+    expect(headers['retry-after']).toBe('60');
+    expect(body.error).toMatchObject({ code: 'SEND_THROTTLED', message: 'Too many emails', suggestion: 'Wait a minute' });
+  });
+
+  it('lets the app rename default codes (part C throttling) but never an ApiError code', () => {
+    const partC = new EnvelopeErrorFilter({ codes: { 429: 'THROTTLER_LIMIT_EXCEEDED' } });
+    expect(run(partC, new ThrottlerException()).body.error.code).toBe('THROTTLER_LIMIT_EXCEEDED');
+    expect(run(partC, new ApiError(429, 'OWN_CODE', 'x')).body.error.code).toBe('OWN_CODE');
+  });
+
+  it('hides unexpected errors behind a 500 and logs them with the request id', () => {
+    const log = { error: jest.fn(), warn: jest.fn() };
+    const { status, body } = run(filter, new Error('password=hunter2 at db.ts:12'), { log });
+    expect(status).toBe(500);
+    expect(body.error).toMatchObject({ code: 'INTERNAL_ERROR', message: 'Internal server error', requestId: 'req-1' });
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+    expect(JSON.stringify(body)).not.toContain('db.ts');
+    expect(log.error).toHaveBeenCalledWith({ err: expect.objectContaining({ message: 'password=hunter2 at db.ts:12' }) }, 'Unhandled error on GET /x');
+  });
+
+  it('renders body-parser errors: malformed JSON 400, too large 413', () => {
+    const parse = Object.assign(new SyntaxError('Unexpected token'), { status: 400, expose: true, type: 'entity.parse.failed' });
+    const large = Object.assign(new Error('request entity too large'), { status: 413, expose: true, type: 'entity.too.large' });
+    expect(run(filter, parse).body.error).toMatchObject({ code: 'BAD_REQUEST', statusCode: 400 });
+    expect(run(filter, large).body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', statusCode: 413 });
+  });
+
+  it('creates and echoes a request id when the platform did not set one', () => {
+    const { body, headers } = run(filter, new NotFoundException(), { id: undefined });
+    expect(body.error.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(headers['x-request-id']).toBe(body.error.requestId);
+  });
+});
+
+describe('PlainErrorFilter', () => {
+  const filter = new PlainErrorFilter();
+
+  it('renders {error} with the status', () => {
+    expect(run(filter, new UnauthorizedException('Invalid API key'))).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
+    expect(run(filter, new BadGatewayException('The social platform API failed'))).toMatchObject({
+      status: 502,
+      body: { error: 'The social platform API failed' },
+    });
+    expect(run(filter, new ThrottlerException()).status).toBe(429);
+  });
+
+  it('answers validation failures with 400 naming each field', () => {
+    const { status, body } = run(filter, validationError());
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: 'limit must not be greater than 50; items.0.email must be an email' });
+  });
+
+  it('hides unexpected errors', () => {
+    expect(run(filter, new TypeError('x is undefined'))).toMatchObject({ status: 500, body: { error: 'Internal server error' } });
+  });
+});
+
+describe('DetailErrorFilter', () => {
+  const filter = new DetailErrorFilter();
+
+  it('renders {detail} with the status and ApiError headers', () => {
+    const { status, body, headers } = run(
+      filter,
+      new ApiError(401, 'INVALID_CREDENTIALS', 'Incorrect email or password', { headers: { 'WWW-Authenticate': 'Bearer' } }),
+    );
+    expect(status).toBe(401);
+    expect(body).toEqual({ detail: 'Incorrect email or password' });
+    expect(headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('answers validation failures with 422 and a readable detail', () => {
+    const { status, body } = run(filter, validationError());
+    expect(status).toBe(422);
+    expect(body.detail).toContain('limit must not be greater than 50');
+    expect(body.detail).toContain('items.0.email');
+  });
+
+  it('answers unknown routes with 404 and hides unexpected errors', () => {
+    expect(run(filter, new NotFoundException('Cannot GET /nope'))).toMatchObject({ status: 404, body: { detail: 'Cannot GET /nope' } });
+    expect(run(filter, new RangeError('boom'))).toMatchObject({ status: 500, body: { detail: 'Internal server error' } });
+  });
+});
+
+describe('non-HTTP contexts', () => {
+  it('does not try to write an HTTP response', () => {
+    const host = { getType: () => 'ws', switchToHttp: jest.fn() } as unknown as ArgumentsHost;
+    const spy = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    new PlainErrorFilter().catch(new Error('socket'), host);
+    expect(host.switchToHttp).not.toHaveBeenCalled();
+    expect(spy).toHaveBeenCalledWith('Unhandled ws error', expect.stringContaining('socket'));
+    spy.mockRestore();
+  });
+});

@@ -1,0 +1,13 @@
+export { ApiError, type ApiErrorOptions } from './api-error';
+export {
+  RequestValidationException,
+  validationExceptionFactory,
+  flattenValidationErrors,
+  validationCode,
+  type FieldError,
+} from './request-validation.exception';
+export { BaseErrorFilter } from './base-error.filter';
+export { EnvelopeErrorFilter, type EnvelopeErrorBody, type EnvelopeErrorFilterOptions } from './envelope-error.filter';
+export { PlainErrorFilter } from './plain-error.filter';
+export { DetailErrorFilter } from './detail-error.filter';
+export { normalizeException, defaultCode, defaultSuggestion, type NormalizedError } from './normalize';

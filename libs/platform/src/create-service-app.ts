@@ -1,0 +1,131 @@
+import { Module, Logger as NestLogger, ValidationPipe, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { validationExceptionFactory } from '@platform/errors';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream, Logger as PinoRoot } from 'pino';
+import type { BaseConfig } from './config/base.config';
+import { loadConfig } from './config/load-config';
+import { InFlightTracker, installBodyParsers, installPlatformRoutes, installRequestMiddleware } from './http/platform-http';
+import { runWithAppLogger } from './logging/app-context';
+import { createHttpLogger, createRootLogger } from './logging/logging';
+import { MetricsService } from './metrics/metrics.service';
+import { PlatformModule } from './platform.module';
+import type { ServiceDefinition } from './service-definition';
+import { setupSwagger } from './swagger/swagger';
+
+export interface CreateServiceAppOptions {
+  /** Environment to read the config from; default process.env. */
+  env?: Record<string, string | undefined>;
+  /** false silences the app's logs (tests). */
+  logger?: boolean;
+  /** Where the JSON logs go; default stdout. */
+  logDestination?: DestinationStream;
+}
+
+export interface ServiceApp<C extends BaseConfig> {
+  app: NestExpressApplication;
+  config: C;
+}
+
+/** Per-app state that shutdown needs (keyed by app, never process-global). */
+interface AppState {
+  tracker: InFlightTracker;
+  logger: PinoRoot;
+}
+const states = new WeakMap<NestExpressApplication, AppState>();
+
+export function appState(app: NestExpressApplication): AppState | undefined {
+  return states.get(app);
+}
+
+@Module({})
+class ServiceRootModule {}
+
+/** Validates the app's config: PORT defaults to the definition's port, DATABASE_SCHEMA to its schema. */
+export function loadServiceConfig<C extends BaseConfig>(def: ServiceDefinition<C>, env: Record<string, string | undefined>): C {
+  return loadConfig(def.config, env, { PORT: def.port, DATABASE_SCHEMA: def.schema } as Partial<Record<keyof C, unknown>>);
+}
+
+/** The root module: the global PlatformModule, then the app's own module. */
+export function serviceRootModule<C extends BaseConfig>(
+  def: ServiceDefinition<C>,
+  config: C,
+  logger: PinoRoot,
+  metrics: MetricsService,
+  env: Record<string, string | undefined>,
+): DynamicModule {
+  return {
+    module: ServiceRootModule,
+    imports: [
+      PlatformModule.forRoot({ name: def.name, config, configClass: def.config, logger, metrics, env }),
+      def.module(config),
+    ],
+  };
+}
+
+/**
+ * Builds and initialises one app (not listening): config, logging with request ids, metrics, health,
+ * body parsers, ValidationPipe, the definition's error filter, its `configure`, and Swagger.
+ * Throws ConfigValidationError when the environment is invalid.
+ */
+export async function createServiceApp<C extends BaseConfig>(
+  def: ServiceDefinition<C>,
+  opts: CreateServiceAppOptions = {},
+): Promise<ServiceApp<C>> {
+  const env = opts.env ?? process.env;
+  const config = loadServiceConfig(def, env);
+  const logger = createRootLogger(def.name, opts.logger === false ? 'silent' : config.LOG_LEVEL, opts.logDestination);
+  return runWithAppLogger(logger, () => buildApp(def, config, logger, env));
+}
+
+async function buildApp<C extends BaseConfig>(
+  def: ServiceDefinition<C>,
+  config: C,
+  logger: PinoRoot,
+  env: Record<string, string | undefined>,
+): Promise<ServiceApp<C>> {
+  const metrics = new MetricsService(def.name);
+  let app: NestExpressApplication;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(serviceRootModule(def, config, logger, metrics, env), {
+      bodyParser: false,
+      bufferLogs: true,
+      abortOnError: false,
+    });
+  } catch (err) {
+    // The buffer of start-up logs is process-wide: print and detach it, or every later log is held back.
+    NestLogger.flush();
+    throw err;
+  }
+  try {
+    app.useLogger(app.get(Logger));
+    app.flushLogs();
+    app.set('trust proxy', true);
+    app.disable('x-powered-by');
+
+    const tracker = new InFlightTracker();
+    states.set(app, { tracker, logger });
+    installRequestMiddleware(app, createHttpLogger(logger), metrics, tracker);
+    installPlatformRoutes(app, metrics);
+    if (def.bodyParser !== false) installBodyParsers(app, def.bodyLimit ?? '1mb');
+
+    app.useGlobalPipes(
+      new ValidationPipe({
+        whitelist: true,
+        forbidNonWhitelisted: true,
+        transform: true,
+        exceptionFactory: validationExceptionFactory,
+      }),
+    );
+    if (def.errorFilter) app.useGlobalFilters(def.errorFilter(config));
+    await def.configure?.(app, config);
+    setupSwagger(app, def, config);
+    await app.init();
+    return { app, config };
+  } catch (err) {
+    NestLogger.flush();
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+}

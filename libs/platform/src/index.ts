@@ -1,0 +1,12 @@
+export { BaseConfig, LOG_LEVELS, NODE_ENVS, type LogLevel, type NodeEnv } from './config/base.config';
+export { loadConfig, ConfigValidationError, type ConfigProblem } from './config/load-config';
+export { RequiredInProduction, requiredInProduction } from './config/required-in-production';
+export { HealthRegistry, type HealthCheckOptions, type HealthCheckResult, type ReadinessReport } from './health/health.registry';
+export { MetricsService } from './metrics/metrics.service';
+export { REDACTED_PATHS, requestIdFrom } from './logging/logging';
+export { PlatformModule } from './platform.module';
+export { SERVICE_NAME, SERVICE_ENV, MIGRATION_RUNNER, type MigrationRunner } from './tokens';
+export type { ServiceDefinition, ServiceCommand, SwaggerDefinition } from './service-definition';
+export { createServiceApp, loadServiceConfig, type CreateServiceAppOptions, type ServiceApp } from './create-service-app';
+export { startService, closeGracefully, DRAIN_TIMEOUT_MS, type RunningService, type StartServiceOptions } from './start-service';
+export { runService, migrate, usage, type RunServiceOptions } from './run-service';

@@ -1,0 +1,55 @@
+import { Writable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { createRootLogger, requestIdFrom } from './logging';
+
+function capture(): { stream: Writable; lines: () => Record<string, any>[] } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(String(chunk));
+      cb();
+    },
+  });
+  return { stream, lines: () => chunks.join('').trim().split('\n').map((l) => JSON.parse(l)) };
+}
+
+describe('logging', () => {
+  it('writes JSON with the service name and redacts secrets', () => {
+    const { stream, lines } = capture();
+    const log = createRootLogger('auth-api', 'info', stream);
+    log.info(
+      {
+        password: 'p1',
+        token: 't1',
+        body: { access_token: 'a1', refresh_token: 'r1', api_key: 'k1', secret: 's1', name: 'kept' },
+        req: { headers: { authorization: 'Bearer x', cookie: 'sid=1', accept: 'json' } },
+        res: { headers: { 'set-cookie': 'sid=2' } },
+      },
+      'hello',
+    );
+    const [line] = lines();
+    expect(line.service).toBe('auth-api');
+    expect(line.level).toBe('info');
+    expect(line.msg).toBe('hello');
+    const text = JSON.stringify(line);
+    for (const secret of ['p1', 't1', 'a1', 'r1', 'k1', 's1', 'Bearer x', 'sid=1', 'sid=2']) expect(text).not.toContain(secret);
+    expect(line.body.name).toBe('kept');
+    expect(line.req.headers.accept).toBe('json');
+  });
+
+  it('honours the level', () => {
+    const { stream, lines } = capture();
+    const log = createRootLogger('x', 'warn', stream);
+    log.info('hidden');
+    log.warn('shown');
+    expect(lines().map((l) => l.msg)).toEqual(['shown']);
+  });
+
+  it('takes a sane X-Request-Id and replaces anything else with a uuid', () => {
+    const req = (value?: string) => ({ headers: value === undefined ? {} : { 'x-request-id': value } }) as IncomingMessage;
+    expect(requestIdFrom(req('abc-123'))).toBe('abc-123');
+    expect(requestIdFrom(req())).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(requestIdFrom(req('bad id\nwith newline'))).not.toContain('bad');
+    expect(requestIdFrom(req('x'.repeat(200)))).toHaveLength(36);
+  });
+});
