@@ -1,0 +1,13 @@
+export { DatabaseModule, DATABASE_RUNTIME, DATABASE_MODULE_OPTIONS, READINESS_TIMEOUT_MS, type DatabaseModuleOptions, type DatabaseRuntime } from './database.module';
+export { buildDataSourceOptions, poolSettingsFrom, DEFAULT_POOL, type PoolSettings, type BuildOptionsInput, type EntityClass, type MigrationClass } from './data-source-options';
+export { schemaOf, schemaOfDataSource, ensureSchema, assertSchemaName } from './schema';
+export { runMigrations, pendingMigrations, shouldMigrateOnStart, MIGRATION_LOCK_NAMESPACE } from './migrations';
+export {
+  ensureEmbeddedPostgres,
+  acquireEmbeddedPostgres,
+  releaseEmbeddedPostgres,
+  stopEmbeddedPostgres,
+  type EmbeddedPostgres,
+} from './embedded-postgres';
+export { withTransaction } from './transaction';
+export { claimDue, type ClaimDueOptions, type ClaimLease } from './claim-due';
