@@ -1,0 +1,19 @@
+export { hashPassword, verifyPassword } from './password';
+export { generateApiKey, hashApiKey, safeEqual, verifyApiKey } from './api-key';
+export { Public, Roles, CurrentUser, IS_PUBLIC_KEY, ROLES_KEY } from './decorators';
+export { RolesGuard, type RoleBearer } from './roles.guard';
+export { TokenAuthGuard, JwtBearerGuard, JwtCookieGuard, bearerToken, cookieValue, type GuardRequest } from './jwt-guard';
+export { ApiKeyGuard } from './api-key.guard';
+export {
+  decodeJwt,
+  verifySignature,
+  checkClaims,
+  publicKeyFromJwk,
+  JwtVerificationError,
+  type JwsAlgorithm,
+  type JwtHeader,
+  type JwtClaims,
+  type DecodedJwt,
+  type ClaimChecks,
+} from './jwt-verify';
+export { JwksVerifier, type JwksVerifierOptions } from './jwks-verifier';

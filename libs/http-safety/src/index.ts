@@ -1,0 +1,13 @@
+export type { AddressClass, AddressPolicy } from './address';
+export { classifyAddress, isAllowedAddress, isPublicAddress } from './address';
+export type { HttpSafetyErrorCode } from './errors';
+export { HttpSafetyError, isHttpSafetyError } from './errors';
+export type { LookupFn, ResolvedAddress } from './lookup';
+export { systemLookup } from './lookup';
+export type { ResolvePolicy, UrlPolicy } from './url';
+export { assertAllowedAddress, assertPublicUrl, assertResolvesPublic } from './url';
+export type { PublicUrlOptions } from './is-public-url.decorator';
+export { IsPublicHttpsUrl, IsPublicUrl } from './is-public-url.decorator';
+export type { SafeFetchInit, SafeFetchOptions, SafeResponse } from './safe-fetch';
+export { SafeHttpClient, createSafeConnector, safeFetch } from './safe-fetch';
+export { hmacSignature, verifyHmacSignature } from './hmac';

@@ -1,0 +1,156 @@
+import { defineEvent } from './event-contract';
+
+// The event catalogue (ARCHITECTURE.md, "Events"). Ids are strings on the wire whatever their
+// column type in the producer's database (bigint ids do not survive JSON numbers).
+
+/** Fields every automation-api event carries about the person and the rule. */
+export interface AutomationContactRef {
+  /** automation-api account (one connected business account). */
+  accountId: string;
+  /**
+   * Public key (`pk_…`) of the email-api project that receives this account's contacts; null when
+   * no project is linked (consumers then ignore the event).
+   */
+  emailPublicKey: string | null;
+  /** Scoped id of the person on the social platform (IGSID). */
+  igUserId: string;
+  /** Handle of the person, when known. */
+  igUsername: string | null;
+  automationId: string;
+  /** The automation run (one person going through one automation). */
+  runId: string;
+}
+
+/** automation-api → email-api: the person answered the email gate with a valid address. */
+export interface AutomationEmailCapturedData extends AutomationContactRef {
+  /** Lower-cased email address. */
+  email: string;
+  /** Automation name, stored as contact data. */
+  automationName: string | null;
+  /** The automation's `tags`, which the contact receives. */
+  tags: string[];
+}
+
+/** automation-api → email-api: the DM with the link button went out. */
+export interface AutomationLinkSentData extends AutomationContactRef {
+  /** Email of the person if the service knows it (email gate or earlier capture), else null. */
+  email: string | null;
+  /** Target URL of the link button. */
+  linkUrl: string;
+  /** Whether clicks go through the service's own redirect. */
+  tracked: boolean;
+}
+
+/** automation-api → email-api: the person opened the link through the click-tracking redirect. */
+export interface AutomationLinkClickedData extends AutomationContactRef {
+  email: string | null;
+  linkUrl: string;
+  /** Position of the clicked button: 0 the main link, 1 and 2 the extra links. */
+  linkIndex: number;
+  /** True for the first click of this run. */
+  firstClick: boolean;
+}
+
+/** email-api → email-api workers: an event was tracked for a contact (POST /v1/track and friends). */
+export interface EmailEventTrackedData {
+  projectId: string;
+  contactId: string;
+  email: string;
+  /** Event name, e.g. `email_captured`. */
+  event: string;
+  /** Id of the stored event record (`evt_…`). */
+  eventId: string;
+  /** Free-form event properties, if any. */
+  properties: Record<string, unknown> | null;
+  /** True when the contact was created by this event. */
+  contactCreated: boolean;
+}
+
+export type TranscriptionStatus = 'finished' | 'failed';
+
+/** transcribe-api → any: a transcription job reached a final state. */
+export interface TranscribeJobFinishedData {
+  jobId: string;
+  status: TranscriptionStatus;
+  /** `transcription` (higher-quality engine) or `faster-whisper-transcription` (faster engine). */
+  queue: string;
+  /** Engine that ran the job, e.g. `whisper` or `faster-whisper`. */
+  engine: string;
+  /** Length of the transcript in characters; 0 on failure. */
+  textLength: number;
+  /** Detected or requested language, when known. */
+  language: string | null;
+  /** Audio duration in seconds, when known. */
+  durationSeconds: number | null;
+  /** Failure reason when status is `failed`. */
+  error: string | null;
+}
+
+/** logistics-hooks → its websocket fan-out on every replica: a new (or re-seen) error report. */
+export interface LogisticsErrorReportedData {
+  errorId: string;
+  /** Workflow or system that reported the error. */
+  source: string;
+  message: string;
+  severity: string | null;
+  /** How often this (deduplicated) error has been seen. */
+  occurrences: number;
+  /** False when the report matched an existing record (count increased). */
+  isNew: boolean;
+  reportedAt: string;
+}
+
+/** Why a logistics session was revoked. */
+export type AuthSessionRevokedReason = 'logout' | 'reuse_detected';
+
+/**
+ * auth-api → logistics-hooks (planned): a logistics-realm session (refresh-token family) was
+ * revoked, by logout or because a used-up refresh token was presented again. Services that verify
+ * access tokens by signature (JWKS) refuse tokens whose `sid` claim is `sessionId` from now on,
+ * instead of accepting them until they expire (at most 1 hour after `revokedAt`).
+ */
+export interface AuthSessionRevokedData {
+  /** The `sid` claim of the session's access tokens (uuid of the refresh-token family). */
+  sessionId: string;
+  /** Logistics user id (uuid, the tokens' `sub`). */
+  userId: string;
+  email: string;
+  reason: AuthSessionRevokedReason;
+  /** When the session was revoked (ISO 8601). */
+  revokedAt: string;
+}
+
+/** auth-api → logistics-hooks (planned): a user was created in one of auth-api's realms. */
+export interface AuthUserCreatedData {
+  /** `fiscal` (part B login API) or `logistics` (part G). */
+  realm: 'fiscal' | 'logistics';
+  /** Fiscal: the integer id as a string; logistics: the uuid. */
+  userId: string;
+  /** Lower-cased email address. */
+  email: string;
+  /** Fiscal: free-form (`user`, `admin`, …); logistics: admin, terminal_operator, driver or company_manager. */
+  role: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export const AutomationEmailCaptured = defineEvent<AutomationEmailCapturedData>('automation.email_captured');
+export const AutomationLinkSent = defineEvent<AutomationLinkSentData>('automation.link_sent');
+export const AutomationLinkClicked = defineEvent<AutomationLinkClickedData>('automation.link_clicked');
+export const EmailEventTracked = defineEvent<EmailEventTrackedData>('email.event_tracked');
+export const TranscribeJobFinished = defineEvent<TranscribeJobFinishedData>('transcribe.job_finished');
+export const LogisticsErrorReported = defineEvent<LogisticsErrorReportedData>('logistics.error_reported');
+export const AuthSessionRevoked = defineEvent<AuthSessionRevokedData>('auth.session_revoked');
+export const AuthUserCreated = defineEvent<AuthUserCreatedData>('auth.user_created');
+
+/** Every contract of the catalogue (README lists producers and consumers). */
+export const eventCatalogue = [
+  AutomationEmailCaptured,
+  AutomationLinkSent,
+  AutomationLinkClicked,
+  EmailEventTracked,
+  TranscribeJobFinished,
+  LogisticsErrorReported,
+  AuthSessionRevoked,
+  AuthUserCreated,
+] as const;

@@ -1,0 +1,26 @@
+export {
+  defineEvent,
+  createEnvelope,
+  encodeEnvelope,
+  decodeEnvelope,
+  type EventContract,
+  type EventEnvelope,
+  type EventData,
+  type PublishOptions,
+} from './contracts/event-contract';
+export * from './contracts/events';
+export {
+  EventBus,
+  BrokerUnavailableError,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_PREFETCH,
+  type EventHandler,
+  type SubscribeOptions,
+} from './event-bus';
+export { AmqpEventBus, type AmqpEventBusOptions } from './amqp/amqp-event-bus';
+export { InProcessBroker, InProcessEventBus, type DeadLetter, type InProcessBrokerOptions } from './in-process/in-process-event-bus';
+export { Outbox, OutboxRelay, type OutboxRelayOptions } from './outbox/outbox';
+export { Inbox } from './outbox/inbox';
+export { OutboxMessage, ProcessedEvent, messagingEntities } from './outbox/outbox.entities';
+export { createOutboxTables, dropOutboxTables } from './outbox/outbox.migration';
+export { MessagingModule, MESSAGING_OPTIONS, createEventBus, type MessagingModuleOptions } from './messaging.module';

@@ -1,0 +1,107 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule, withTransaction } from '@platform/database';
+import { BaseConfig, type ServiceDefinition } from '@platform/platform';
+import { createTestApp, createTestRabbit, testServices, uniqueSuffix, type TestApp, type TestRabbit } from '@platform/testing';
+import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { AmqpEventBus } from './amqp/amqp-event-bus';
+import { EventEnvelope } from './contracts/event-contract';
+import { TranscribeJobFinished, type TranscribeJobFinishedData } from './contracts/events';
+import { EventBus } from './event-bus';
+import { InProcessEventBus } from './in-process/in-process-event-bus';
+import { MessagingModule } from './messaging.module';
+import { Outbox } from './outbox/outbox';
+import { messagingEntities } from './outbox/outbox.entities';
+import { createOutboxTables, dropOutboxTables } from './outbox/outbox.migration';
+
+class CreateOutbox1700000000000 implements MigrationInterface {
+  name = 'CreateOutbox1700000000000';
+  up(q: QueryRunner): Promise<void> {
+    return createOutboxTables(q);
+  }
+  down(q: QueryRunner): Promise<void> {
+    return dropOutboxTables(q);
+  }
+}
+
+async function waitFor(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function definition(rabbit?: TestRabbit): ServiceDefinition {
+  @Module({
+    imports: [
+      DatabaseModule.forRoot({ entities: messagingEntities, migrations: [CreateOutbox1700000000000] }),
+      MessagingModule.forRoot({
+        outbox: true,
+        relay: { pollIntervalMs: 100 },
+        amqp: rabbit ? { exchange: rabbit.exchange, dlx: rabbit.dlx } : undefined,
+      }),
+    ],
+  })
+  class TestRootModule {}
+  return { name: 'transcribe-api', port: 0, schema: 'transcribe', config: BaseConfig, module: () => ({ module: TestRootModule }) };
+}
+
+const sample: TranscribeJobFinishedData = {
+  jobId: 'job-1',
+  status: 'finished',
+  queue: 'transcription',
+  engine: 'whisper',
+  textLength: 1234,
+  language: 'en',
+  durationSeconds: 61.5,
+  error: null,
+};
+
+describe('MessagingModule in an app', () => {
+  const amqpAvailable = Boolean(testServices().amqpUrl);
+  const variants: Array<[string, boolean]> = [['the in-process bus (AMQP_URL unset)', false]];
+  if (amqpAvailable) variants.push(['RabbitMQ (AMQP_URL set)', true]);
+
+  describe.each(variants)('with %s', (_label, useAmqp) => {
+    let rabbit: TestRabbit | undefined;
+    let t: TestApp;
+
+    beforeAll(async () => {
+      rabbit = useAmqp ? await createTestRabbit() : undefined;
+      t = await createTestApp(definition(rabbit), rabbit ? { AMQP_URL: rabbit.url } : {});
+    });
+
+    afterAll(async () => {
+      await t?.close();
+      await rabbit?.cleanup();
+    });
+
+    it('provides the adapter the environment asks for and reports the broker in /readyz', async () => {
+      const bus = t.app.get(EventBus);
+      expect(bus).toBeInstanceOf(useAmqp ? AmqpEventBus : InProcessEventBus);
+      if (bus instanceof AmqpEventBus) await bus.waitUntilConnected();
+      const res = await t.http.get('/readyz').expect(200);
+      expect(res.body.checks.broker).toEqual({ status: 'up' });
+    });
+
+    it('publishes an outbox event written in a transaction, with the service name as source', async () => {
+      const bus = t.app.get(EventBus);
+      const consumer = rabbit ? rabbit.queue('jobs') : `module-test-${uniqueSuffix(8)}`;
+      const received: EventEnvelope<TranscribeJobFinishedData>[] = [];
+      await bus.subscribe(consumer, [TranscribeJobFinished], async (e) => void received.push(e));
+
+      const envelope = await withTransaction(t.app.get(DataSource), (m) =>
+        t.app.get(Outbox).enqueue(m, TranscribeJobFinished, sample, { correlationId: 'req-1' }),
+      );
+      await waitFor('delivery', () => received.length === 1);
+      expect(received[0]).toEqual({ ...envelope, source: 'transcribe-api', correlationId: 'req-1', data: sample });
+    });
+
+    it('closes the bus with the app', async () => {
+      const bus = t.app.get(EventBus);
+      await t.close();
+      if (bus instanceof AmqpEventBus) await expect(bus.check()).rejects.toThrow(/not connected/);
+      await expect(bus.subscribe('after-close', [TranscribeJobFinished], async () => undefined)).rejects.toThrow(/closed/);
+    });
+  });
+});

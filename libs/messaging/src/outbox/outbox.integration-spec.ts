@@ -1,0 +1,224 @@
+import { withTransaction } from '@platform/database';
+import { createTestDatabase, createTestRabbit, testServices, type TestDatabase, type TestRabbit } from '@platform/testing';
+import { DataSource } from 'typeorm';
+import { AmqpEventBus } from '../amqp/amqp-event-bus';
+import { defineEvent, EventEnvelope } from '../contracts/event-contract';
+import { EventBus } from '../event-bus';
+import { InProcessBroker, InProcessEventBus } from '../in-process/in-process-event-bus';
+import { Inbox } from './inbox';
+import { Outbox, OutboxRelay, type OutboxRelayOptions } from './outbox';
+import { messagingEntities } from './outbox.entities';
+import { createOutboxTables } from './outbox.migration';
+
+const InvoicePaid = defineEvent<{ invoiceId: string; amount: number }>('test.invoice_paid');
+
+async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Outbox, relay and Inbox on real PostgreSQL; the broker is RabbitMQ when the test setup found
+ * one (unique exchange and queues for this file), otherwise the in-process bus.
+ */
+describe('Outbox and Inbox (PostgreSQL)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let schema: string;
+  let rabbit: TestRabbit | undefined;
+  let consumerSeq = 0;
+  const closeables: Array<{ close(): Promise<void> } | { stop(): Promise<void> }> = [];
+
+  function realBus(): EventBus {
+    const bus = rabbit
+      ? new AmqpEventBus({ url: rabbit.url, source: 'billing-api', exchange: rabbit.exchange, dlx: rabbit.dlx, retryDelayMs: 10 })
+      : new InProcessEventBus('billing-api', new InProcessBroker({ retryDelayMs: 10 }));
+    closeables.push(bus);
+    return bus;
+  }
+
+  function consumerName(name: string): string {
+    consumerSeq++;
+    return rabbit ? rabbit.queue(`${name}${consumerSeq}`) : `${name}${consumerSeq}`;
+  }
+
+  function relay(bus: EventBus, opts: OutboxRelayOptions = {}): OutboxRelay {
+    const r = new OutboxRelay(ds, bus, { pollIntervalMs: 50, failureDelaySeconds: 0.05, ...opts });
+    closeables.push(r);
+    return r;
+  }
+
+  async function outboxRows(): Promise<Array<{ event_id: string; sent_at: Date | null; attempts: number; last_error: string | null }>> {
+    return ds.query(`SELECT event_id, sent_at, attempts, last_error FROM ${schema}.outbox ORDER BY id`);
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    schema = db.schema ?? 'billing';
+    if (testServices().amqpUrl) rabbit = await createTestRabbit();
+    ds = new DataSource({ type: 'postgres', url: db.url, schema, entities: messagingEntities, poolSize: 4 });
+    await ds.initialize();
+    await ds.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    const q = ds.createQueryRunner();
+    try {
+      await createOutboxTables(q);
+      await createOutboxTables(q); // idempotent
+    } finally {
+      await q.release();
+    }
+    await ds.query(`CREATE TABLE ${schema}.ledger (invoice_id text NOT NULL, amount integer NOT NULL)`);
+  });
+
+  afterEach(async () => {
+    for (const c of closeables.splice(0).reverse()) {
+      if ('stop' in c) await c.stop();
+      else await c.close();
+    }
+    await ds.query(`DELETE FROM ${schema}.outbox`);
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+    await rabbit?.cleanup();
+  });
+
+  it('writes the event only when the transaction commits, and the relay publishes it right after the commit', async () => {
+    const bus = realBus();
+    await bus.start();
+    const received: EventEnvelope<{ invoiceId: string; amount: number }>[] = [];
+    await bus.subscribe(consumerName('ledger'), [InvoicePaid], async (e) => void received.push(e));
+    // No polling during the test: only the wake-up after the commit can publish the event.
+    const r = relay(bus, { pollIntervalMs: 600_000 });
+    const outbox = new Outbox('billing-api', r);
+    r.start();
+    await r.flush(); // the start-up round is over: from now on only a wake-up publishes
+
+    await expect(
+      withTransaction(ds, async (m) => {
+        await outbox.enqueue(m, InvoicePaid, { invoiceId: 'rolled-back', amount: 1 });
+        throw new Error('business rule failed');
+      }),
+    ).rejects.toThrow('business rule failed');
+    expect(await outboxRows()).toHaveLength(0);
+
+    const envelope = await withTransaction(ds, (m) =>
+      outbox.enqueue(m, InvoicePaid, { invoiceId: 'inv-1', amount: 42 }, { correlationId: 'req-7' }),
+    );
+    await waitFor('delivery', () => received.length === 1);
+    expect(received[0]).toEqual({ ...envelope, source: 'billing-api' });
+    expect(received[0]).toMatchObject({ correlationId: 'req-7', data: { invoiceId: 'inv-1', amount: 42 } });
+    await waitFor('the row marked sent', async () => (await outboxRows())[0]?.sent_at !== null);
+    const [row] = await outboxRows();
+    expect(row).toMatchObject({ event_id: envelope.id, attempts: 1, last_error: null });
+  });
+
+  it('keeps events while the broker is unreachable and delivers them once it is back', async () => {
+    // First the relay sees a broker on a closed port: nothing is claimed, nothing lost.
+    const down = new AmqpEventBus({ url: 'amqp://guest:guest@127.0.0.1:1', source: 'billing-api', reconnectDelayMs: 60_000 });
+    closeables.push(down);
+    await down.start();
+    const outbox = new Outbox('billing-api');
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const e = await withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: `offline-${n}`, amount: n }));
+      ids.push(e.id);
+    }
+    const offline = relay(down);
+    await expect(offline.flush()).resolves.toBe(0);
+    expect((await outboxRows()).map((r) => r.sent_at)).toEqual([null, null, null]);
+    await offline.stop();
+
+    // Then the real broker: the relay publishes the backlog in order.
+    const bus = realBus();
+    await bus.start();
+    const received: string[] = [];
+    await bus.subscribe(consumerName('backlog'), [InvoicePaid], async (e) => void received.push(e.id));
+    await expect(relay(bus).flush()).resolves.toBe(3);
+    await waitFor('the backlog', () => received.length === 3);
+    expect([...received].sort()).toEqual([...ids].sort());
+    expect((await outboxRows()).every((r) => r.sent_at !== null)).toBe(true);
+  });
+
+  it('leaves a row whose publish failed unsent with its error, and publishes it on a later round', async () => {
+    class FlakyBus extends InProcessEventBus {
+      failNext = 1;
+      override async publishEnvelope(envelope: EventEnvelope<unknown>): Promise<void> {
+        if (this.failNext-- > 0) throw new Error('connection reset while publishing');
+        await super.publishEnvelope(envelope);
+      }
+    }
+    const broker = new InProcessBroker();
+    const bus = new FlakyBus('billing-api', broker);
+    const received: string[] = [];
+    await bus.subscribe('flaky-consumer', [InvoicePaid], async (e) => void received.push(e.data.invoiceId));
+    const r = relay(bus);
+    await withTransaction(ds, (m) => new Outbox('billing-api').enqueue(m, InvoicePaid, { invoiceId: 'retry-me', amount: 5 }));
+
+    await expect(r.flush()).resolves.toBe(0);
+    const [failed] = await outboxRows();
+    expect(failed).toMatchObject({ sent_at: null, attempts: 1, last_error: 'connection reset while publishing' });
+
+    await waitFor('the retry', async () => (await r.flush()) === 1);
+    await broker.whenIdle();
+    expect(received).toEqual(['retry-me']);
+    expect((await outboxRows())[0]).toMatchObject({ attempts: 2, last_error: null });
+  });
+
+  it('Inbox runs a handler once per event id, also for a redelivered duplicate', async () => {
+    const bus = realBus();
+    await bus.start();
+    const consumer = consumerName('inbox');
+    let calls = 0;
+    let failFirst = true;
+    await bus.subscribe(
+      consumer,
+      [InvoicePaid],
+      Inbox.handler<{ invoiceId: string; amount: number }>(ds, consumer, async (e, m) => {
+        calls++;
+        await m.query(`INSERT INTO ${schema}.ledger (invoice_id, amount) VALUES ($1, $2)`, [e.data.invoiceId, e.data.amount]);
+        if (e.data.invoiceId === 'fails-once' && failFirst) {
+          failFirst = false;
+          throw new Error('rolled back with its inbox mark');
+        }
+      }),
+    );
+    const id = '6c1f8a2e-4b7d-4e3a-9f10-2d5e6a7b8c9d';
+    await bus.publish(InvoicePaid, { invoiceId: 'dup', amount: 10 }, { id });
+    await bus.publish(InvoicePaid, { invoiceId: 'dup', amount: 10 }, { id });
+    await bus.publish(InvoicePaid, { invoiceId: 'fails-once', amount: 3 });
+
+    const ledger = () => ds.query(`SELECT invoice_id, amount FROM ${schema}.ledger ORDER BY invoice_id`);
+    const processed = async () =>
+      Number((await ds.query(`SELECT count(*)::int AS n FROM ${schema}.processed_events WHERE consumer = $1`, [consumer]))[0].n);
+    await waitFor('both events processed', async () => (await processed()) === 2);
+    // The duplicate may arrive while the first is still running: give it time to be handled.
+    await waitFor('the failing event retried', () => calls >= 3);
+    expect(await ledger()).toEqual([
+      { invoice_id: 'dup', amount: 10 },
+      { invoice_id: 'fails-once', amount: 3 },
+    ]);
+
+    // The same event again, directly: recognised as done.
+    await expect(Inbox.once(ds.manager, consumer, id, async () => undefined)).resolves.toBe(false);
+    await expect(Inbox.once(ds.manager, `${consumer}-other`, id, async () => undefined)).resolves.toBe(true);
+  });
+
+  it('prunes sent rows past their retention and keeps unsent ones', async () => {
+    const outbox = new Outbox('billing-api');
+    const old = await withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: 'old', amount: 1 }));
+    const pending = await withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: 'pending', amount: 2 }));
+    await ds.query(`UPDATE ${schema}.outbox SET sent_at = now() - interval '8 days' WHERE event_id = $1`, [old.id]);
+    await relay(new InProcessEventBus('billing-api', new InProcessBroker())).prune();
+    expect((await outboxRows()).map((r) => r.event_id)).toEqual([pending.id]);
+  });
+
+  it('refuses a non-uuid event id with a clear error', async () => {
+    await expect(
+      withTransaction(ds, (m) => new Outbox('billing-api').enqueue(m, InvoicePaid, { invoiceId: 'x', amount: 1 }, { id: 'nope' })),
+    ).rejects.toThrow(/must be a uuid/);
+  });
+});

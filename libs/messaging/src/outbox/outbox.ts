@@ -1,0 +1,277 @@
+import { Logger } from '@nestjs/common';
+import { claimDue } from '@platform/database';
+import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
+import { createEnvelope, EventContract, EventEnvelope, PublishOptions } from '../contracts/event-contract';
+import { EventBus } from '../event-bus';
+import { OutboxMessage, ProcessedEvent } from './outbox.entities';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface OutboxRelayOptions {
+  /** Rows claimed and published per round. Default 100. */
+  batchSize?: number;
+  /** Polling interval when nothing wakes the relay. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** A claimed row is free again after this long if its relay died. Default 60 s. */
+  leaseSeconds?: number;
+  /** A row whose publish failed is tried again after this long. Default 2 s. */
+  failureDelaySeconds?: number;
+  /** Sent rows are deleted after this long. Default 7 days. */
+  retainSentHours?: number;
+  /** processed_events rows (the Inbox's memory) are deleted after this long. Default 30 days. */
+  retainProcessedHours?: number;
+  /** How often old rows are pruned. Default hourly. */
+  pruneIntervalMs?: number;
+}
+
+function tablePath(ds: DataSource, entity: new () => object): string {
+  if (!ds.hasMetadata(entity)) {
+    throw new Error(
+      `The ${entity.name} entity is not registered: add messagingEntities to DatabaseModule.forRoot({ entities }) and call createOutboxTables() in a migration`,
+    );
+  }
+  return ds.getMetadata(entity).tablePath;
+}
+
+/**
+ * Publishes outbox rows: claims due rows (`FOR UPDATE SKIP LOCKED` with a lease, so several
+ * replicas share the work), publishes them with the stored id and time, marks them sent. Rows
+ * whose publish fails stay unsent and are retried; nothing is claimed while the broker is down.
+ * Woken right after a transaction that enqueued an event commits, and polls otherwise.
+ */
+export class OutboxRelay {
+  private readonly logger = new Logger('OutboxRelay');
+  private readonly opts: Required<OutboxRelayOptions>;
+  private readonly pendingCommits = new WeakSet<QueryRunner>();
+  private readonly subscriber: EntitySubscriberInterface;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private again = false;
+  private started = false;
+  private stopped = false;
+  private lastPrune = 0;
+  private brokerDown = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly bus: EventBus,
+    options: OutboxRelayOptions = {},
+  ) {
+    this.opts = {
+      batchSize: 100,
+      pollIntervalMs: 1000,
+      leaseSeconds: 60,
+      failureDelaySeconds: 2,
+      retainSentHours: 24 * 7,
+      retainProcessedHours: 24 * 30,
+      pruneIntervalMs: 3_600_000,
+      ...options,
+    };
+    this.subscriber = {
+      afterTransactionCommit: (event) => {
+        const runner = event.queryRunner;
+        if (runner.isTransactionActive || !this.pendingCommits.has(runner)) return;
+        this.pendingCommits.delete(runner);
+        this.wake();
+      },
+      afterTransactionRollback: (event) => {
+        if (!event.queryRunner.isTransactionActive) this.pendingCommits.delete(event.queryRunner);
+      },
+    };
+  }
+
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    (this.dataSource.subscribers as EntitySubscriberInterface[]).push(this.subscriber);
+    this.lastPrune = Date.now() - this.opts.pruneIntervalMs + 60_000; // first prune a minute after start
+    this.wake();
+  }
+
+  /** Called by Outbox.enqueue: publish once the enqueuing transaction has committed. */
+  enqueued(manager: EntityManager): void {
+    const runner = manager.queryRunner;
+    if (runner?.isTransactionActive) this.pendingCommits.add(runner);
+    else this.wake();
+  }
+
+  /** Runs a round soon (coalesced with one already running). */
+  wake(): void {
+    if (!this.started || this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), 0);
+    this.timer.unref();
+  }
+
+  /**
+   * Publishes everything due now and resolves with the number of events published (tests and
+   * shutdown). Throws only for database errors.
+   */
+  async flush(): Promise<number> {
+    while (this.running) await this.running.catch(() => 0);
+    this.running = this.publishDue();
+    try {
+      return await this.running;
+    } finally {
+      this.running = null;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+    const subscribers = this.dataSource.subscribers as EntitySubscriberInterface[];
+    const i = subscribers.indexOf(this.subscriber);
+    if (i >= 0) subscribers.splice(i, 1);
+  }
+
+  private async loop(): Promise<void> {
+    this.timer = null;
+    if (this.stopped) return;
+    do {
+      this.again = false;
+      try {
+        await this.flush();
+        await this.pruneIfDue();
+      } catch (err) {
+        if (!this.stopped) this.logger.error(`Outbox relay round failed: ${(err as Error).message}`);
+      }
+    } while (this.again && !this.stopped);
+    if (!this.stopped) {
+      this.timer = setTimeout(() => void this.loop(), this.opts.pollIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  private async publishDue(): Promise<number> {
+    if (!this.dataSource.isInitialized) return 0;
+    try {
+      await this.bus.check();
+      if (this.brokerDown) this.logger.log('Broker reachable again; publishing the outbox');
+      this.brokerDown = false;
+    } catch (err) {
+      if (!this.brokerDown) this.logger.warn(`Outbox waits for the broker: ${(err as Error).message}`);
+      this.brokerDown = true;
+      return 0;
+    }
+    const table = tablePath(this.dataSource, OutboxMessage);
+    let published = 0;
+    for (;;) {
+      const rows = await claimDue<OutboxRow>(this.dataSource, {
+        table,
+        where: 'sent_at IS NULL',
+        orderBy: 'id ASC',
+        limit: this.opts.batchSize,
+        lease: { column: 'claimed_until', seconds: this.opts.leaseSeconds },
+      });
+      if (rows.length === 0) return published;
+      const results = await Promise.allSettled(rows.map((row) => this.bus.publishEnvelope(toEnvelope(row))));
+      const sent = rows.filter((_, i) => results[i].status === 'fulfilled').map((r) => r.id);
+      if (sent.length > 0) {
+        await this.dataSource.query(
+          `UPDATE ${table} SET sent_at = now(), claimed_until = NULL, attempts = attempts + 1, last_error = NULL WHERE id = ANY($1)`,
+          [sent],
+        );
+      }
+      published += sent.length;
+      const failed = rows.flatMap((row, i) => {
+        const r = results[i];
+        return r.status === 'rejected' ? [{ id: row.id, error: String((r.reason as Error)?.message ?? r.reason) }] : [];
+      });
+      for (const f of failed) {
+        await this.dataSource.query(
+          `UPDATE ${table} SET attempts = attempts + 1, last_error = $2,
+             claimed_until = now() + make_interval(secs => $3::double precision) WHERE id = $1`,
+          [f.id, f.error.slice(0, 2000), this.opts.failureDelaySeconds],
+        );
+      }
+      if (failed.length > 0) {
+        this.logger.warn(`Outbox: ${failed.length} event(s) not published, retried later: ${failed[0].error}`);
+        return published;
+      }
+      if (rows.length < this.opts.batchSize) return published;
+    }
+  }
+
+  private async pruneIfDue(): Promise<void> {
+    if (Date.now() - this.lastPrune < this.opts.pruneIntervalMs || !this.dataSource.isInitialized) return;
+    this.lastPrune = Date.now();
+    await this.dataSource.query(
+      `DELETE FROM ${tablePath(this.dataSource, OutboxMessage)} WHERE sent_at < now() - make_interval(hours => $1)`,
+      [this.opts.retainSentHours],
+    );
+    if (this.dataSource.hasMetadata(ProcessedEvent)) {
+      await this.dataSource.query(
+        `DELETE FROM ${tablePath(this.dataSource, ProcessedEvent)} WHERE processed_at < now() - make_interval(hours => $1)`,
+        [this.opts.retainProcessedHours],
+      );
+    }
+  }
+
+  /** Deletes sent rows older than the retention now (also done hourly by the relay). */
+  async prune(): Promise<void> {
+    this.lastPrune = 0;
+    await this.pruneIfDue();
+  }
+}
+
+interface OutboxRow {
+  id: string;
+  event_id: string;
+  type: string;
+  source: string;
+  occurred_at: Date | string;
+  correlation_id: string | null;
+  data: unknown;
+}
+
+function toEnvelope(row: OutboxRow): EventEnvelope<unknown> {
+  const envelope: EventEnvelope<unknown> = {
+    id: row.event_id,
+    type: row.type,
+    occurredAt: new Date(row.occurred_at).toISOString(),
+    source: row.source,
+    data: row.data,
+  };
+  if (row.correlation_id) envelope.correlationId = row.correlation_id;
+  return envelope;
+}
+
+/**
+ * Transactional outbox: `enqueue` writes the event into `<schema>.outbox` with the caller's
+ * transaction manager, so the event exists if and only if the business change committed. The
+ * relay publishes it after the commit, and keeps it until the broker has confirmed it.
+ */
+export class Outbox {
+  constructor(
+    private readonly source: string,
+    private readonly relay?: OutboxRelay,
+  ) {}
+
+  async enqueue<T>(
+    manager: EntityManager,
+    event: EventContract<T>,
+    data: T,
+    opts?: PublishOptions,
+  ): Promise<EventEnvelope<T>> {
+    const envelope = createEnvelope(event, data, this.source, opts);
+    if (!UUID.test(envelope.id)) throw new Error(`Outbox event id must be a uuid, got ${JSON.stringify(envelope.id)}`);
+    tablePath(manager.connection, OutboxMessage);
+    await manager.insert(OutboxMessage, {
+      eventId: envelope.id,
+      type: envelope.type,
+      source: envelope.source,
+      occurredAt: new Date(envelope.occurredAt),
+      correlationId: envelope.correlationId ?? null,
+      data: envelope.data as object,
+    });
+    this.relay?.enqueued(manager);
+    return envelope;
+  }
+}

@@ -1,0 +1,34 @@
+import Redis from 'ioredis';
+import { FallbackRateLimiter } from './fallback-rate-limiter';
+import { MemoryRateLimiter } from './memory-rate-limiter';
+import type { RateLimiter } from './rate-limiter';
+import { RedisRateLimiter } from './redis-rate-limiter';
+
+export interface CreateRateLimiterOptions {
+  /** REDIS_URL: set → counters in Redis (shared by replicas); unset → in this process. */
+  redisUrl?: string;
+  /** An existing connection to use instead of opening one from `redisUrl` (not closed by the limiter). */
+  redis?: Redis | null;
+  /** Prefix of every counter key (Redis only), e.g. `auth-api:login:`. */
+  keyPrefix?: string;
+  /** Called with Redis connection errors (ioredis retries by itself); default: ignored. */
+  onRedisError?: (err: Error) => void;
+  /** Called when a request was counted in memory because Redis failed; default: ignored. */
+  onFallback?: (err: Error) => void;
+}
+
+/**
+ * With a connection or REDIS_URL: counters in Redis, and in this process's memory while Redis fails
+ * (FallbackRateLimiter: a limit is loosened to per-replica counts during an outage, never lifted).
+ * Without: in memory.
+ */
+export function createRateLimiter(options: CreateRateLimiterOptions = {}): RateLimiter {
+  let redisLimiter: RedisRateLimiter | undefined;
+  if (options.redis) redisLimiter = new RedisRateLimiter(options.redis, { keyPrefix: options.keyPrefix });
+  else if (options.redisUrl) {
+    const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    redis.on('error', (err: Error) => options.onRedisError?.(err));
+    redisLimiter = new RedisRateLimiter(redis, { keyPrefix: options.keyPrefix, ownsConnection: true });
+  }
+  return redisLimiter ? new FallbackRateLimiter(redisLimiter, new MemoryRateLimiter(), options.onFallback) : new MemoryRateLimiter();
+}

@@ -1,0 +1,6 @@
+export { RateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
+export { MemoryRateLimiter, type MemoryRateLimiterOptions } from './memory-rate-limiter';
+export { RedisRateLimiter, type RedisRateLimiterOptions } from './redis-rate-limiter';
+export { FallbackRateLimiter } from './fallback-rate-limiter';
+export { createRateLimiter, type CreateRateLimiterOptions } from './create-rate-limiter';
+export { rateLimitHeaders, resetSeconds } from './headers';

@@ -1,0 +1,63 @@
+import { MemoryRateLimiter } from './memory-rate-limiter';
+
+describe('MemoryRateLimiter', () => {
+  let now = 1_000_000;
+  const limiter = () => new MemoryRateLimiter({ now: () => now });
+  beforeEach(() => {
+    now = 1_000_000;
+  });
+
+  describe('hit', () => {
+    it('allows the limit per window, counts refused requests too, and tells the time left', async () => {
+      const l = limiter();
+      expect(await l.hit('p', 3, 60_000)).toEqual({ allowed: true, limit: 3, remaining: 2, resetMs: 60_000 });
+      await l.hit('p', 3, 60_000);
+      expect(await l.hit('p', 3, 60_000)).toMatchObject({ allowed: true, remaining: 0 });
+      now += 15_500;
+      expect(await l.hit('p', 3, 60_000)).toEqual({ allowed: false, limit: 3, remaining: 0, resetMs: 44_500 });
+      expect((await l.hit('other', 3, 60_000)).allowed).toBe(true);
+    });
+
+    it('starts a new window when the old one has ended', async () => {
+      const l = limiter();
+      for (let i = 0; i < 4; i++) await l.hit('p', 3, 60_000);
+      now += 60_000;
+      expect(await l.hit('p', 3, 60_000)).toMatchObject({ allowed: true, remaining: 2, resetMs: 60_000 });
+    });
+
+    it('rejects a bad window or limit', async () => {
+      await expect(limiter().hit('p', 3, 0)).rejects.toThrow(RangeError);
+      await expect(limiter().hit('p', -1, 1000)).rejects.toThrow(/limit/);
+    });
+  });
+
+  describe('hitAll', () => {
+    const rules = (ip: string, account: string) => [
+      { key: `ip:${ip}`, limit: 5 },
+      { key: `acct:${ip}:${account}`, limit: 3 },
+    ];
+
+    it('counts on every key while all are within their limits, and nowhere once one is over', async () => {
+      const l = limiter();
+      for (let i = 0; i < 3; i++) expect((await l.hitAll(rules('1.1.1.1', 'a'), 60_000)).every((d) => d.allowed)).toBe(true);
+      now += 15_000;
+      const [ip, acct] = await l.hitAll(rules('1.1.1.1', 'a'), 60_000);
+      expect(ip).toEqual({ allowed: true, limit: 5, remaining: 2, resetMs: 45_000 });
+      expect(acct).toEqual({ allowed: false, limit: 3, remaining: 0, resetMs: 45_000 });
+      // the refused attempts were not counted on the IP: two more accounts still pass
+      for (let i = 0; i < 5; i++) await l.hitAll(rules('1.1.1.1', 'a'), 60_000);
+      expect((await l.hitAll(rules('1.1.1.1', 'b'), 60_000)).every((d) => d.allowed)).toBe(true);
+      expect((await l.hitAll(rules('1.1.1.1', 'c'), 60_000)).every((d) => d.allowed)).toBe(true);
+      expect((await l.hitAll(rules('1.1.1.1', 'd'), 60_000))[0]).toMatchObject({ allowed: false, remaining: 0 });
+    });
+  });
+
+  it('prunes expired windows, so memory is bounded by the recent keys', async () => {
+    const l = new MemoryRateLimiter({ now: () => now, sweepEveryMs: 1000 });
+    for (let i = 0; i < 100; i++) await l.hit(`k${i}`, 10, 1000);
+    expect(l.size).toBe(100);
+    now += 1000;
+    await l.hit('fresh', 10, 1000);
+    expect(l.size).toBe(1);
+  });
+});

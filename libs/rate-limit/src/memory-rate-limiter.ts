@@ -1,0 +1,79 @@
+import { assertLimit, assertWindow, decision, RateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
+
+interface Window {
+  count: number;
+  resetAt: number;
+}
+
+export interface MemoryRateLimiterOptions {
+  /** Clock (tests). */
+  now?: () => number;
+  /** How often expired windows are dropped, at most (default 60 s). */
+  sweepEveryMs?: number;
+}
+
+/**
+ * Counters in this process (REDIS_URL unset: one replica only). Memory stays bounded by the keys
+ * seen within the last window: expired windows are pruned at most once per `sweepEveryMs`.
+ */
+export class MemoryRateLimiter extends RateLimiter {
+  private readonly windows = new Map<string, Window>();
+  private readonly now: () => number;
+  private readonly sweepEveryMs: number;
+  private lastSweep = 0;
+
+  constructor(options: MemoryRateLimiterOptions = {}) {
+    super();
+    this.now = options.now ?? Date.now;
+    this.sweepEveryMs = options.sweepEveryMs ?? 60_000;
+  }
+
+  /** Number of live windows (bounded-memory checks). */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+    assertLimit(limit);
+    assertWindow(windowMs);
+    const t = this.now();
+    this.sweep(t);
+    const w = this.window(key, t, windowMs);
+    w.count += 1;
+    return decision(limit, w.count, w.resetAt - t, w.count <= limit);
+  }
+
+  async hitAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]> {
+    rules.forEach((r) => assertLimit(r.limit));
+    assertWindow(windowMs);
+    const t = this.now();
+    this.sweep(t);
+    const windows = rules.map((r) => this.window(r.key, t, windowMs));
+    const within = rules.map((r, i) => windows[i].count < r.limit);
+    if (within.every(Boolean)) for (const w of new Set(windows)) w.count += 1;
+    return rules.map((r, i) => decision(r.limit, windows[i].count, windows[i].resetAt - t, within[i]));
+  }
+
+  async ping(): Promise<void> {
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    this.windows.clear();
+  }
+
+  private window(key: string, t: number, windowMs: number): Window {
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= t) {
+      w = { count: 0, resetAt: t + windowMs };
+      this.windows.set(key, w);
+    }
+    return w;
+  }
+
+  private sweep(t: number): void {
+    if (t - this.lastSweep < this.sweepEveryMs) return;
+    this.lastSweep = t;
+    for (const [key, w] of this.windows) if (w.resetAt <= t) this.windows.delete(key);
+  }
+}

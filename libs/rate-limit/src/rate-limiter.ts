@@ -1,0 +1,52 @@
+/** One counted request on one key. */
+export interface RateLimitDecision {
+  /** The key was within its limit: this request is allowed (as far as this key is concerned). */
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the window after this one (0 when refused). */
+  remaining: number;
+  /** Milliseconds until the key's window resets (at least 1). */
+  resetMs: number;
+}
+
+/** One key and its limit, for {@link RateLimiter.hitAll}. */
+export interface RateLimitRule {
+  key: string;
+  limit: number;
+}
+
+/**
+ * Fixed windows per key: a window starts at the key's first request after the previous one ended
+ * and lasts `windowMs`. The port both apps use; adapters: {@link RedisRateLimiter} (shared by every
+ * replica) and {@link MemoryRateLimiter} (one process).
+ */
+export abstract class RateLimiter {
+  /** Counts one request on `key` (refused ones too) and tells whether it is within `limit`. */
+  abstract hit(key: string, limit: number, windowMs: number): Promise<RateLimitDecision>;
+
+  /**
+   * Checks every rule at once and counts one request on each key only when every key is within its
+   * limit; a refused request counts nowhere. One decision per rule, in order; the request is allowed
+   * when all are. Atomic in each adapter.
+   */
+  abstract hitAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]>;
+
+  /** Throws when the counter store is unreachable (readiness checks). */
+  abstract ping(): Promise<void>;
+
+  /** Releases what the limiter owns (a Redis connection it opened). */
+  abstract close(): Promise<void>;
+}
+
+/** The decision for a counter at `count` with `ttlMs` left; `within`: the key was under its limit. */
+export function decision(limit: number, count: number, ttlMs: number, within: boolean): RateLimitDecision {
+  return { allowed: within, limit, remaining: Math.max(0, limit - count), resetMs: Math.max(1, ttlMs) };
+}
+
+export function assertWindow(windowMs: number): void {
+  if (!Number.isInteger(windowMs) || windowMs < 1) throw new RangeError(`windowMs must be a positive integer, got ${windowMs}`);
+}
+
+export function assertLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+}

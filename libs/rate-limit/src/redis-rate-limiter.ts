@@ -1,0 +1,103 @@
+import type Redis from 'ioredis';
+import { assertLimit, assertWindow, decision, RateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
+
+/**
+ * The one script of the adapter, atomic in Redis (so replicas share exact counts).
+ * KEYS: the counters. ARGV[1]: window in ms; ARGV[2]: '1' counts every request (refused ones too),
+ * '0' counts only when every key is within its limit; ARGV[3…]: the limit of each key.
+ * Returns, per key, {count after this request, ms left in the window, 1 when within the limit}.
+ */
+const HIT_SCRIPT = `
+local window = tonumber(ARGV[1])
+local countAlways = ARGV[2] == '1'
+local counts, ttls, within = {}, {}, {}
+local all = true
+for i = 1, #KEYS do
+  local ttl = redis.call('PTTL', KEYS[i])
+  local count = 0
+  if ttl == -2 then
+    ttl = window
+  else
+    count = tonumber(redis.call('GET', KEYS[i])) or 0
+    if ttl == -1 then redis.call('PEXPIRE', KEYS[i], window); ttl = window end
+  end
+  counts[i], ttls[i] = count, ttl
+  within[i] = count < tonumber(ARGV[2 + i])
+  if not within[i] then all = false end
+end
+local out = {}
+for i = 1, #KEYS do
+  if countAlways or all then
+    counts[i] = redis.call('INCR', KEYS[i])
+    if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], window); ttls[i] = window end
+  end
+  out[#out + 1] = counts[i]
+  out[#out + 1] = ttls[i]
+  out[#out + 1] = within[i] and 1 or 0
+end
+return out
+`;
+
+export interface RedisRateLimiterOptions {
+  /** Prefix of every counter key, e.g. `auth-api:login:` (one per app and use). */
+  keyPrefix?: string;
+  /** The limiter opened `redis` itself: {@link RedisRateLimiter.close} quits it. */
+  ownsConnection?: boolean;
+}
+
+/** Counters in Redis, shared by every replica; one atomic Lua script per request. */
+export class RedisRateLimiter extends RateLimiter {
+  private readonly keyPrefix: string;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: RedisRateLimiterOptions = {},
+  ) {
+    super();
+    this.keyPrefix = options.keyPrefix ?? '';
+  }
+
+  /** The Redis key of the counter of `key`. */
+  redisKey(key: string): string {
+    return `${this.keyPrefix}${key}`;
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+    const [d] = await this.run([{ key, limit }], windowMs, true);
+    return d;
+  }
+
+  hitAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]> {
+    return this.run(rules, windowMs, false);
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  async close(): Promise<void> {
+    if (!this.options.ownsConnection) return;
+    // QUIT needs a live connection; an unreachable server would leave it (and its reconnect timer) waiting.
+    if (this.redis.status !== 'ready') {
+      this.redis.disconnect();
+      return;
+    }
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  private async run(rules: readonly RateLimitRule[], windowMs: number, countAlways: boolean): Promise<RateLimitDecision[]> {
+    rules.forEach((r) => assertLimit(r.limit));
+    assertWindow(windowMs);
+    if (rules.length === 0) return [];
+    const keys = rules.map((r) => this.redisKey(r.key));
+    const args = [String(windowMs), countAlways ? '1' : '0', ...rules.map((r) => String(r.limit))];
+    const out = (await this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...args)) as number[];
+    return rules.map((r, i) => {
+      const count = Number(out[i * 3]);
+      const ttl = Number(out[i * 3 + 1]);
+      // counting always: within means "this request's count is within the limit"
+      const within = countAlways ? count <= r.limit : out[i * 3 + 2] === 1;
+      return decision(r.limit, count, ttl, within);
+    });
+  }
+}
