@@ -1,0 +1,11 @@
+export { testServices, uniqueSuffix, DEFAULT_TEST_DATABASE_URL, type TestServices } from './services';
+export { createTestDatabase, type TestDatabase } from './test-database';
+export { createTestApp, type TestApp } from './test-app';
+export { createTestRabbit, type TestRabbit } from './test-rabbit';
+export { createTestRedisPrefix, deleteKeysByPrefix, testRedisDb, type TestRedisPrefix } from './test-redis';
+export * from './fakes/transcription-engine';
+export * from './fakes/graph-api';
+export * from './fakes/tcp-proxy';
+export * from './fakes/smtp-sink';
+export * from './fakes/dns-server';
+export * from './fakes/oauth-provider';
