@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { gatewayService } from './service';
+
+void runService(gatewayService);

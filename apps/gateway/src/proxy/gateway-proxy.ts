@@ -1,0 +1,115 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DRAIN_TIMEOUT_MS, MetricsService } from '@platform/platform';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Counter, Histogram } from 'prom-client';
+import { GatewayConfig } from '../config';
+import { RouteTable } from '../routes/route-table';
+import { ProxyEngine, type ProxyOutcome } from './proxy-engine';
+
+/**
+ * Puts the proxy in front of the gateway's own routes, on the HTTP server's `request` and `upgrade`
+ * events. Requests whose first path segment is no known prefix fall through to the gateway's routes.
+ */
+@Injectable()
+export class GatewayProxy implements OnApplicationShutdown {
+  private readonly logger = new Logger('GatewayProxy');
+  private readonly engine: ProxyEngine;
+  private readonly requests: Counter<'upstream' | 'status'>;
+  private readonly duration: Histogram<'upstream'>;
+
+  constructor(
+    private readonly routes: RouteTable,
+    config: GatewayConfig,
+    metrics: MetricsService,
+  ) {
+    this.requests = new Counter({
+      name: 'gateway_proxy_requests_total',
+      help: 'Requests and upgrades proxied, by upstream service and status (502: upstream unreachable, 499: client left)',
+      labelNames: ['upstream', 'status'],
+      registers: [metrics.registry],
+    });
+    this.duration = new Histogram({
+      name: 'gateway_proxy_duration_seconds',
+      help: 'Time from request to the end of the upstream response, by upstream service',
+      labelNames: ['upstream'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [metrics.registry],
+    });
+    this.engine = new ProxyEngine({
+      timeoutMs: config.GATEWAY_TIMEOUT_MS,
+      connectTimeoutMs: config.GATEWAY_CONNECT_TIMEOUT_MS,
+      onComplete: (outcome) => this.record(outcome),
+    });
+  }
+
+  /**
+   * Takes over the HTTP server's `request` event: a request under a known prefix goes straight to the
+   * proxy (no Express routing, no per-request logger: the upstream logs it with the same X-Request-Id),
+   * anything else to the gateway's own Express/Nest routes. This keeps the proxy's overhead small.
+   */
+  install(app: NestExpressApplication): void {
+    const server = app.getHttpServer() as Server;
+    const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+    if (handlers.length !== 1) throw new Error(`gateway: expected one request handler (Express) on the server, found ${handlers.length}`);
+    const [express] = handlers;
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const match = this.routes.match(req.url ?? '/');
+      if (match === undefined) express(req, res);
+      else this.engine.forward(req, res, match);
+    });
+    // Uploads of hundreds of MB may take longer than Node's default 5-minute request timeout; stalled
+    // exchanges are still ended by GATEWAY_TIMEOUT_MS and the server's headersTimeout.
+    server.requestTimeout = 0;
+
+    // Graceful shutdown (the platform's closeGracefully: close, drain, closeAllConnections) only sees
+    // requests that went through Express, and upgraded sockets (open WebSockets) are no longer
+    // managed by the HTTP server at all. So: cut the tunnels when the server closes, and let proxied
+    // requests in flight finish (up to DRAIN_TIMEOUT_MS) before the remaining connections are cut.
+    const close = server.close.bind(server);
+    server.close = ((callback?: (err?: Error) => void) => {
+      this.engine.closeTunnels();
+      return close(callback);
+    }) as Server['close'];
+    const closeAll = server.closeAllConnections.bind(server);
+    server.closeAllConnections = () => {
+      void this.engine.idle(DRAIN_TIMEOUT_MS).then((drained) => {
+        if (!drained) this.logger.warn(`shutdown: cutting ${this.engine.activeRequests} proxied request(s) still in flight`);
+        closeAll();
+      });
+    };
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      const match = this.routes.match(req.url ?? '/');
+      if (match === undefined) {
+        const body = JSON.stringify({
+          statusCode: 404,
+          error: 'Not Found',
+          message: `No service is routed at ${req.url}. Known prefixes: ${this.routes.prefixes.join(', ')}`,
+          prefixes: this.routes.prefixes,
+        });
+        socket.write(
+          `HTTP/1.1 404 Not Found\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        );
+        socket.destroySoon();
+        return;
+      }
+      this.engine.upgrade(req, socket, head, match);
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.engine.close();
+  }
+
+  private record(outcome: ProxyOutcome): void {
+    this.requests.inc({ upstream: outcome.service, status: String(outcome.status) });
+    this.duration.observe({ upstream: outcome.service }, outcome.durationMs / 1000);
+    if (outcome.status === 502) {
+      this.logger.warn(
+        `${outcome.method} ${outcome.path} → ${outcome.service} failed: ${outcome.error ?? 'unavailable'} (request ${outcome.requestId})`,
+      );
+    }
+  }
+}

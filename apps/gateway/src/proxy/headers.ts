@@ -1,0 +1,57 @@
+// Header rewriting between client and upstream: hop-by-hop headers are connection-scoped (RFC 9110
+// section 7.6.1) and never forwarded; the X-Forwarded-* family tells the upstream where the request
+// came from and under which prefix it is published.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Copies headers without hop-by-hop ones (including those the Connection header names). */
+export function stripHopByHop(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const connection = headers.connection;
+  const named = connection ? connection.toLowerCase().split(',').map((t) => t.trim()) : undefined;
+  const out: OutgoingHttpHeaders = {};
+  for (const key in headers) {
+    if (HOP_BY_HOP.has(key) || (named !== undefined && named.includes(key))) continue;
+    const value = headers[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+export interface ForwardedInfo {
+  remoteAddress: string | undefined;
+  encrypted: boolean;
+  prefix: string;
+  requestId: string;
+}
+
+/** Headers for the upstream request: hop-by-hop removed, X-Forwarded-* and X-Request-Id set. */
+export function upstreamRequestHeaders(headers: IncomingHttpHeaders, info: ForwardedInfo): OutgoingHttpHeaders {
+  const out = stripHopByHop(headers);
+  const forwardedFor = headers['x-forwarded-for'];
+  const client = info.remoteAddress ?? 'unknown';
+  out['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${client}` : client;
+  out['x-forwarded-proto'] = headers['x-forwarded-proto'] ?? (info.encrypted ? 'https' : 'http');
+  out['x-forwarded-host'] = headers['x-forwarded-host'] ?? headers.host ?? '';
+  const outerPrefix = headers['x-forwarded-prefix'];
+  out['x-forwarded-prefix'] = typeof outerPrefix === 'string' ? `${outerPrefix.replace(/\/+$/, '')}${info.prefix}` : info.prefix;
+  out['x-request-id'] = info.requestId;
+  return out;
+}
+
+/** The request id: the client's X-Request-Id when it sent a usable one. */
+export function incomingRequestId(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers['x-request-id'];
+  if (typeof value !== 'string' || value.length === 0 || value.length > 200) return undefined;
+  return value;
+}

@@ -1,0 +1,304 @@
+// Forwards HTTP requests and WebSocket upgrades to an upstream with node:http, streaming bodies both
+// ways (nothing is buffered: backpressure flows through pipe), over keep-alive agents.
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { RouteMatch } from '../routes/route-table';
+import { incomingRequestId, stripHopByHop, upstreamRequestHeaders } from './headers';
+
+export interface ProxyOutcome {
+  service: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  error?: string;
+}
+
+export interface ProxyEngineOptions {
+  /** idle time (no bytes either way) after which an upstream exchange is abandoned (502 before headers) */
+  timeoutMs: number;
+  /** time allowed to open a new TCP connection to an upstream */
+  connectTimeoutMs: number;
+  /** called once per proxied request or upgrade when it completes or fails */
+  onComplete?: (outcome: ProxyOutcome) => void;
+}
+
+export class ProxyEngine {
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' });
+
+  /** Client sockets of upgrades in progress or established (WebSockets): the HTTP server no longer tracks them. */
+  private readonly tunnels = new Set<Socket>();
+
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: ProxyEngineOptions) {}
+
+  /** Proxied requests not finished yet. */
+  get activeRequests(): number {
+    return this.inFlight;
+  }
+
+  /** Resolves true when no proxied request is in flight, or false after `timeoutMs`. */
+  idle(timeoutMs: number): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.idleWaiters = this.idleWaiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.idleWaiters.push(waiter);
+    });
+  }
+
+  /** Open upgraded connections. */
+  get openTunnels(): number {
+    return this.tunnels.size;
+  }
+
+  /** Cuts every upgraded connection (shutdown: an open WebSocket would otherwise keep the server open). */
+  closeTunnels(): void {
+    for (const socket of this.tunnels) socket.destroy();
+    this.tunnels.clear();
+  }
+
+  /** Tells `onComplete` how one proxied request or upgrade ended. */
+  private reporter(req: IncomingMessage, match: RouteMatch, started: number, requestId: string) {
+    return (status: number, error?: string): void =>
+      this.options.onComplete?.({
+        service: match.route.name,
+        method: req.method ?? 'GET',
+        path: match.path,
+        status,
+        durationMs: performance.now() - started,
+        requestId,
+        error,
+      });
+  }
+
+  /** Proxies one HTTP request; answers 502 itself when the upstream cannot be reached. */
+  forward(req: IncomingMessage, res: ServerResponse, match: RouteMatch): void {
+    const started = performance.now();
+    const requestId = requestIdOf(req);
+    const { route } = match;
+    const upstream = route.upstream;
+    const secure = upstream.protocol === 'https:';
+    let finished = false;
+    this.inFlight++;
+    const report = this.reporter(req, match, started, requestId);
+    const done = (status: number, error?: string): void => {
+      if (finished) return;
+      finished = true;
+      if (--this.inFlight === 0 && this.idleWaiters.length > 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const w of waiters) w();
+      }
+      report(status, error);
+    };
+
+    const proxyReq = (secure ? https : http).request({
+      protocol: upstream.protocol,
+      hostname: upstream.hostname,
+      port: upstream.port || (secure ? 443 : 80),
+      method: req.method,
+      path: match.path,
+      headers: upstreamRequestHeaders(req.headers, {
+        remoteAddress: req.socket.remoteAddress,
+        encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+        prefix: route.prefix,
+        requestId,
+      }),
+      agent: secure ? this.httpsAgent : this.httpAgent,
+    });
+    this.applyTimeouts(proxyReq, route.name);
+
+    proxyReq.on('response', (proxyRes) => {
+      const headers = stripHopByHop(proxyRes.headers);
+      if (headers['x-request-id'] === undefined) headers['x-request-id'] = requestId;
+      const status = proxyRes.statusCode ?? 502;
+      res.writeHead(status, proxyRes.statusMessage, headers);
+      proxyRes.pipe(res);
+      proxyRes.on('error', () => res.destroy());
+      proxyRes.on('end', () => done(status));
+    });
+
+    proxyReq.on('error', (err) => {
+      if (!res.headersSent) {
+        sendUnavailable(res, route.name, requestId);
+        done(502, err.message);
+      } else {
+        // The upstream failed midway through its response: the client sees a truncated response.
+        res.destroy();
+        done(res.statusCode, err.message);
+      }
+    });
+
+    // The client went away before the exchange finished: abandon the upstream request too.
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        proxyReq.destroy();
+        done(499, 'client closed the connection');
+      }
+    });
+    req.on('error', () => proxyReq.destroy());
+    const headers = req.headers;
+    if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
+      // No body (GET, HEAD, most DELETEs): nothing to stream.
+      proxyReq.end();
+      req.resume();
+    } else {
+      req.pipe(proxyReq);
+    }
+  }
+
+  /** Proxies a WebSocket (or other) upgrade: handshake forwarded, then both sockets piped raw. */
+  upgrade(req: IncomingMessage, socket: Socket, head: Buffer, match: RouteMatch): void {
+    const started = performance.now();
+    const requestId = requestIdOf(req);
+    const { route } = match;
+    const upstream = route.upstream;
+    const secure = upstream.protocol === 'https:';
+    const report = this.reporter(req, match, started, requestId);
+
+    const headers = upstreamRequestHeaders(req.headers, {
+      remoteAddress: req.socket.remoteAddress,
+      encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+      prefix: route.prefix,
+      requestId,
+    });
+    headers.connection = 'Upgrade';
+    if (req.headers.upgrade) headers.upgrade = req.headers.upgrade;
+
+    this.tunnels.add(socket);
+    socket.once('close', () => this.tunnels.delete(socket));
+    socket.on('error', () => proxyReq.destroy());
+    const proxyReq = (secure ? https : http).request({
+      protocol: upstream.protocol,
+      hostname: upstream.hostname,
+      port: upstream.port || (secure ? 443 : 80),
+      method: req.method,
+      path: match.path,
+      headers,
+      // A dedicated connection: an upgraded socket leaves the keep-alive pool for good.
+      agent: false,
+    });
+    this.applyTimeouts(proxyReq, route.name);
+
+    proxyReq.on('upgrade', (proxyRes, proxySocket, proxyHead) => {
+      proxySocket.setTimeout(0);
+      proxySocket.setNoDelay(true);
+      socket.setNoDelay(true);
+      socket.write(rawHead(101, proxyRes.statusMessage ?? 'Switching Protocols', proxyRes.rawHeaders));
+      if (proxyHead.length > 0) socket.write(proxyHead);
+      if (head.length > 0) proxySocket.write(head);
+      proxySocket.on('error', () => socket.destroy());
+      socket.on('error', () => proxySocket.destroy());
+      proxySocket.on('close', () => socket.destroy());
+      socket.on('close', () => proxySocket.destroy());
+      proxySocket.pipe(socket);
+      socket.pipe(proxySocket);
+      report(101);
+    });
+
+    // The upstream refused the upgrade with an ordinary response: relay it and close.
+    proxyReq.on('response', (proxyRes) => {
+      const status = proxyRes.statusCode ?? 502;
+      socket.write(rawHead(status, proxyRes.statusMessage ?? '', withoutHopByHopRaw(proxyRes.rawHeaders)));
+      proxyRes.pipe(socket, { end: false });
+      proxyRes.on('end', () => socket.destroySoon());
+      proxyRes.on('error', () => socket.destroy());
+      report(status);
+    });
+
+    proxyReq.on('error', (err) => {
+      if (socket.writable) {
+        const body = unavailableBody(route.name);
+        socket.write(
+          rawHead(502, 'Bad Gateway', [
+            'content-type',
+            'application/json; charset=utf-8',
+            'content-length',
+            String(Buffer.byteLength(body)),
+            'x-request-id',
+            requestId,
+            'connection',
+            'close',
+          ]) + body,
+        );
+        socket.destroySoon();
+      } else {
+        socket.destroy();
+      }
+      report(502, err.message);
+    });
+    proxyReq.end();
+  }
+
+  private applyTimeouts(proxyReq: http.ClientRequest, service: string): void {
+    const { timeoutMs, connectTimeoutMs } = this.options;
+    proxyReq.setTimeout(timeoutMs, () => {
+      proxyReq.destroy(new Error(`${service} sent nothing for ${timeoutMs} ms`));
+    });
+    proxyReq.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => {
+        proxyReq.destroy(new Error(`could not connect to ${service} within ${connectTimeoutMs} ms`));
+      }, connectTimeoutMs);
+      socket.once('connect', () => clearTimeout(timer));
+      socket.once('close', () => clearTimeout(timer));
+    });
+  }
+
+  close(): void {
+    this.closeTunnels();
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}
+
+/** The id the platform's request logger gave the request, else the client's X-Request-Id, else a new one. */
+function requestIdOf(req: IncomingMessage): string {
+  const id = (req as IncomingMessage & { id?: unknown }).id;
+  if (typeof id === 'string' && id.length > 0) return id;
+  return incomingRequestId(req.headers) ?? randomUUID();
+}
+
+export function unavailableBody(service: string): string {
+  return JSON.stringify({ statusCode: 502, error: 'Bad Gateway', message: `${service} is unavailable`, service });
+}
+
+function sendUnavailable(res: ServerResponse, service: string, requestId: string): void {
+  const body = unavailableBody(service);
+  res.writeHead(502, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+  });
+  res.end(body);
+}
+
+function rawHead(status: number, message: string, rawHeaders: string[]): string {
+  let head = `HTTP/1.1 ${status} ${message}\r\n`;
+  for (let i = 0; i < rawHeaders.length; i += 2) head += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
+  return `${head}\r\n`;
+}
+
+function withoutHopByHopRaw(rawHeaders: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    if (name === 'connection' || name === 'keep-alive' || name === 'transfer-encoding' || name === 'upgrade') continue;
+    out.push(rawHeaders[i], rawHeaders[i + 1]);
+  }
+  out.push('connection', 'close');
+  return out;
+}
