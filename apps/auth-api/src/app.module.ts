@@ -1,0 +1,43 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DatabaseModule } from '@platform/database';
+import { messagingEntities, MessagingModule, type MessagingModuleOptions } from '@platform/messaging';
+import { FirstUsersService } from './bootstrap/first-users.service';
+import type { AuthApiConfig } from './config';
+import { FiscalUser } from './fiscal/entities/fiscal-user.entity';
+import { FiscalModule } from './fiscal/fiscal.module';
+import { KeysModule, loadSigningKeys } from './keys/keys.module';
+import { LogisticsUser } from './logistics/entities/logistics-user.entity';
+import { RefreshToken } from './logistics/entities/refresh-token.entity';
+import { LogisticsModule } from './logistics/logistics.module';
+import { CreateAuthTables1763770000000 } from './migrations/1763770000000-CreateAuthTables';
+import { CreateOutboxTables1763770100000 } from './migrations/1763770100000-CreateOutboxTables';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { TokensModule } from './tokens/tokens.module';
+
+export const AUTH_ENTITIES = [FiscalUser, LogisticsUser, RefreshToken];
+export const AUTH_MIGRATIONS = [CreateAuthTables1763770000000, CreateOutboxTables1763770100000];
+
+export interface AuthApiModuleOptions {
+  /** Messaging overrides (tests: their own exchange names, a faster outbox relay). `outbox` is always on. */
+  messaging?: Omit<MessagingModuleOptions, 'outbox'>;
+}
+
+@Module({})
+export class AuthApiModule {
+  static forRoot(config: AuthApiConfig, opts: AuthApiModuleOptions = {}): DynamicModule {
+    return {
+      module: AuthApiModule,
+      imports: [
+        DatabaseModule.forRoot({ entities: [...AUTH_ENTITIES, ...messagingEntities], migrations: AUTH_MIGRATIONS }),
+        // Events (auth.session_revoked, auth.user_created) go through the transactional outbox.
+        MessagingModule.forRoot({ ...opts.messaging, outbox: true }),
+        KeysModule.forRoot(loadSigningKeys(config)),
+        TokensModule,
+        RateLimitModule,
+        FiscalModule,
+        LogisticsModule,
+      ],
+      providers: [FirstUsersService],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { authApiService } from './service';
+
+void runService(authApiService);
