@@ -1,0 +1,118 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { generateApiKey, hashApiKey } from '@platform/auth';
+import { AutomationConfig } from '../config';
+import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
+import { GraphService } from '../graph/graph.service';
+import { SANDBOX, isSandbox, sandboxGraphUrl } from '../sandbox/sandbox.config';
+import { AccountsRepository } from './accounts.repository';
+import type { AccountEntity } from './entities/account.entity';
+
+export interface NewAccount {
+  name: string;
+  graph_url?: string;
+  ig_user_id?: string | null;
+  access_token?: string | null;
+  app_secret?: string | null;
+  verify_token?: string | null;
+  email_public_key?: string | null;
+  public_base_url?: string | null;
+}
+
+@Injectable()
+export class AccountsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(AccountsService.name);
+
+  constructor(
+    private readonly accounts: AccountsRepository,
+    @Inject(AutomationConfig) private readonly config: AutomationConfig,
+    private readonly graph: GraphService,
+  ) {}
+
+  findByKeyHash(hash: string): Promise<AccountEntity | null> {
+    return this.accounts.findByKeyHash(hash);
+  }
+
+  findById(id: number): Promise<AccountEntity | null> {
+    return this.accounts.findById(id);
+  }
+
+  update(id: number, fields: Partial<AccountEntity>): Promise<void> {
+    return this.accounts.update(id, fields);
+  }
+
+  /** At every start: the account of AUTOMATION_API_KEY, created or updated from the IG_* variables. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.AUTOMATION_API_KEY) return;
+    if (!(await this.accounts.ready())) {
+      this.logger.warn('tables missing (migrations not applied yet): the AUTOMATION_API_KEY account is created at the next start');
+      return;
+    }
+    const key = this.config.AUTOMATION_API_KEY;
+    const sandbox = isSandbox(this.config);
+    const { account, created } = await this.accounts.upsertByKey(
+      {
+        name: 'default',
+        graph_url: sandbox ? sandboxGraphUrl(this.config) : this.config.IG_GRAPH_URL,
+        ig_user_id: sandbox ? SANDBOX.igUserId : (this.config.IG_USER_ID ?? null),
+        ig_username: sandbox ? SANDBOX.username : undefined,
+        access_token: sandbox ? SANDBOX.accessToken : (this.config.IG_ACCESS_TOKEN ?? null),
+        app_secret: sandbox ? SANDBOX.appSecret : (this.config.IG_APP_SECRET ?? null),
+        verify_token: sandbox ? SANDBOX.verifyToken : (this.config.IG_VERIFY_TOKEN ?? null),
+        email_public_key: this.config.EMAIL_PUBLIC_KEY ?? null,
+        public_base_url: this.config.PUBLIC_BASE_URL ?? (sandbox ? `http://127.0.0.1:${this.config.PORT}` : null),
+        account_status: sandbox ? 'sandbox' : this.config.IG_ACCESS_TOKEN ? 'connected' : 'not_connected',
+      },
+      hashApiKey(key),
+      key.slice(0, 8),
+      'AUTOMATION_API_KEY',
+    );
+    this.logger.log(`${created ? 'created' : 'updated'} account ${account.id} from AUTOMATION_API_KEY${sandbox ? ' (connected to the built-in sandbox: /sandbox/*)' : ''}`);
+  }
+
+  /** A new account with a fresh key; the key is returned once and stored hashed. */
+  async create(input: NewAccount): Promise<{ account: AccountEntity; apiKey: string }> {
+    const apiKey = generateApiKey('aut');
+    const account = await this.accounts.createWithKey(
+      {
+        name: input.name,
+        graph_url: input.graph_url ?? this.config.IG_GRAPH_URL,
+        ig_user_id: input.ig_user_id ?? null,
+        access_token: input.access_token ?? null,
+        app_secret: input.app_secret ?? null,
+        verify_token: input.verify_token ?? null,
+        email_public_key: input.email_public_key ?? null,
+        public_base_url: input.public_base_url ?? this.config.PUBLIC_BASE_URL ?? null,
+        account_status: input.access_token ? 'connected' : 'not_connected',
+      },
+      hashApiKey(apiKey),
+      apiKey.slice(0, 8),
+      'create-account',
+    );
+    return { account, apiKey };
+  }
+
+  /**
+   * Refreshes the long-lived access token (the platform needs it at least 24 hours old and not
+   * expired) and stores the new one with its expiry. Used by the MCP tool `refresh_token` (part 3)
+   * and the engine's scheduled refresh (part 2).
+   */
+  async refreshToken(account: AccountEntity): Promise<AccountEntity> {
+    const result = await this.graph.client(account).refreshToken();
+    const now = new Date();
+    const fields: Partial<AccountEntity> = {
+      access_token: result.access_token,
+      token_refreshed_at: now,
+      token_expires_at: new Date(now.getTime() + result.expires_in * 1000),
+      account_status: 'connected',
+    };
+    await this.accounts.update(account.id, fields);
+    return { ...account, ...fields };
+  }
+
+  /** Subscribes the app to the account's webhook fields (MCP tool `subscribe_webhooks`, part 3). */
+  async subscribeWebhooks(account: AccountEntity, fields: string[] = REQUIRED_SUBSCRIBED_FIELDS): Promise<string[]> {
+    const client = this.graph.client(account);
+    await client.subscribe(fields);
+    return client.getSubscribedFields();
+  }
+}

@@ -1,0 +1,63 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export const ACCOUNT_STATUSES = ['connected', 'not_connected', 'token_invalid', 'token_expired', 'sandbox'] as const;
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+/** One connected business account of the social platform; every other row belongs to one. */
+@Entity({ name: 'accounts' })
+export class AccountEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  /** Professional account id (= webhook entry.id). */
+  @Column({ type: 'text', nullable: true })
+  ig_user_id: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  ig_username: string | null;
+
+  /** Graph API base URL with version. */
+  @Column({ type: 'text' })
+  graph_url: string;
+
+  @Column({ type: 'text', nullable: true })
+  access_token: string | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  token_expires_at: Date | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  token_refreshed_at: Date | null;
+
+  @Column({ type: 'text', nullable: true })
+  app_secret: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  verify_token: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  email_public_key: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  public_base_url: string | null;
+
+  /** Connection state stored for the account (GET /status `account_status`). */
+  @Column({ type: 'text', default: 'not_connected' })
+  account_status: AccountStatus;
+
+  /** Last platform error seen for the account, with the time it was recorded. */
+  @Column({ type: 'text', nullable: true })
+  last_problem: string | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  last_problem_at: Date | null;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  created_at: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz' })
+  updated_at: Date;
+}

@@ -1,0 +1,54 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DatabaseModule } from '@platform/database';
+import { MessagingModule, messagingEntities } from '@platform/messaging';
+import { AccountsModule } from './accounts/accounts.module';
+import { AccountEntity } from './accounts/entities/account.entity';
+import { ApiKeyEntity } from './accounts/entities/api-key.entity';
+import { AutomationsModule } from './automations/automations.module';
+import { AutomationEntity } from './automations/entities/automation.entity';
+import { AutomationConfig } from './config';
+import { ContactsModule } from './contacts/contacts.module';
+import { ContactEntity } from './contacts/entities/contact.entity';
+import { EventEntity } from './events/entities/event.entity';
+import { EventsModule } from './events/events.module';
+import { GraphModule } from './graph/graph.module';
+import { InitialSchema1763770000000 } from './migrations/1763770000000-initial-schema';
+import { Engine1763780000000 } from './migrations/1763780000000-engine';
+import { RateBudgets1763790000000 } from './migrations/1763790000000-rate-budgets';
+import { EngineModule } from './engine/engine.module';
+import { SandboxModule } from './sandbox/sandbox.module';
+import { isSandbox } from './sandbox/sandbox.config';
+import { PostsModule } from './posts/posts.module';
+import { PreviewModule } from './preview/preview.module';
+import { CommentReplyEntity } from './runs/entities/comment-reply.entity';
+import { RunEntity } from './runs/entities/run.entity';
+import { StatusModule } from './status/status.module';
+import { ImportsModule } from './imports/imports.module';
+
+export const ENTITIES = [AccountEntity, ApiKeyEntity, AutomationEntity, ContactEntity, EventEntity, RunEntity, CommentReplyEntity, ...messagingEntities];
+export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000];
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AutomationConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS, schema: 'automation' }),
+        MessagingModule.forRoot({ outbox: true }),
+        GraphModule,
+        AccountsModule,
+        EventsModule,
+        AutomationsModule,
+        ContactsModule,
+        PostsModule,
+        StatusModule,
+        PreviewModule,
+        ImportsModule,
+        EngineModule,
+        // Development without platform credentials: the built-in sandbox (never in production).
+        ...(isSandbox(config) ? [SandboxModule] : []),
+      ],
+    };
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { EventsModule } from '../events/events.module';
+import { AutomationsController } from './automations.controller';
+import { AutomationsRepository } from './automations.repository';
+import { AutomationsService } from './automations.service';
+
+@Module({
+  imports: [AccountsModule, EventsModule],
+  controllers: [AutomationsController],
+  providers: [AutomationsRepository, AutomationsService],
+  exports: [AutomationsService],
+})
+export class AutomationsModule {}

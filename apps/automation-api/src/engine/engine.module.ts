@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ClicksController } from '../clicks/clicks.controller';
+import { ClicksService } from '../clicks/clicks.service';
+import { EventsModule } from '../events/events.module';
+import { WebhooksController } from '../webhooks/webhooks.controller';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { DeliveriesWorker } from './deliveries.worker';
+import { EngineRepository } from './engine.repository';
+import { EngineService } from './engine.service';
+import { InboundWorker } from './inbound.worker';
+import { ReelScheduler } from './reel.scheduler';
+
+/**
+ * The engine (part 2): webhook receiver → durable work queue → runs (state machine, sends with
+ * intents) → customer webhooks and bus events; the click redirect.
+ */
+@Module({
+  imports: [AccountsModule, EventsModule],
+  controllers: [WebhooksController, ClicksController],
+  providers: [EngineRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService, ClicksService],
+  exports: [EngineRepository, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
+})
+export class EngineModule {}

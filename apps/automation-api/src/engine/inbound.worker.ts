@@ -1,0 +1,130 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { AutomationConfig } from '../config';
+import { EngineRepository, type InboundRow } from './engine.repository';
+import { DeferredError, EngineService, StaleRunError, isRetryable } from './engine.service';
+
+const BATCH = 16;
+
+/**
+ * Drains the work queue (`inbound_events`): claims due items with a lease (claimDue, FOR UPDATE
+ * SKIP LOCKED; one item per person at a time), processes them in parallel, and retries failures with
+ * exponential backoff. Woken right after the webhook receiver stored something, polls otherwise, so
+ * several replicas share the queue and a crashed replica's items come back when their lease ends.
+ */
+@Injectable()
+export class InboundWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(InboundWorker.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly repo: EngineRepository,
+    private readonly engine: EngineService,
+    private readonly clock: Clock,
+    @Inject(AutomationConfig) private readonly config: AutomationConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    // In-flight items finish (their sends are recorded as intents; anything unfinished comes back after the lease).
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Processes what is due now, without waiting for the next poll. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  /** Runs until nothing is due (tests and tools). */
+  async drain(): Promise<void> {
+    for (;;) {
+      await this.running?.catch(() => undefined);
+      const n = await this.tick();
+      if (n === 0) return;
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), ms);
+    this.timer.unref?.();
+  }
+
+  private async loop(): Promise<void> {
+    if (this.running || this.stopped) return;
+    let claimed = 0;
+    try {
+      this.running = this.tick().then((n) => {
+        claimed = n;
+      });
+      await this.running;
+    } catch (err) {
+      this.logger.error(`work queue: ${(err as Error).message}`);
+    } finally {
+      this.running = undefined;
+    }
+    const more = claimed > 0 || this.again;
+    this.again = false;
+    this.schedule(more ? 0 : this.config.AUTOMATION_POLL_MS);
+  }
+
+  private lastCleanup = 0;
+
+  private async tick(): Promise<number> {
+    if (Date.now() - this.lastCleanup > 3_600_000) {
+      this.lastCleanup = Date.now();
+      // Processed items are kept a week: the platform redelivers for up to ~36 hours.
+      await this.repo.deleteProcessed(7).catch((err) => this.logger.warn(`work queue cleanup: ${(err as Error).message}`));
+    }
+    const items = await this.repo.claimInbound(this.clock.now(), BATCH, this.config.AUTOMATION_LEASE_SECONDS);
+    await Promise.all(items.map((it) => this.handle(it)));
+    return items.length;
+  }
+
+  private async handle(ev: InboundRow): Promise<void> {
+    try {
+      await this.engine.process(ev);
+      await this.repo.markProcessed(ev.id);
+    } catch (err) {
+      await this.failed(ev, err).catch((e) => this.logger.error(`work item ${ev.id}: ${(e as Error).message}`));
+    }
+  }
+
+  private async failed(ev: InboundRow, err: unknown): Promise<void> {
+    const now = this.clock.now().getTime();
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof DeferredError) {
+      await this.repo.reschedule(ev.id, new Date(now + err.delayMs), message, false);
+      return;
+    }
+    if (err instanceof StaleRunError && ev.attempts + 1 < this.config.AUTOMATION_MAX_ATTEMPTS) {
+      await this.repo.reschedule(ev.id, new Date(now), message, true);
+      return;
+    }
+    const attempts = ev.attempts + 1;
+    if (isRetryable(err) && attempts < this.config.AUTOMATION_MAX_ATTEMPTS) {
+      const delay = Math.min(this.config.AUTOMATION_RETRY_BASE_MS * 2 ** (attempts - 1), 3_600_000);
+      this.logger.warn(`work item ${ev.id} (${ev.kind}) failed, retry in ${delay} ms: ${message}`);
+      await this.repo.reschedule(ev.id, new Date(now + delay), message, true);
+      return;
+    }
+    this.logger.warn(`work item ${ev.id} (${ev.kind}) failed for good: ${message}`);
+    await this.engine.fail(ev, err);
+    await this.repo.markProcessed(ev.id, message.slice(0, 2000));
+  }
+}

@@ -1,0 +1,133 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { claimDue } from '@platform/database';
+import { AccountsService } from '../accounts/accounts.service';
+import type { AccountEntity } from '../accounts/entities/account.entity';
+import { AutomationEntity } from '../automations/entities/automation.entity';
+import { Clock } from '../common/clock';
+import { PollingLoop } from '../common/polling-loop';
+import { AutomationConfig } from '../config';
+import { EventsService } from '../events/events.service';
+import type { GraphComment } from '../graph/graph-client';
+import { GraphService } from '../graph/graph.service';
+import { EngineRepository, type NewInbound } from './engine.repository';
+import { InboundWorker } from './inbound.worker';
+import { decideReel } from './reel-matcher';
+
+const MAX_BACKFILL_COMMENTS = 500;
+
+/**
+ * The next_post scheduler. Every AUTOMATION_SCHEDULER_INTERVAL_MS each replica tries to claim the
+ * accounts that have waiting automations (claimDue with a lease on the account row of about one
+ * interval, so one replica per account and interval does the work), lists the newest posts and
+ * decides per waiting automation: attach, suggest, expire or wait (reel-matcher.ts). Attached
+ * automations whose reel comments were not looked at yet get them queued as work items, so the
+ * comments that arrived while waiting are answered (idempotently: one run per comment).
+ */
+@Injectable()
+export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ReelScheduler.name);
+  private readonly loop: PollingLoop;
+
+  constructor(
+    private readonly repo: EngineRepository,
+    private readonly accounts: AccountsService,
+    private readonly graph: GraphService,
+    private readonly events: EventsService,
+    private readonly worker: InboundWorker,
+    private readonly clock: Clock,
+    @Inject(AutomationConfig) private readonly config: AutomationConfig,
+  ) {
+    this.loop = new PollingLoop('next_post scheduler', this.config.AUTOMATION_SCHEDULER_INTERVAL_MS, () => this.tick(), this.logger);
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** One pass over the accounts due now. */
+  async tick(): Promise<void> {
+    const s = this.repo.s;
+    const claimed = await claimDue<{ id: number }>(this.repo.ds, {
+      table: `${s}.accounts`,
+      where: `EXISTS (SELECT 1 FROM ${s}.automations a WHERE a.account_id = ${s}.accounts.id AND a.next_post
+                AND (a.reel_status = 'waiting' OR (a.reel_status = 'attached' AND a.reel_backfilled_at IS NULL)))`,
+      orderBy: 'id',
+      limit: 50,
+      lease: { column: 'reel_lease_until', seconds: Math.max(0.02, (this.config.AUTOMATION_SCHEDULER_INTERVAL_MS * 0.9) / 1000) },
+    });
+    for (const { id } of claimed) {
+      const account = await this.accounts.findById(id);
+      if (!account) continue;
+      try {
+        await this.checkAccount(account);
+      } catch (err) {
+        this.logger.warn(`next_post check of account ${id}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private async checkAccount(account: AccountEntity): Promise<void> {
+    const automations = await this.repo.ds.getRepository(AutomationEntity).find({ where: { account_id: account.id, next_post: true } });
+    const waiting = automations.filter((a) => a.reel_status === 'waiting');
+    const now = this.clock.now();
+    if (waiting.length && account.access_token) {
+      const media = await this.graph.client(account, 'background').listRecentMedia(25);
+      for (const a of waiting) {
+        const decision = decideReel(a, media, now);
+        const base = { automation_id: a.id, username: null };
+        if (decision.kind === 'attach') {
+          const ok = await this.repo.attachReel(a.id, decision.reel.id, now);
+          if (ok) await this.events.record(account.id, { ...base, kind: 'reel_attached', text: decision.reel.permalink ?? null, ref: decision.reel.id });
+        } else if (decision.kind === 'suggest') {
+          if (a.reel_suggestion?.media_id !== decision.reel.id) {
+            const suggestion = { media_id: decision.reel.id, permalink: decision.reel.permalink ?? null, reason: decision.reason, at: now.toISOString() };
+            if (await this.repo.suggestReel(a.id, suggestion)) {
+              await this.events.record(account.id, { ...base, kind: 'reel_suggested', text: decision.reason, ref: decision.reel.id });
+            }
+          }
+        } else if (decision.kind === 'expire') {
+          if (await this.repo.expireReel(a.id, now)) await this.events.record(account.id, { ...base, kind: 'reel_expired', text: 'no matching reel within 24 hours' });
+        }
+      }
+    }
+    for (const a of await this.repo.reelsToBackfill(account.id)) await this.backfill(account, a);
+  }
+
+  /** Queues the comments already under the attached reel (each answered once, like a webhook). */
+  private async backfill(account: AccountEntity, a: { id: number; reel_media_id: string }): Promise<void> {
+    const client = this.graph.client(account, 'background');
+    const comments: GraphComment[] = [];
+    let after: string | undefined;
+    do {
+      const page = await client.listComments(a.reel_media_id!, { limit: 50, after });
+      comments.push(...page.data);
+      after = page.after;
+    } while (after && comments.length < MAX_BACKFILL_COMMENTS);
+    const own = account.ig_user_id;
+    const items = comments.filter((c) => c.from?.id && c.from.id !== own);
+    const counted = await this.repo.existingDedupKeys(items.map((c) => `comment:${c.id}`));
+    const rows: NewInbound[] = items.map((c) => ({
+      account_id: account.id,
+      dedup_key: `backfill:${a.id}:${c.id}`,
+      kind: 'backfill',
+      subject: `${account.id}:${c.from!.id}`,
+      payload: {
+        comment_id: c.id,
+        media_id: a.reel_media_id,
+        text: c.text ?? '',
+        from: { id: c.from!.id, username: c.from!.username ?? c.username ?? null },
+        parent_id: null,
+        entry_id: own,
+        automation_id: a.id,
+        counted: counted.has(`comment:${c.id}`),
+      },
+    }));
+    await this.repo.insertInbound(rows);
+    await this.repo.markReelBackfilled(a.id);
+    if (rows.length) this.worker.wake();
+  }
+}

@@ -1,0 +1,11 @@
+import { Global, Module } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { GraphService } from './graph.service';
+
+/**
+ * One GraphService per app: per-account limiters and budgets are shared by every module. The app's
+ * Clock lives here too, so that budget windows and the engine read the same (test-controllable) time.
+ */
+@Global()
+@Module({ providers: [Clock, GraphService], exports: [Clock, GraphService] })
+export class GraphModule {}

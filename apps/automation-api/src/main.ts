@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { automationApiService } from './service';
+
+void runService(automationApiService);

@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import { SANDBOX } from './sandbox.config';
+
+/**
+ * In-memory stand-in for the social platform (development only): one business account, a feed
+ * with a post and a reel, comments with replies, people (with a follow flag), and every message the
+ * service sent. It implements the subset of the Graph API the service calls, with the platform's
+ * rules that matter to the engine (one private reply per comment; replies on top-level comments).
+ */
+
+export interface SandboxComment {
+  id: string;
+  media_id: string;
+  text: string;
+  timestamp: string;
+  from: { id: string; username: string };
+  parent_id?: string;
+  replies: Array<{ id: string; text: string; timestamp: string; from: { id: string; username: string } }>;
+  private_replied?: boolean;
+}
+
+export interface SandboxUser {
+  id: string;
+  username: string;
+  follows: boolean;
+}
+
+export interface SandboxSent {
+  id: string;
+  kind: 'message' | 'public_reply';
+  to: Record<string, string>;
+  message: unknown;
+  at: string;
+}
+
+export class SandboxError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: number,
+    readonly subcode?: number,
+  ) {
+    super(message);
+  }
+}
+
+function graphTime(d = new Date()): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, '+0000');
+}
+
+@Injectable()
+export class SandboxPlatform {
+  private seq = 1;
+  readonly media: Array<Record<string, unknown> & { id: string }> = [];
+  readonly comments = new Map<string, SandboxComment>();
+  readonly users = new Map<string, SandboxUser>();
+  readonly sent: SandboxSent[] = [];
+  subscribedFields: string[] = ['comments', 'messages', 'messaging_postbacks'];
+
+  constructor() {
+    this.addMedia({ caption: 'Welcome to the sandbox: comment LINK', media_type: 'IMAGE', media_product_type: 'FEED' });
+    this.addMedia({ caption: 'Sandbox reel', media_type: 'VIDEO', media_product_type: 'REELS' });
+  }
+
+  nextId(prefix = '1790'): string {
+    return `${prefix}${String(Date.now()).slice(-8)}${String(this.seq++).padStart(5, '0')}`;
+  }
+
+  addMedia(m: { caption?: string; media_type?: string; media_product_type?: string }): Record<string, unknown> & { id: string } {
+    const id = this.nextId('1800');
+    const item = {
+      id,
+      caption: m.caption ?? '',
+      media_type: m.media_type ?? 'IMAGE',
+      media_product_type: m.media_product_type ?? 'FEED',
+      media_url: `https://sandbox.invalid/${id}.jpg`,
+      permalink: `https://sandbox.invalid/p/${id}`,
+      timestamp: graphTime(),
+      like_count: 0,
+    };
+    this.media.unshift(item);
+    return item;
+  }
+
+  user(id: string, username?: string, follows?: boolean): SandboxUser {
+    const existing = this.users.get(id);
+    const user = { id, username: username ?? existing?.username ?? `user_${id.slice(-4)}`, follows: follows ?? existing?.follows ?? false };
+    this.users.set(id, user);
+    return user;
+  }
+
+  addComment(c: { text: string; media_id?: string; user_id: string; username?: string; parent_id?: string }): SandboxComment {
+    const media = c.media_id ?? this.media[0].id;
+    if (!this.media.some((m) => m.id === media)) throw new SandboxError(404, `no media ${media} (GET /sandbox/outbox lists the sandbox posts)`, 100);
+    const user = this.user(c.user_id, c.username);
+    const comment: SandboxComment = { id: this.nextId(), media_id: media, text: c.text, timestamp: graphTime(), from: { id: user.id, username: user.username }, parent_id: c.parent_id, replies: [] };
+    this.comments.set(comment.id, comment);
+    return comment;
+  }
+
+  /** The Graph API subset (paths without the version prefix). */
+  handle(method: string, path: string, query: Record<string, string>, body: Record<string, any>): unknown {
+    const segs = path.split('/').filter(Boolean);
+    const isAccount = (s: string) => s === 'me' || s === SANDBOX.igUserId;
+    if (method === 'GET' && segs.length === 1 && isAccount(segs[0])) {
+      return { id: SANDBOX.igUserId, user_id: SANDBOX.igUserId, username: SANDBOX.username, name: 'Sandbox Business' };
+    }
+    if (segs.length === 2 && isAccount(segs[0])) {
+      if (segs[1] === 'media' && method === 'GET') return { data: this.media.map((m) => ({ ...m, comments_count: this.commentsOf(m.id).length })) };
+      if (segs[1] === 'subscribed_apps' && method === 'GET') return { data: [{ id: 'sandbox-app', subscribed_fields: this.subscribedFields }] };
+      if (segs[1] === 'subscribed_apps' && method === 'POST') {
+        this.subscribedFields = String(query.subscribed_fields ?? body.subscribed_fields ?? '').split(',').filter(Boolean);
+        return { success: true };
+      }
+      if (segs[1] === 'messages' && method === 'POST') return this.sendMessage(body);
+    }
+    if (segs.length === 2 && segs[1] === 'comments' && method === 'GET') return { data: this.commentsOf(segs[0]).map((c) => this.commentView(c)) };
+    if (segs.length === 2 && segs[1] === 'replies' && method === 'POST') {
+      const comment = this.comments.get(segs[0]);
+      if (!comment) throw new SandboxError(400, `Object with ID '${segs[0]}' does not exist`, 100, 33);
+      if (comment.parent_id) throw new SandboxError(400, 'Replies are only allowed on top-level comments', 100);
+      const reply = { id: this.nextId(), text: String(body.message ?? ''), timestamp: graphTime(), from: { id: SANDBOX.igUserId, username: SANDBOX.username } };
+      comment.replies.push(reply);
+      this.sent.push({ id: reply.id, kind: 'public_reply', to: { comment_id: comment.id }, message: { text: reply.text }, at: new Date().toISOString() });
+      return { id: reply.id };
+    }
+    if (segs.length === 1 && method === 'GET') {
+      const id = segs[0];
+      const media = this.media.find((m) => m.id === id);
+      if (media) return media;
+      const comment = this.comments.get(id);
+      if (comment) return this.commentView(comment);
+      const user = this.users.get(id);
+      if (user) return { id: user.id, username: user.username, is_user_follow_business: user.follows, is_business_follow_user: false };
+      throw new SandboxError(400, `Object with ID '${id}' does not exist`, 100, 33);
+    }
+    throw new SandboxError(400, `Unknown path components: /${segs.join('/')}`, 2500);
+  }
+
+  private commentsOf(mediaId: string): SandboxComment[] {
+    return [...this.comments.values()].filter((c) => c.media_id === mediaId && !c.parent_id);
+  }
+
+  private commentView(c: SandboxComment): Record<string, unknown> {
+    return { id: c.id, text: c.text, timestamp: c.timestamp, from: c.from, username: c.from.username, ...(c.parent_id ? { parent_id: c.parent_id } : {}), replies: { data: c.replies } };
+  }
+
+  private sendMessage(body: Record<string, any>): unknown {
+    const recipient = body.recipient ?? {};
+    if (!body.message) throw new SandboxError(400, '(#100) The parameter message is required', 100);
+    let to: string;
+    if (recipient.comment_id) {
+      const comment = this.comments.get(String(recipient.comment_id));
+      if (!comment || comment.private_replied) throw new SandboxError(400, 'The comment is invalid for a private reply', 10, 2534025);
+      comment.private_replied = true;
+      to = comment.from.id;
+    } else if (recipient.id && this.users.has(String(recipient.id))) {
+      to = String(recipient.id);
+    } else {
+      throw new SandboxError(400, 'No matching user found', 100, 2534014);
+    }
+    const id = `mid.${this.nextId()}`;
+    this.sent.push({ id, kind: 'message', to: recipient.comment_id ? { comment_id: String(recipient.comment_id), user_id: to } : { user_id: to }, message: body.message, at: new Date().toISOString() });
+    return { recipient_id: to, message_id: id };
+  }
+}

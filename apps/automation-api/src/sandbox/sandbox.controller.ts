@@ -1,0 +1,103 @@
+import { All, Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { createHmac } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { SandboxCommentDto, SandboxMessageDto, SandboxPostbackDto, SandboxUserDto } from './sandbox.dto';
+import { SandboxError, SandboxPlatform } from './sandbox-platform';
+import { SANDBOX } from './sandbox.config';
+
+const DEFAULT_USER = '1000000000000001';
+
+/** The sandbox's Graph API subset, called by the service's own GraphClient (development only). */
+@Controller('sandbox/graph')
+export class SandboxGraphController {
+  constructor(private readonly platform: SandboxPlatform) {}
+
+  @All('*path')
+  @ApiExcludeEndpoint()
+  graph(@Req() req: Request, @Res() res: Response): void {
+    const token = req.get('authorization')?.replace(/^Bearer /, '') ?? (req.query.access_token as string | undefined);
+    const fail = (e: SandboxError) =>
+      res.status(e.status).json({ error: { message: e.message, type: 'OAuthException', code: e.code, error_subcode: e.subcode, fbtrace_id: 'sandbox' } });
+    if (token !== SANDBOX.accessToken) return void fail(new SandboxError(400, 'Invalid OAuth access token - Cannot parse access token', 190));
+    const path = req.path.replace(new RegExp(`^/sandbox/graph/${SANDBOX.version.replace('.', '\\.')}`), '');
+    try {
+      res.json(this.platform.handle(req.method.toUpperCase(), path, req.query as Record<string, string>, (req.body ?? {}) as Record<string, any>));
+    } catch (e) {
+      if (e instanceof SandboxError) return void fail(e);
+      throw e;
+    }
+  }
+}
+
+/**
+ * Development-only endpoints to drive the sandbox: act as a person (comment, message, tap a button,
+ * follow) and read what the service sent back. Each action goes through the real webhook receiver
+ * with a signed body, so the whole engine runs as in production. Never registered with
+ * NODE_ENV=production.
+ */
+@ApiTags('sandbox (development only)')
+@Controller('sandbox')
+export class SandboxController {
+  constructor(
+    private readonly platform: SandboxPlatform,
+    private readonly webhooks: WebhooksService,
+  ) {}
+
+  @Post('comments')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'A person comments on a sandbox post (sent to the webhook receiver)' })
+  async comment(@Body() dto: SandboxCommentDto) {
+    const c = this.platform.addComment({ text: dto.text, media_id: dto.media_id, user_id: dto.user_id ?? DEFAULT_USER, username: dto.username, parent_id: dto.parent_id });
+    await this.deliver({
+      changes: [{ field: 'comments', value: { id: c.id, from: c.from, text: c.text, media: { id: c.media_id, media_product_type: 'FEED' }, ...(c.parent_id ? { parent_id: c.parent_id } : {}) } }],
+    });
+    return { comment_id: c.id, media_id: c.media_id, user_id: c.from.id };
+  }
+
+  @Post('messages')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'A person sends a direct message (or a story reply with story_id)' })
+  async message(@Body() dto: SandboxMessageDto) {
+    const user = this.platform.user(dto.user_id ?? DEFAULT_USER, dto.username);
+    const mid = `mid.${this.platform.nextId()}`;
+    await this.deliver({
+      messaging: [
+        { sender: { id: user.id }, recipient: { id: SANDBOX.igUserId }, timestamp: Date.now(), message: { mid, text: dto.text, ...(dto.story_id ? { reply_to: { story: { id: dto.story_id, url: 'https://sandbox.invalid/story' } } } : {}) } },
+      ],
+    });
+    return { mid, user_id: user.id };
+  }
+
+  @Post('postbacks')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'A person taps a postback button (payload from GET /sandbox/outbox)' })
+  async postback(@Body() dto: SandboxPostbackDto) {
+    const user = this.platform.user(dto.user_id ?? DEFAULT_USER);
+    const mid = `pb.${this.platform.nextId()}`;
+    await this.deliver({ messaging: [{ sender: { id: user.id }, recipient: { id: SANDBOX.igUserId }, timestamp: Date.now(), postback: { mid, title: 'button', payload: dto.payload } }] });
+    return { mid, user_id: user.id };
+  }
+
+  @Post('users')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Creates or changes a sandbox person (follows the account or not)' })
+  user(@Body() dto: SandboxUserDto) {
+    return this.platform.user(dto.user_id, dto.username, dto.follows);
+  }
+
+  @Get('outbox')
+  @ApiOperation({ summary: 'What the service sent (DMs, private and public replies), newest last, and the sandbox posts' })
+  @ApiOkResponse({ description: '{sent: [{id, kind, to, message, at}], posts: [...]}' })
+  outbox() {
+    return { sent: this.platform.sent, posts: this.platform.media };
+  }
+
+  private async deliver(entry: Record<string, unknown>): Promise<void> {
+    const body = { object: 'instagram', entry: [{ id: SANDBOX.igUserId, time: Math.floor(Date.now() / 1000), ...entry }] };
+    const raw = Buffer.from(JSON.stringify(body));
+    const signature = `sha256=${createHmac('sha256', SANDBOX.appSecret).update(raw).digest('hex')}`;
+    await this.webhooks.receive(raw, signature, body);
+  }
+}

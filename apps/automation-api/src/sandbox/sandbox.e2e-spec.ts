@@ -1,0 +1,94 @@
+import { createServer } from 'node:net';
+import { loadConfig } from '@platform/platform';
+import { createTestApp, type TestApp } from '@platform/testing';
+import { waitFor } from '../../test/engine-helpers';
+import { AutomationConfig } from '../config';
+import { isSandbox } from './sandbox.config';
+import { automationApiService } from '../service';
+
+const KEY = 'sandbox-test-key-0123456789';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('sandbox (e2e)', () => {
+  describe('development without platform credentials', () => {
+    let t: TestApp<AutomationConfig>;
+    const auth = { authorization: `Bearer ${KEY}` };
+
+    beforeAll(async () => {
+      const port = await freePort();
+      t = await createTestApp(automationApiService, { AUTOMATION_API_KEY: KEY, PORT: String(port), AUTOMATION_POLL_MS: '50' });
+      await t.app.listen(port, '127.0.0.1');
+    });
+    afterAll(() => t?.close());
+
+    it('runs the whole flow on one machine against the built-in sandbox', async () => {
+      const status = await t.http.get('/api/v1/status').set(auth);
+      expect(status.status).toBe(200);
+      expect(status.body).toMatchObject({ account_status: 'sandbox', problem: null, webhook_problem: null });
+
+      const created = await t.http.post('/api/v1/automations').set(auth).send({ name: 'Try me', keywords: ['link'], follow_gate: true, public_replies: ['Check your DMs!'], link_url: 'https://example.com/x' });
+      await t.http.post(`/api/v1/automations/${created.body.automation.id}/go_live`).set(auth).expect(200);
+
+      const posts = (await t.http.get('/sandbox/outbox')).body.posts;
+      expect(posts.length).toBeGreaterThanOrEqual(1);
+      const comment = await t.http.post('/sandbox/comments').send({ text: 'LINK please', username: 'jane', user_id: '1000000000000042' });
+      expect(comment.status).toBe(201);
+      const opening = await waitFor(async () => (await t.http.get('/sandbox/outbox')).body.sent.find((s: any) => s.to.comment_id === comment.body.comment_id && s.kind === 'message'));
+      const payload = opening.message.attachment.payload.buttons[0].payload;
+      expect((await t.http.get('/sandbox/outbox')).body.sent.find((s: any) => s.kind === 'public_reply')).toMatchObject({ message: { text: 'Check your DMs!' } });
+
+      await t.http.post('/sandbox/users').send({ user_id: '1000000000000042', follows: true }).expect(200);
+      await t.http.post('/sandbox/postbacks').send({ payload, user_id: '1000000000000042' }).expect(201);
+      const link = await waitFor(async () => (await t.http.get('/sandbox/outbox')).body.sent.find((s: any) => s.to.user_id === '1000000000000042' && !s.to.comment_id));
+      const url = link.message.attachment.payload.buttons[0].url as string;
+      expect(url).toMatch(/\/r\/[0-9A-Za-z]{12}$/);
+      const click = await t.http.get(new URL(url).pathname);
+      expect(click.status).toBe(302);
+      expect(click.headers.location).toBe('https://example.com/x');
+
+      expect((await t.http.post('/sandbox/comments').send({ text: '' })).status).toBe(400);
+    });
+
+    it('documents the engine endpoints and the customer webhook body in Swagger', async () => {
+      const doc = (await t.http.get('/api/docs-json')).body;
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/webhooks/instagram', '/r/{code}', '/sandbox/comments', '/sandbox/outbox']));
+      expect(Object.keys(doc.components.schemas.CustomerWebhookDto.properties).sort()).toEqual(['automation', 'contact', 'event', 'link', 'occurred_at', 'run_id']);
+      expect(doc.info.description).toContain('X-Service-Signature');
+    });
+  });
+
+  it('does not exist with NODE_ENV=production', async () => {
+    const t = await createTestApp(automationApiService, {
+      NODE_ENV: 'production',
+      AUTOMATION_API_KEY: KEY,
+      IG_ACCESS_TOKEN: 'token',
+      IG_APP_SECRET: 'secret',
+      IG_VERIFY_TOKEN: 'verify',
+    });
+    try {
+      expect((await t.http.get('/sandbox/outbox')).status).toBe(404);
+      expect((await t.http.post('/sandbox/comments').send({ text: 'x' })).status).toBe(404);
+      expect((await t.http.get('/sandbox/graph/v23.0/me')).status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('is not used when platform credentials are set, and private webhook targets are refused in production', () => {
+    const base = { PORT: '3001', AUTOMATION_API_KEY: KEY, IG_ACCESS_TOKEN: 'token', IG_APP_SECRET: 'secret', IG_VERIFY_TOKEN: 'verify' };
+    expect(() => loadConfig(AutomationConfig, { ...base, NODE_ENV: 'production', AUTOMATION_WEBHOOK_ALLOW_PRIVATE: 'true' })).toThrow(/AUTOMATION_WEBHOOK_ALLOW_PRIVATE/);
+    expect(loadConfig(AutomationConfig, { ...base, NODE_ENV: 'development', AUTOMATION_WEBHOOK_ALLOW_PRIVATE: 'true' }).AUTOMATION_WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(isSandbox(loadConfig(AutomationConfig, { ...base, NODE_ENV: 'development' }))).toBe(false);
+    expect(isSandbox(loadConfig(AutomationConfig, { PORT: '3001', NODE_ENV: 'development', IG_GRAPH_URL: 'http://127.0.0.1:9/v23.0' }))).toBe(false);
+    expect(isSandbox(loadConfig(AutomationConfig, { PORT: '3001', NODE_ENV: 'development' }))).toBe(true);
+  });
+});

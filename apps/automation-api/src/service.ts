@@ -1,0 +1,50 @@
+import { PlainErrorFilter } from '@platform/errors';
+import type { ServiceDefinition } from '@platform/platform';
+import { AccountsService } from './accounts/accounts.service';
+import { AppModule } from './app.module';
+import { AutomationConfig } from './config';
+
+export const automationApiService: ServiceDefinition<AutomationConfig> = {
+  name: 'automation-api',
+  port: 3001,
+  schema: 'automation',
+  config: AutomationConfig,
+  module: (config) => AppModule.forRoot(config),
+  errorFilter: () => new PlainErrorFilter(),
+  swagger: {
+    title: 'Comment and DM automation API',
+    version: '1.0.0',
+    description: [
+      'Automates comment replies and direct messages for connected social-platform business accounts. All paths under `/api/v1`, all bodies JSON.',
+      '',
+      'Authentication: `Authorization: Bearer <API_KEY>` on every request; the key binds the request to one account. A missing or invalid key gives 401 `{error}`.',
+      '',
+      'Errors: `{error: string}` with 400 (validation, naming the field), 401, 404 (unknown id in this account), 409 (state conflict), 502 (the social platform API failed).',
+      '',
+      'Choices where the spec says "not shown": operation paths `GET|PATCH|DELETE /automations/{id}`, `POST /automations/{id}/go_live|pause|resume|finish_migration|attach`, ' +
+        '`POST /automations/import`, `GET /automations/{id}/funnel`, `GET /funnel`, `GET /contacts`, `GET|PATCH /contacts/{ig_id}`, `GET /posts/{id}/comments`, `GET /events`, `POST /preview`. ' +
+        'Paginated lists (contacts, events) answer `{data, next_cursor}`. Timestamps are ISO 8601 UTC except AutomationSummary.updated_at (`YYYY-MM-DD HH:MM:SS` UTC). ' +
+        'Post.type is `reel`, `image`, `video`, `carousel` or `story`. Automations answer only when status is `active` and `active` is true; pause sets active false, resume sets it true.',
+      '',
+      'Engine (outside `/api/v1`, no API key): `GET|POST /webhooks/instagram` (platform verification and receiver, `X-Hub-Signature-256` over the raw body, 401 when wrong), ' +
+        '`GET /r/{code}` (click-tracking redirect, 302; 404 for an unknown code). Development only (never with NODE_ENV=production, and only without IG credentials): `/sandbox/*`.',
+      '',
+      'Customer webhooks (`webhook_url`, events `email_captured` and `link_sent`): POST of CustomerWebhook `{event, occurred_at, automation {id, name}, contact {ig_id, username, email}, run_id, link?}` ' +
+        '(see the CustomerWebhookDto schema), header `X-Service-Signature: sha256=<HMAC-SHA256 hex of the body>` when `webhook_secret` is set; retried with exponential backoff, each attempt logged as an Event (`webhook_retry`, `webhook_delivered`, `webhook_failed`).',
+      '',
+      'Event.kind values written by the engine: `triggered`, `public_reply_sent`, `dm_sent`, `button_tapped`, `gated`, `gate_passed`, `email_asked`, `email_retry`, `email_captured`, `email_expired`, ' +
+        '`link_sent`, `link_resent`, `link_clicked`, `followed_up`, `follow_up_outside_window`, `follow_up_not_needed`, `follow_status_unknown`, `skipped` (once_per_user), `skipped_other_tool`, ' +
+        '`send_uncertain`, `template_fallback`, `error`, `reel_attached`, `reel_suggested`, `reel_expired`, plus the automation changes of part 1. reel_suggestion is `{media_id, permalink, reason, at}`.',
+    ].join('\n'),
+    configure: (b) => b.addBearerAuth(),
+  },
+  commands: {
+    'create-account': {
+      description: 'create-account [name]: creates an account and prints its new API key (shown once)',
+      run: async (ctx, args) => {
+        const { account, apiKey } = await ctx.get(AccountsService).create({ name: args[0] ?? 'account' });
+        process.stdout.write(`account ${account.id} (${account.name})\nAPI key: ${apiKey}\n`);
+      },
+    },
+  },
+};

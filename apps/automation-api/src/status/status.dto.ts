@@ -1,0 +1,38 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class StatusCountsDto {
+  @ApiProperty() automations: number;
+  @ApiProperty({ description: 'Answering now (status active and active true)' }) active_automations: number;
+  @ApiProperty() draft_automations: number;
+  @ApiProperty() paused_automations: number;
+  @ApiProperty({ description: 'next_post automations waiting for their reel' }) waiting_for_reel: number;
+  @ApiProperty() contacts: number;
+  @ApiProperty() runs: number;
+  @ApiProperty() runs_last_24h: number;
+  @ApiProperty() events: number;
+}
+
+export class RateLimitDto {
+  @ApiProperty({ description: 'Calls waiting for a slot' }) queued: number;
+  @ApiProperty({ description: 'Milliseconds the account is paused because the platform throttled it' }) paused_for_ms: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'Highest usage percentage the platform reported last (X-Business-Use-Case-Usage)' }) usage_percent: number | null;
+  @ApiProperty({ description: 'Platform calls in the current clock hour, counted by every replica together (shared budget GRAPH_CALLS_PER_HOUR)' }) calls_last_hour: number;
+  @ApiProperty({ description: 'Private replies in the current clock hour, counted by every replica together (limit PRIVATE_REPLIES_PER_HOUR, ≤ 750)' }) private_replies_last_hour: number;
+}
+
+export class StatusDto {
+  @ApiProperty({ enum: ['connected', 'not_connected', 'token_invalid', 'token_expired'], description: 'Connection state stored for the account' })
+  account_status: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Error text when the social platform API does not answer, otherwise null' }) problem: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Error text when only the webhook subscription could not be read (or lacks required fields)' })
+  webhook_problem: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Access token expiry, ISO 8601; null when unknown' }) token_expires_at: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Whole days until the token expires (negative when expired)' }) token_expires_in_days: number | null;
+  @ApiProperty() account_id: number;
+  @ApiProperty({ type: String, nullable: true }) ig_user_id: string | null;
+  @ApiProperty({ type: String, nullable: true }) username: string | null;
+  @ApiProperty({ type: [String], description: 'Webhook fields the app is subscribed to for this account' }) subscribed_fields: string[];
+  @ApiProperty({ type: StatusCountsDto }) counts: StatusCountsDto;
+  @ApiProperty({ type: RateLimitDto }) rate_limit: RateLimitDto;
+  @ApiProperty({ description: 'ISO 8601' }) checked_at: string;
+}

@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { AccountsService } from '../accounts/accounts.service';
+import type { AccountEntity, AccountStatus } from '../accounts/entities/account.entity';
+import { isLive } from '../automations/automation.presenter';
+import { AutomationsService } from '../automations/automations.service';
+import { ContactsService } from '../contacts/contacts.service';
+import { GraphApiError } from '../graph/graph-api.error';
+import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
+import { GraphService } from '../graph/graph.service';
+import { RunsRepository } from '../runs/runs.repository';
+import type { StatusDto } from './status.dto';
+
+const DAY = 86_400_000;
+/** Prefix of the problems the engine records on the account (EngineService.fail). */
+export const ENGINE_PROBLEM_PREFIX = 'Engine: ';
+
+function describe(err: unknown): string {
+  if (err instanceof GraphApiError) return err.detail;
+  return err instanceof Error ? err.message : String(err);
+}
+
+@Injectable()
+export class StatusService {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly automations: AutomationsService,
+    private readonly contacts: ContactsService,
+    private readonly runs: RunsRepository,
+    private readonly graph: GraphService,
+  ) {}
+
+  /** Always 200: a platform failure shows in `problem` / `webhook_problem`, not as an error status. */
+  async status(account: AccountEntity): Promise<StatusDto> {
+    let problem: string | null = null;
+    let webhookProblem: string | null = null;
+    let subscribed: string[] = [];
+    let accountStatus: AccountStatus = account.account_status;
+    let username = account.ig_username;
+    let igUserId = account.ig_user_id;
+
+    if (!account.access_token) {
+      problem = 'No access token configured for this account (IG_ACCESS_TOKEN).';
+      accountStatus = 'not_connected';
+    } else {
+      const client = this.graph.client(account);
+      try {
+        const me = await client.getAccount();
+        username = me.username ?? username;
+        igUserId = igUserId ?? me.user_id ?? null;
+        accountStatus =
+          account.account_status === 'sandbox'
+            ? 'sandbox'
+            : account.token_expires_at && account.token_expires_at.getTime() < Date.now()
+              ? 'token_expired'
+              : 'connected';
+        try {
+          subscribed = await client.getSubscribedFields();
+          const missing = REQUIRED_SUBSCRIBED_FIELDS.filter((f) => !subscribed.includes(f));
+          if (missing.length) webhookProblem = `Webhook subscription is missing fields: ${missing.join(', ')} (POST /{ig-user-id}/subscribed_apps).`;
+        } catch (err) {
+          webhookProblem = `Cannot read the webhook subscription: ${describe(err)}`;
+        }
+      } catch (err) {
+        problem = `Social platform API error: ${describe(err)}`;
+        if (err instanceof GraphApiError && err.kind === 'auth') accountStatus = 'token_invalid';
+      }
+    }
+    // A platform error met by the engine while running automations (recorded on the account) shows
+    // here for a day unless a newer check found something else.
+    const engineProblem =
+      account.last_problem?.startsWith(ENGINE_PROBLEM_PREFIX) && account.last_problem_at && Date.now() - account.last_problem_at.getTime() < DAY
+        ? account.last_problem
+        : null;
+    if (!problem && engineProblem) problem = engineProblem;
+    const changes: Partial<AccountEntity> = {};
+    if (accountStatus !== account.account_status) changes.account_status = accountStatus;
+    if (username !== account.ig_username) changes.ig_username = username;
+    if (igUserId !== account.ig_user_id) changes.ig_user_id = igUserId;
+    if (problem !== account.last_problem && problem !== engineProblem) {
+      changes.last_problem = problem;
+      changes.last_problem_at = problem ? new Date() : null;
+    }
+    if (Object.keys(changes).length) await this.accounts.update(account.id, changes);
+
+    const [automations, contacts, runCounts] = await Promise.all([
+      this.automations.entities(account.id),
+      this.contacts.count(account.id),
+      this.runs.counts(account.id),
+    ]);
+    const limiter = this.graph.limiter(account.id);
+    const [callsUsed, privateRepliesUsed] = await Promise.all([limiter.calls.count(), this.graph.privateReplyBudget(account.id).count()]);
+    const expires = account.token_expires_at;
+    return {
+      account_status: accountStatus,
+      problem,
+      webhook_problem: webhookProblem,
+      token_expires_at: expires ? expires.toISOString() : null,
+      token_expires_in_days: expires ? Math.floor((expires.getTime() - Date.now()) / DAY) : null,
+      account_id: account.id,
+      ig_user_id: igUserId,
+      username,
+      subscribed_fields: subscribed,
+      counts: {
+        automations: automations.length,
+        active_automations: automations.filter(isLive).length,
+        draft_automations: automations.filter((a) => a.status === 'draft').length,
+        paused_automations: automations.filter((a) => a.status === 'paused').length,
+        waiting_for_reel: automations.filter((a) => a.reel_status === 'waiting').length,
+        contacts,
+        ...runCounts,
+      },
+      rate_limit: {
+        queued: limiter.queued,
+        paused_for_ms: limiter.pausedForMs,
+        usage_percent: limiter.lastUsage?.percent ?? null,
+        calls_last_hour: callsUsed,
+        private_replies_last_hour: privateRepliesUsed,
+      },
+      checked_at: new Date().toISOString(),
+    };
+  }
+}
