@@ -1,0 +1,176 @@
+/**
+ * email-api benchmark scenario for `npm run bench` (tools/bench.ts): `POST /v1/track` events per
+ * second and p99 latency, next to a bare Node HTTP server answering the same request on loopback
+ * (the baseline, measured in the same run with the same load generator and concurrency).
+ *
+ * Every request tracks an event for a new contact (unique email), so each one is a full write:
+ * key lookup, rate-limit count, contact upsert, event insert and outbox row in one transaction.
+ * No event may be lost: the number of stored events must equal the number of 2xx answers, or the
+ * scenario throws.
+ *
+ * Uses DATABASE_URL (a throwaway schema, dropped afterwards) or the embedded PostgreSQL, and
+ * REDIS_URL for the rate-limit counters when set (else in memory), as the service would.
+ */
+import { startService } from '@platform/platform';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { emailApiService } from '../src/service';
+// The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type
+import type { BenchMeasurement } from '../../../tools/bench/measurement';
+
+export interface EmailTrackBenchOptions {
+  /** Requests sent (default 3000). */
+  requests?: number;
+  /** Concurrent connections (default 20). */
+  connections?: number;
+  /** Default process.env.DATABASE_URL; embedded PostgreSQL when unset. */
+  databaseUrl?: string;
+  /** Default process.env.REDIS_URL; in-memory counters when unset. */
+  redisUrl?: string;
+}
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p99: number; average: number };
+  duration: number;
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+// autocannon ships no type declarations; the shape used here is declared above.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as Autocannon;
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The baseline: a bare Node server that reads the JSON body and answers a small JSON envelope. */
+async function startBareServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { email?: string };
+      const json = JSON.stringify({ success: true, data: { contact: body.email ?? null, event: 'evt', timestamp: new Date().toISOString() } });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+      res.end(json);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function json(url: string, init: RequestInit): Promise<any> {
+  const res = await fetch(url, init);
+  const body = await res.json();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${JSON.stringify(body)}`);
+  return { body, headers: res.headers };
+}
+
+export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Promise<BenchMeasurement[]> {
+  const requests = opts.requests ?? 3000;
+  const connections = opts.connections ?? 20;
+  const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
+  const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
+  const schema = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'email-bench-'));
+  const service = await startService(emailApiService, {
+    port: 0,
+    logger: false,
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      EMAIL_RATE_LIMIT_PER_MINUTE: '100000000',
+      REDIS_KEY_PREFIX: `${schema}:`,
+      JWT_SECRET: randomUUID() + randomUUID(),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    },
+  });
+  const bare = await startBareServer();
+  try {
+    const signup = await json(`${service.url}/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }),
+    });
+    const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
+    const project = (
+      await json(`${service.url}/users/@me/projects`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ name: 'bench' }) })
+    ).body as { publicKey: string; secretKey: string };
+
+    const load = (url: string, headers: Record<string, string>) =>
+      autocannon({
+        url,
+        method: 'POST',
+        connections,
+        amount: requests,
+        idReplacement: true,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ email: 'u-[<id>]@bench.test', event: 'bench_event', data: { plan: 'pro' } }),
+      });
+
+    const baseline = await load(`${bare.url}/v1/track`, {});
+    // warm-up (connection pools, JIT), not counted
+    await autocannon({
+      url: `${service.url}/v1/track`,
+      method: 'POST',
+      connections,
+      amount: 200,
+      idReplacement: true,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${project.publicKey}` },
+      body: JSON.stringify({ email: 'warm-[<id>]@bench.test', event: 'warmup' }),
+    });
+    const track = await load(`${service.url}/v1/track`, { authorization: `Bearer ${project.publicKey}` });
+
+    const stats = (await json(`${service.url}/events/names`, { headers: { authorization: `Bearer ${project.secretKey}` } })).body as Array<{ name: string; count: number }>;
+    const stored = stats.find((s) => s.name === 'bench_event')?.count ?? 0;
+    if (stored !== track['2xx']) {
+      throw new Error(`email-api bench lost events: ${track['2xx']} requests answered 2xx, ${stored} events stored`);
+    }
+    if (track.non2xx > 0 || track.errors > 0) {
+      throw new Error(`email-api bench: ${track.non2xx} non-2xx answers and ${track.errors} errors out of ${requests}`);
+    }
+    const perSecond = track['2xx'] / (track.duration || 1);
+    const basePerSecond = baseline['2xx'] / (baseline.duration || 1);
+    return [
+      {
+        name: 'email-api: /v1/track events/s',
+        value: round(perSecond),
+        unit: 'events/s',
+        baseline: round(basePerSecond),
+        ratio: round(perSecond / basePerSecond, 3),
+        detail: `${requests} tracks of new contacts, ${connections} connections, ${databaseUrl ? 'PostgreSQL' : 'embedded PostgreSQL'}, ${redisUrl ? 'Redis' : 'in-memory'} rate limit; ${stored} events stored = ${track['2xx']} answered 2xx (none lost)`,
+      },
+      {
+        name: 'email-api: /v1/track p99 latency',
+        value: round(track.latency.p99),
+        unit: 'ms',
+        baseline: round(baseline.latency.p99),
+        ratio: round(track.latency.p99 / Math.max(baseline.latency.p99, 0.1), 3),
+        detail: `p99 of the same run (average ${round(track.latency.average)} ms) vs a bare Node server answering the same JSON`,
+      },
+    ];
+  } finally {
+    await bare.close();
+    await service.close();
+    if (databaseUrl) {
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Db } from '../common/db';
+import type { ProjectRole } from './roles';
+
+export interface Project {
+  id: string;
+  name: string;
+  publicKey: string;
+  secretKeyHint: string;
+  keysRotatedAt: Date;
+  disabled: boolean;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ProjectWithRole extends Project {
+  role: ProjectRole;
+}
+
+interface ProjectRow {
+  id: string;
+  name: string;
+  public_key: string;
+  secret_key_hint: string;
+  keys_rotated_at: Date;
+  disabled: boolean;
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  role?: ProjectRole;
+}
+
+const COLUMNS = 'p.id, p.name, p.public_key, p.secret_key_hint, p.keys_rotated_at, p.disabled, p.disabled_reason, p.created_at, p.updated_at';
+
+function toProject(r: ProjectRow): Project {
+  return {
+    id: r.id,
+    name: r.name,
+    publicKey: r.public_key,
+    secretKeyHint: r.secret_key_hint,
+    keysRotatedAt: r.keys_rotated_at,
+    disabled: r.disabled,
+    disabledReason: r.disabled_reason,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export interface NewKeys {
+  publicKey: string;
+  secretKeyHash: string;
+  secretKeyHint: string;
+}
+
+@Injectable()
+export class ProjectsRepository {
+  constructor(private readonly db: Db) {}
+
+  async findByPublicKey(publicKey: string, m?: EntityManager): Promise<Project | null> {
+    const row = await this.db.one<ProjectRow>(`SELECT ${COLUMNS} FROM ${this.db.t('projects')} p WHERE p.public_key = $1`, [publicKey], m);
+    return row ? toProject(row) : null;
+  }
+
+  async findBySecretKeyHash(hash: string): Promise<Project | null> {
+    const row = await this.db.one<ProjectRow>(`SELECT ${COLUMNS} FROM ${this.db.t('projects')} p WHERE p.secret_key_hash = $1`, [hash]);
+    return row ? toProject(row) : null;
+  }
+
+  /** The project with the user's role, or null when the user is not a member (or the project does not exist). */
+  async findForMember(projectId: string, userId: string): Promise<ProjectWithRole | null> {
+    const row = await this.db.one<ProjectRow>(
+      `SELECT ${COLUMNS}, m.role FROM ${this.db.t('projects')} p
+         JOIN ${this.db.t('project_members')} m ON m.project_id = p.id AND m.user_id = $2
+        WHERE p.id = $1`,
+      [projectId, userId],
+    );
+    return row ? { ...toProject(row), role: row.role! } : null;
+  }
+
+  async listForMember(userId: string): Promise<ProjectWithRole[]> {
+    const rows = await this.db.rows<ProjectRow>(
+      `SELECT ${COLUMNS}, m.role FROM ${this.db.t('projects')} p
+         JOIN ${this.db.t('project_members')} m ON m.project_id = p.id AND m.user_id = $1
+        ORDER BY p.created_at ASC, p.id ASC`,
+      [userId],
+    );
+    return rows.map((r) => ({ ...toProject(r), role: r.role! }));
+  }
+
+  /** Creates the project and its owner membership in one transaction. */
+  async create(name: string, ownerId: string, keys: NewKeys): Promise<Project> {
+    return this.db.transaction(async (m) => {
+      const row = await this.db.one<ProjectRow>(
+        `INSERT INTO ${this.db.t('projects')} AS p (name, public_key, secret_key_hash, secret_key_hint)
+         VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+        [name, keys.publicKey, keys.secretKeyHash, keys.secretKeyHint],
+        m,
+      );
+      await this.db.rows(`INSERT INTO ${this.db.t('project_members')} (project_id, user_id, role) VALUES ($1, $2, 'OWNER')`, [row!.id, ownerId], m);
+      return toProject(row!);
+    });
+  }
+
+  async rename(id: string, name: string): Promise<Project | null> {
+    const row = await this.db.one<ProjectRow>(
+      `UPDATE ${this.db.t('projects')} AS p SET name = $2, updated_at = now() WHERE p.id = $1 RETURNING ${COLUMNS}`,
+      [id, name],
+    );
+    return row ? toProject(row) : null;
+  }
+
+  /** Replaces both keys at once: the old ones no longer match any row from this commit on. */
+  async replaceKeys(id: string, keys: NewKeys): Promise<Project | null> {
+    const row = await this.db.one<ProjectRow>(
+      `UPDATE ${this.db.t('projects')} AS p
+          SET public_key = $2, secret_key_hash = $3, secret_key_hint = $4, keys_rotated_at = now(), updated_at = now()
+        WHERE p.id = $1 RETURNING ${COLUMNS}`,
+      [id, keys.publicKey, keys.secretKeyHash, keys.secretKeyHint],
+    );
+    return row ? toProject(row) : null;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.db.affected(`DELETE FROM ${this.db.t('projects')} WHERE id = $1`, [id])) > 0;
+  }
+
+  /** Deletes every piece of data of the project (contacts with their events, emails, jobs, idempotency keys); keeps the project, its keys and members. */
+  async wipeData(id: string, manager?: EntityManager): Promise<Record<string, number>> {
+    const run = async (m: EntityManager) => {
+      const counts: Record<string, number> = {};
+      for (const table of ['events', 'emails', 'contacts', 'jobs', 'idempotency_keys']) {
+        counts[table] = await this.db.affected(`DELETE FROM ${this.db.t(table)} WHERE project_id = $1`, [id], m);
+      }
+      return counts;
+    };
+    return manager ? run(manager) : this.db.transaction(run);
+  }
+}

@@ -1,0 +1,74 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsDate, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
+import { CursorQueryDto, DEFAULT_LIMIT } from '../common/list-query.dto';
+import { decodeCursor, toPage } from '../common/pagination';
+import { ActivityRepository } from './activity.repository';
+
+export class ActivityQueryDto extends CursorQueryDto {
+  @ApiPropertyOptional({ description: 'Only this type (see GET /activity/types), e.g. `event` or `email.sent`' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  type?: string;
+
+  @ApiPropertyOptional({ description: 'Only activity of this contact' })
+  @IsOptional()
+  @Matches(/^cnt_[0-9a-z]+$/, { message: 'contactId must be a contact id (cnt_…)' })
+  contactId?: string;
+}
+
+export class SinceQueryDto {
+  @ApiPropertyOptional({ description: 'ISO 8601 start of the period (default: 30 days ago for stats, 24 hours ago for recent-count)' })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  since?: Date;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+@ApiTags('Activity')
+@ProjectAccess({ session: true })
+@Controller('activity')
+export class ActivityController {
+  constructor(private readonly activity: ActivityRepository) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Activity feed: tracked events and emails (queued, sent, failed, suppressed, stored), newest first',
+    description: 'Items `{id, type, title, contactId, email, data, createdAt}`; cursor pagination like GET /contacts. Emails stored without SMTP_URL appear as `email.stored` with the reason in `data.statusReason`.',
+  })
+  async list(@CurrentProject() ctx: ProjectContext, @Query() query: ActivityQueryDto) {
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const after = decodeCursor(query.cursor);
+    const filter = { type: query.type, contactId: query.contactId };
+    const [rows, total] = await Promise.all([this.activity.page(ctx.project.id, limit, after, filter), after ? null : this.activity.count(ctx.project.id, filter)]);
+    return toPage(rows, limit, total);
+  }
+
+  @Get('stats')
+  @ApiOperation({ summary: 'Counts by type since `since` (default 30 days): `{since, total, events, emails, byType}`' })
+  async stats(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
+    const since = query.since ?? new Date(Date.now() - 30 * DAY);
+    const byType = await this.activity.countsByType(ctx.project.id, since);
+    const total = Object.values(byType).reduce((a, b) => a + b, 0);
+    const events = byType['event'] ?? 0;
+    return { since, total, events, emails: total - events, byType };
+  }
+
+  @Get('recent-count')
+  @ApiOperation({ summary: 'Number of activity items since `since` (default 24 hours)' })
+  async recentCount(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
+    const since = query.since ?? new Date(Date.now() - DAY);
+    return { since, count: await this.activity.count(ctx.project.id, { since }) };
+  }
+
+  @Get('types')
+  @ApiOperation({ summary: 'Distinct activity types present in the project' })
+  types(@CurrentProject() ctx: ProjectContext) {
+    return this.activity.types(ctx.project.id);
+  }
+}

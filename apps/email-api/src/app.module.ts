@@ -1,0 +1,44 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DatabaseModule } from '@platform/database';
+import { MessagingModule, messagingEntities } from '@platform/messaging';
+import { AccessModule } from './access/access.module';
+import { ActivityModule } from './activity/activity.module';
+import { AutomationModule } from './automation/automation.module';
+import type { EmailApiConfig } from './config';
+import { ContactsModule } from './contacts/contacts.module';
+import { EmailsModule } from './emails/emails.module';
+import { EventsModule } from './events/events.module';
+import { CreateEmailTables1763900000000 } from './migrations/1763900000000-CreateEmailTables';
+import { AddOAuthLogin1764000000000 } from './migrations/1764000000000-AddOAuthLogin';
+import { OAuthModule } from './oauth/oauth.module';
+import { ProjectsModule } from './projects/projects.module';
+import { ConfigController } from './system/config.controller';
+import { UsersModule } from './users/users.module';
+import { VerifyModule } from './verify/verify.module';
+
+export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000];
+
+@Module({})
+export class EmailApiModule {
+  static forRoot(config: EmailApiConfig): DynamicModule {
+    return {
+      module: EmailApiModule,
+      imports: [
+        // Repositories use SQL (see common/db.ts); the messaging outbox and inbox bring their entities.
+        DatabaseModule.forRoot({ entities: [...messagingEntities], migrations: EMAIL_MIGRATIONS }),
+        MessagingModule.forRoot({ outbox: true, amqp: { exchange: config.EVENTS_EXCHANGE, dlx: config.EVENTS_DLX } }),
+        AccessModule,
+        UsersModule,
+        OAuthModule,
+        ProjectsModule,
+        ContactsModule,
+        EventsModule,
+        EmailsModule,
+        VerifyModule,
+        ActivityModule,
+        AutomationModule,
+      ],
+      controllers: [ConfigController],
+    };
+  }
+}

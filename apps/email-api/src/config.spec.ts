@@ -1,0 +1,19 @@
+import { loadConfig } from '@platform/platform';
+import { EmailApiConfig } from './config';
+
+describe('EmailApiConfig', () => {
+  it('defaults: 1000 requests per minute, signups open, no SMTP', () => {
+    const config = loadConfig(EmailApiConfig, {}, { PORT: 3002 });
+    expect(config).toMatchObject({ EMAIL_RATE_LIMIT_PER_MINUTE: 1000, DISABLE_SIGNUPS: false, PUBLIC_BASE_URL: 'http://localhost:3002' });
+    expect(config.SMTP_URL).toBeUndefined();
+  });
+
+  it('requires JWT_SECRET in production and checks the other values', () => {
+    expect(() => loadConfig(EmailApiConfig, { NODE_ENV: 'production' }, { PORT: 3002 })).toThrow(/JWT_SECRET/);
+    expect(() => loadConfig(EmailApiConfig, { SMTP_URL: 'http://x', DNS_SERVERS: 'not a server', JWT_SECRET: 'short' }, { PORT: 3002 })).toThrow(
+      /SMTP_URL[\s\S]*DNS_SERVERS|DNS_SERVERS[\s\S]*SMTP_URL/,
+    );
+    const ok = loadConfig(EmailApiConfig, { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353', DISABLE_SIGNUPS: 'true' }, { PORT: 3002 });
+    expect(ok).toMatchObject({ DISABLE_SIGNUPS: true, DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353' });
+  });
+});

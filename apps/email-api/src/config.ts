@@ -1,0 +1,147 @@
+import { BaseConfig, RequiredInProduction } from '@platform/platform';
+import { IsBoolean, IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+
+export const SESSION_COOKIE = 'email_session';
+/** Dashboard session lifetime (the spec leaves it open; the anchors' platform uses 168 hours). */
+export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+const HTTP_URL = /^https?:\/\/[^\s/]+(\/\S*)?$/;
+const githubSet = (c: EmailApiConfig) => c.GITHUB_CLIENT_ID !== undefined || c.GITHUB_CLIENT_SECRET !== undefined;
+const googleSet = (c: EmailApiConfig) => c.GOOGLE_CLIENT_ID !== undefined || c.GOOGLE_CLIENT_SECRET !== undefined;
+
+export class EmailApiConfig extends BaseConfig {
+  /**
+   * HMAC secret of the dashboard session JWT and of unsubscribe links (at least 32 characters).
+   * Required in production; in development and tests a random one is generated once and kept in
+   * `${DATA_DIR}/email-api/jwt-secret`.
+   */
+  @RequiredInProduction()
+  @IsString()
+  @MinLength(32, { message: 'JWT_SECRET must have at least 32 characters' })
+  JWT_SECRET?: string;
+
+  /** true: POST /auth/signup answers 403 SIGNUPS_DISABLED. */
+  @IsBoolean()
+  DISABLE_SIGNUPS = false;
+
+  /**
+   * Outgoing mail server, `smtp://user:pass@host:port` or `smtps://…`. Unset: mail is stored in the
+   * activity feed with status `STORED` and not sent (the send response says so).
+   */
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  /** Sender of the platform's own mail (verification, password reset) and the default `from` of /v1/send. */
+  @IsEmail({}, { message: 'EMAIL_FROM must be an email address' })
+  EMAIL_FROM = 'no-reply@email.localhost';
+
+  /** Comma-separated DNS servers for /v1/verify MX lookups (`1.1.1.1`, `127.0.0.1:5353`); unset: the system resolver. */
+  @IsOptional()
+  @Matches(/^[0-9a-fA-F.:[\]]+(\s*,\s*[0-9a-fA-F.:[\]]+)*$/, { message: 'DNS_SERVERS must be a comma-separated list of IP[:port] addresses' })
+  DNS_SERVERS?: string;
+
+  /** DNS lookups of /v1/verify give up after this long. */
+  @IsInt()
+  @Min(100)
+  @Max(30_000)
+  DNS_TIMEOUT_MS = 3000;
+
+  /**
+   * Public origin of this service as recipients reach it (behind the gateway include its prefix,
+   * e.g. `https://api.example.com/email`): unsubscribe links and verification links are built on it.
+   */
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })
+  PUBLIC_BASE_URL = 'http://localhost:3002';
+
+  /** API requests per minute per project (the spec: 1000). */
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  EMAIL_RATE_LIMIT_PER_MINUTE = 1000;
+
+  /** Prefix of every Redis key of this service (tests use a throwaway one). */
+  @IsString()
+  @IsNotEmpty()
+  REDIS_KEY_PREFIX = 'email-api:';
+
+  /** How often the send and job workers look for due rows when nothing woke them. */
+  @IsInt()
+  @Min(20)
+  @Max(60_000)
+  WORKER_POLL_MS = 1000;
+
+  /** Send attempts of one email before it is marked FAILED. */
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  SEND_MAX_ATTEMPTS = 5;
+
+  /** RabbitMQ topic exchange of the platform's events (tests use a throwaway one). */
+  @IsString()
+  @Matches(/^[\w.:-]{1,200}$/, { message: 'EVENTS_EXCHANGE must be an exchange name' })
+  EVENTS_EXCHANGE = 'platform.events';
+
+  /** Dead-letter exchange. */
+  @IsString()
+  @Matches(/^[\w.:-]{1,200}$/, { message: 'EVENTS_DLX must be an exchange name' })
+  EVENTS_DLX = 'platform.dlx';
+
+  /** Prefix of this service's consumer queue names (tests isolate their queues with it). */
+  @IsOptional()
+  @Matches(/^[\w.:-]{0,100}$/, { message: 'EVENTS_QUEUE_PREFIX may hold letters, digits, ".", ":", "-" and "_"' })
+  EVENTS_QUEUE_PREFIX?: string;
+
+  /** GitHub OAuth app of the "Log in with GitHub" flow; both or neither (unset: the provider is off). */
+  @ValidateIf(githubSet)
+  @IsString()
+  @IsNotEmpty({ message: 'GITHUB_CLIENT_ID is required when GITHUB_CLIENT_SECRET is set' })
+  GITHUB_CLIENT_ID?: string;
+
+  @ValidateIf(githubSet)
+  @IsString()
+  @IsNotEmpty({ message: 'GITHUB_CLIENT_SECRET is required when GITHUB_CLIENT_ID is set' })
+  GITHUB_CLIENT_SECRET?: string;
+
+  /** Google OAuth client of the "Log in with Google" flow; both or neither (unset: the provider is off). */
+  @ValidateIf(googleSet)
+  @IsString()
+  @IsNotEmpty({ message: 'GOOGLE_CLIENT_ID is required when GOOGLE_CLIENT_SECRET is set' })
+  GOOGLE_CLIENT_ID?: string;
+
+  @ValidateIf(googleSet)
+  @IsString()
+  @IsNotEmpty({ message: 'GOOGLE_CLIENT_SECRET is required when GOOGLE_CLIENT_ID is set' })
+  GOOGLE_CLIENT_SECRET?: string;
+
+  /** GitHub's web origin (authorize and token endpoints under `/login/oauth/`); tests point it at a fake. */
+  @Matches(HTTP_URL, { message: 'GITHUB_OAUTH_URL must be an http(s) URL' })
+  GITHUB_OAUTH_URL = 'https://github.com';
+
+  /** GitHub's REST API (`/user`, `/user/emails`). */
+  @Matches(HTTP_URL, { message: 'GITHUB_API_URL must be an http(s) URL' })
+  GITHUB_API_URL = 'https://api.github.com';
+
+  /** Google's accounts origin (authorize endpoint `/o/oauth2/v2/auth`). */
+  @Matches(HTTP_URL, { message: 'GOOGLE_OAUTH_URL must be an http(s) URL' })
+  GOOGLE_OAUTH_URL = 'https://accounts.google.com';
+
+  /** Google's token endpoint. */
+  @Matches(HTTP_URL, { message: 'GOOGLE_TOKEN_URL must be an http(s) URL' })
+  GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+  /** Google's OpenID Connect userinfo endpoint. */
+  @Matches(HTTP_URL, { message: 'GOOGLE_USERINFO_URL must be an http(s) URL' })
+  GOOGLE_USERINFO_URL = 'https://openidconnect.googleapis.com/v1/userinfo';
+
+  /** Where an OAuth login lands once the session cookie is set; unset: PUBLIC_BASE_URL. */
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'DASHBOARD_URL must be an http(s) URL' })
+  DASHBOARD_URL?: string;
+
+  /** Time limit of each call to an OAuth provider (token exchange, profile reads). */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  OAUTH_TIMEOUT_MS = 10_000;
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { JobsModule } from '../jobs/jobs.module';
+import { ContactJobsService } from './contact-jobs.service';
+import { ContactsController } from './contacts.controller';
+import { ContactsRepository } from './contacts.repository';
+import { ContactsService } from './contacts.service';
+import { SubscriptionEvents } from './subscription-events';
+
+@Module({
+  imports: [JobsModule],
+  controllers: [ContactsController],
+  providers: [ContactsRepository, ContactsService, ContactJobsService, SubscriptionEvents],
+  exports: [ContactsRepository, SubscriptionEvents],
+})
+export class ContactsModule {}

@@ -1,0 +1,56 @@
+export type EmailKind = 'TRANSACTIONAL' | 'MARKETING' | 'SYSTEM';
+export type EmailSource = 'API' | 'CAMPAIGN' | 'WORKFLOW' | 'SYSTEM';
+export type EmailStatus = 'QUEUED' | 'SENDING' | 'SENT' | 'FAILED' | 'SUPPRESSED' | 'STORED';
+
+export interface StoredAttachment {
+  filename: string;
+  /** base64 */
+  content: string;
+  contentType?: string;
+  contentId?: string;
+  disposition?: 'attachment' | 'inline';
+}
+
+export interface NewEmail {
+  projectId: string | null;
+  contactId: string | null;
+  kind: EmailKind;
+  source: EmailSource;
+  status: EmailStatus;
+  statusReason: string | null;
+  to: string;
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+  subject: string;
+  html: string;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[];
+  data: Record<string, unknown> | null;
+}
+
+export interface EmailRow {
+  id: string;
+  project_id: string | null;
+  contact_id: string | null;
+  kind: EmailKind;
+  source: EmailSource;
+  status: EmailStatus;
+  status_reason: string | null;
+  to_email: string;
+  from_email: string;
+  from_name: string | null;
+  reply_to: string | null;
+  subject: string;
+  html: string;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[];
+  data: Record<string, unknown> | null;
+  message_id: string | null;
+  attempts: number;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+/** Why a mail was stored and not sent when no SMTP server is configured. */
+export const NOT_SENT_NO_SMTP = 'SMTP_URL is not configured: the email was stored in the activity feed and not sent';

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { ContactsModule } from '../contacts/contacts.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { EmailsRepository } from './emails.repository';
+import { MailQueue } from './mail-queue.service';
+import { SendController } from './send.controller';
+import { SendService } from './send.service';
+import { SendWorker } from './send.worker';
+import { SmtpTransport } from './smtp.transport';
+import { UnsubscribeController } from './unsubscribe.controller';
+import { UnsubscribeLinks } from './unsubscribe-links';
+import { UnsubscribeService } from './unsubscribe.service';
+
+@Module({
+  imports: [ContactsModule, IdempotencyModule],
+  controllers: [SendController, UnsubscribeController],
+  providers: [EmailsRepository, MailQueue, SendService, SendWorker, SmtpTransport, UnsubscribeLinks, UnsubscribeService],
+  exports: [MailQueue],
+})
+export class EmailsModule {}

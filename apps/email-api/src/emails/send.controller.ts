@@ -1,0 +1,38 @@
+import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ok } from '@platform/envelopes';
+import type { Response } from 'express';
+import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
+import { RequestId } from '../common/request-id.decorator';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { SendEmailDto } from './dto/send.dto';
+import { SendService } from './send.service';
+
+@ApiTags('Public API')
+@Controller('v1')
+export class SendController {
+  constructor(
+    private readonly sender: SendService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  @Post('send')
+  @HttpCode(200)
+  @ProjectAccess()
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'As for POST /v1/track: a retry with the same key and body returns the first answer and sends nothing again' })
+  @ApiOperation({
+    summary: 'Send an email (secret key)',
+    description:
+      'Minimal body `{to, subject, body}`. Answers `{success: true, data: {emails: [{contact: {id, email}, email: <eml_ id>, status}], timestamp, delivery, note?}}`. ' +
+      'Each email is queued and sent by a worker through SMTP_URL (status QUEUED → SENT or FAILED after retries). With SMTP_URL unset the emails are stored (status STORED, `delivery: "stored"`) and not sent. ' +
+      'Marketing email (`type: "marketing"`) to an unsubscribed contact is recorded as SUPPRESSED; marketing email carries `List-Unsubscribe` and `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058). ' +
+      'Template references (`template`) and verified sender domains arrive with templates and domains (part 2); `from` is not checked yet.',
+  })
+  async send(@CurrentProject() ctx: ProjectContext, @Body() body: SendEmailDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
+    this.sender.validate(body);
+    const result = await this.idempotency.run(ctx.project.id, 'send', key, body, 200, async (m) => ok(await this.sender.send(m, ctx.project.id, body, requestId)));
+    if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    else this.sender.committed();
+    return result.body;
+  }
+}

@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError, type FieldError } from '@platform/errors';
+import type { EntityManager } from 'typeorm';
+import { EmailApiConfig } from '../config';
+import { dataPatch } from '../contacts/contact';
+import { ContactsRepository } from '../contacts/contacts.repository';
+import { assertDataKeys } from '../contacts/contacts.service';
+import { SubscriptionEvents } from '../contacts/subscription-events';
+import type { StoredAttachment } from './email';
+import type { SendEmailDto } from './dto/send.dto';
+import { MailQueue } from './mail-queue.service';
+import { parseHeaders, parseRecipients, parseSender } from './recipients';
+import { renderTemplate } from './render';
+import { UnsubscribeLinks } from './unsubscribe-links';
+
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+
+export interface SendResult {
+  emails: Array<{ contact: { id: string; email: string }; email: string; status: string }>;
+  timestamp: string;
+  /** `queued`: the send worker delivers through SMTP_URL; `stored`: SMTP_URL is unset, nothing was sent. */
+  delivery: 'queued' | 'stored';
+  note?: string;
+}
+
+/** POST /v1/send: one email per recipient, each to its (created or updated) contact. */
+@Injectable()
+export class SendService {
+  constructor(
+    private readonly config: EmailApiConfig,
+    private readonly contacts: ContactsRepository,
+    private readonly subscriptions: SubscriptionEvents,
+    private readonly queue: MailQueue,
+    private readonly links: UnsubscribeLinks,
+  ) {}
+
+  /** Checks everything that class-validator cannot; throws 422 with field errors. */
+  validate(dto: SendEmailDto): void {
+    const errors: FieldError[] = [];
+    parseRecipients(dto.to, errors);
+    parseSender(dto.from, errors);
+    parseHeaders(dto.headers, errors);
+    const bytes = (dto.attachments ?? []).reduce((n, a) => n + Buffer.byteLength(a.content, 'base64'), 0);
+    if (bytes > MAX_ATTACHMENT_BYTES) errors.push({ field: 'attachments', message: 'attachments exceed 10 MB in total', code: 'too_big' });
+    if (errors.length) throw new ApiError(422, 'VALIDATION_ERROR', 'Validation failed', { errors, suggestion: 'Fix the fields listed in error.errors and retry.' });
+    assertDataKeys(dto.data);
+  }
+
+  async send(m: EntityManager, projectId: string, dto: SendEmailDto, correlationId?: string): Promise<SendResult> {
+    const ignored: FieldError[] = [];
+    const recipients = parseRecipients(dto.to, ignored);
+    const sender = parseSender(dto.from, ignored);
+    const headers = parseHeaders(dto.headers, ignored);
+    const marketing = dto.type === 'marketing';
+    const attachments: StoredAttachment[] = (dto.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      ...(a.contentType ? { contentType: a.contentType } : {}),
+      ...(a.contentId ? { contentId: a.contentId } : {}),
+      ...(a.disposition ? { disposition: a.disposition } : {}),
+    }));
+    const out: SendResult['emails'] = [];
+    for (const to of recipients) {
+      const upsert = await this.contacts.upsert(m, projectId, to.email, dto.subscribed, false, dataPatch(dto.data));
+      const contact = upsert.contact;
+      if (upsert.previousSubscribed !== null && upsert.previousSubscribed !== contact.subscribed) {
+        await this.subscriptions.changed(m, projectId, contact, contact.subscribed, correlationId);
+      }
+      const unsubscribeUrl = this.links.url(contact.id);
+      const vars = { ...contact.data, ...(dto.data ?? {}), data: { ...contact.data, ...(dto.data ?? {}) }, email: contact.email, id: contact.id, subscribed: contact.subscribed, name: to.name ?? contact.data['name'], unsubscribeUrl };
+      const mailHeaders = { ...headers };
+      if (marketing) {
+        mailHeaders['List-Unsubscribe'] = `<${unsubscribeUrl}>`;
+        mailHeaders['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+      }
+      const email = await this.queue.enqueue(
+        m,
+        {
+          projectId,
+          contactId: contact.id,
+          kind: marketing ? 'MARKETING' : 'TRANSACTIONAL',
+          source: 'API',
+          to: to.name ? `"${to.name.replace(/["\\]/g, '')}" <${to.email}>` : to.email,
+          from: sender?.email ?? this.config.EMAIL_FROM,
+          fromName: sender?.name ?? dto.name ?? null,
+          replyTo: dto.reply ?? null,
+          subject: renderTemplate(dto.subject, vars, false),
+          html: renderTemplate(dto.body, vars, true),
+          headers: mailHeaders,
+          attachments,
+          data: dto.data ?? null,
+        },
+        marketing && !contact.subscribed ? 'The contact is unsubscribed: marketing email is not sent to it' : undefined,
+      );
+      out.push({ contact: { id: contact.id, email: contact.email }, email: email.id, status: email.status });
+    }
+    const stored = !this.queue.smtpConfigured;
+    return {
+      emails: out,
+      timestamp: new Date().toISOString(),
+      delivery: stored ? 'stored' : 'queued',
+      ...(stored ? { note: 'SMTP_URL is not configured: the emails were stored in the activity feed and not sent' } : {}),
+    };
+  }
+
+  /** Wake the local sender once the transaction has committed. */
+  committed(): void {
+    this.queue.flush();
+  }
+}

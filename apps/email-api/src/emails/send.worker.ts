@@ -1,0 +1,54 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { PollingWorker } from '../common/polling-worker';
+import { EmailApiConfig } from '../config';
+import { EmailsRepository } from './emails.repository';
+import { SmtpTransport } from './smtp.transport';
+
+const LEASE_SECONDS = 120;
+const BATCH = 10;
+
+/**
+ * Sends queued emails through SMTP_URL: claims due rows with `claimDue` (FOR UPDATE SKIP LOCKED, a
+ * lease), sends them, and marks them SENT, or retries with exponential backoff (30 s doubling, up to
+ * SEND_MAX_ATTEMPTS), then FAILED. Every replica runs it; each email goes to one sender. Permanent
+ * SMTP refusals (5xx) fail at once. Off when SMTP_URL is unset (nothing is queued then).
+ */
+@Injectable()
+export class SendWorker extends PollingWorker {
+  protected readonly logger = new Logger('SendWorker');
+
+  constructor(
+    private readonly emails: EmailsRepository,
+    private readonly smtp: SmtpTransport,
+    private readonly config: EmailApiConfig,
+  ) {
+    super(config.WORKER_POLL_MS);
+  }
+
+  protected override enabled(): boolean {
+    return this.smtp.configured;
+  }
+
+  protected async tick(): Promise<number> {
+    const due = await this.emails.claim(BATCH, LEASE_SECONDS);
+    await Promise.all(
+      due.map(async (email) => {
+        try {
+          const messageId = await this.smtp.send(email);
+          await this.emails.markSent(email.id, messageId);
+        } catch (err) {
+          const e = err as Error & { responseCode?: number };
+          const reason = `${e.responseCode ? `${e.responseCode} ` : ''}${e.message}`.slice(0, 500);
+          const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500;
+          if (permanent || email.attempts >= this.config.SEND_MAX_ATTEMPTS) {
+            this.logger.warn(`email ${email.id} failed for good: ${reason}`);
+            await this.emails.markFailed(email.id, reason);
+          } else {
+            await this.emails.markRetry(email.id, reason, 30 * 2 ** (email.attempts - 1));
+          }
+        }
+      }),
+    );
+    return due.length;
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { EmailApiConfig } from '../config';
+import type { EmailRow } from './email';
+
+/** nodemailer over SMTP_URL (pooled); null when SMTP_URL is unset. */
+@Injectable()
+export class SmtpTransport implements OnApplicationShutdown {
+  private readonly transporter: Transporter | null;
+
+  constructor(config: EmailApiConfig) {
+    this.transporter = config.SMTP_URL
+      ? nodemailer.createTransport(config.SMTP_URL, { pool: true, maxConnections: 5, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as object)
+      : null;
+  }
+
+  get configured(): boolean {
+    return this.transporter !== null;
+  }
+
+  /** Sends one stored email; resolves with the Message-ID, throws when the server refused it. */
+  async send(email: EmailRow): Promise<string | null> {
+    if (!this.transporter) throw new Error('SMTP_URL is not configured');
+    const info = await this.transporter.sendMail({
+      from: email.from_name ? { name: email.from_name, address: email.from_email } : email.from_email,
+      to: email.to_email,
+      replyTo: email.reply_to ?? undefined,
+      subject: email.subject,
+      html: email.html,
+      headers: email.headers,
+      attachments: email.attachments.map((a) => ({
+        filename: a.filename,
+        content: Buffer.from(a.content, 'base64'),
+        contentType: a.contentType,
+        cid: a.contentId,
+        contentDisposition: a.disposition,
+      })),
+    });
+    return (info as { messageId?: string }).messageId ?? null;
+  }
+
+  onApplicationShutdown(): void {
+    this.transporter?.close();
+  }
+}

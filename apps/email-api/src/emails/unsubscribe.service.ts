@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '@platform/errors';
+import { Db } from '../common/db';
+import { ContactsRepository } from '../contacts/contacts.repository';
+import { SubscriptionEvents } from '../contacts/subscription-events';
+import { UnsubscribeLinks } from './unsubscribe-links';
+
+@Injectable()
+export class UnsubscribeService {
+  constructor(
+    private readonly db: Db,
+    private readonly links: UnsubscribeLinks,
+    private readonly contacts: ContactsRepository,
+    private readonly subscriptions: SubscriptionEvents,
+  ) {}
+
+  /** The contact a link points to (for the confirmation page). */
+  async contactOf(token: string): Promise<{ id: string; email: string; subscribed: boolean; projectId: string }> {
+    const id = this.links.verify(token);
+    const contact = id ? await this.contacts.findAnyById(id) : null;
+    if (!contact) {
+      throw new ApiError(404, 'INVALID_UNSUBSCRIBE_LINK', 'This unsubscribe link is not valid (or the contact no longer exists)', {
+        suggestion: 'Use the link of a recent email; if the address still receives mail, reply to the sender.',
+      });
+    }
+    return contact;
+  }
+
+  /** Unsubscribes the contact of the link (idempotent); records `contact.unsubscribed` when it changed. */
+  async unsubscribe(token: string, correlationId?: string): Promise<{ email: string; changed: boolean }> {
+    const contact = await this.contactOf(token);
+    const changed = await this.db.transaction(async (m) => {
+      const updated = await this.contacts.setSubscribed(m, contact.projectId, [contact.id], false);
+      for (const c of updated) await this.subscriptions.changed(m, contact.projectId, c, false, correlationId);
+      return updated.length > 0;
+    });
+    return { email: contact.email, changed };
+  }
+}

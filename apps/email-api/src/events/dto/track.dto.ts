@@ -1,0 +1,52 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsEmail, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { CursorQueryDto } from '../../common/list-query.dto';
+
+export class TrackEventDto {
+  @ApiProperty({ example: 'ada@example.com' })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
+  @IsEmail()
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'signed_up', description: '1–100 characters; names starting with "email.", "contact.subscribed", "contact.unsubscribed" and "segment.<slug>.entry|exit" are reserved (422)' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  @Matches(/^\S(.*\S)?$/, { message: 'event must not start or end with whitespace' })
+  event: string;
+
+  @ApiPropertyOptional({ description: 'New contacts are subscribed unless this is false; existing contacts change only when it is given' })
+  @IsOptional()
+  @IsBoolean()
+  subscribed?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      'Event properties, also merged into the contact\'s custom fields (null removes a field, "" is ignored). `{"value": x, "persistent": false}` keeps x on the event (and workflow context) only.',
+    example: { plan: 'pro', coupon: { value: 'WELCOME10', persistent: false } },
+  })
+  @IsOptional()
+  @IsObject()
+  data?: Record<string, unknown>;
+}
+
+export class TrackResponseDto {
+  @ApiProperty({ example: 'cnt_4f0c…', description: 'Id of the created or updated contact' })
+  contact: string;
+
+  @ApiProperty({ example: 'evt_9a2d…', description: 'Id of the stored event' })
+  event: string;
+
+  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
+  timestamp: string;
+}
+
+export class ListEventsQueryDto extends CursorQueryDto {
+  @ApiPropertyOptional({ description: 'Only events of this name' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  name?: string;
+}

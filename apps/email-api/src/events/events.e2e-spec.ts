@@ -1,0 +1,209 @@
+import {
+  AutomationEmailCaptured,
+  AutomationLinkClicked,
+  AutomationLinkSent,
+  EmailEventTracked,
+  EventBus,
+  type EmailEventTrackedData,
+  type EventEnvelope,
+} from '@platform/messaging';
+import { createTestRabbit, testServices, type TestRabbit } from '@platform/testing';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { IdempotencyPruner } from '../idempotency/idempotency-pruner';
+import { bearer, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
+
+describe('events: /v1/track, /events/*, activity, and the event bus (e2e, RabbitMQ when available)', () => {
+  let t: EmailTestApp;
+  let rabbit: TestRabbit | undefined;
+  let project: TestProject;
+  const published: Array<EventEnvelope<EmailEventTrackedData>> = [];
+  const sk = () => bearer(project.secretKey);
+
+  beforeAll(async () => {
+    rabbit = testServices().amqpUrl ? await createTestRabbit() : undefined;
+    t = await startEmailApi(
+      rabbit
+        ? { AMQP_URL: testServices().amqpUrl, EVENTS_EXCHANGE: rabbit.exchange, EVENTS_DLX: rabbit.dlx, EVENTS_QUEUE_PREFIX: `${rabbit.prefix}.` }
+        : {},
+    );
+    if (rabbit) rabbit.queue('email-api.automation');
+    const observer = rabbit ? rabbit.queue('observer') : 'test-observer';
+    await t.app.get(EventBus).subscribe(observer, [EmailEventTracked], async (e) => {
+      published.push(e as EventEnvelope<EmailEventTrackedData>);
+    });
+    ({ project } = await newProject(t, 'Events'));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await rabbit?.cleanup();
+  });
+
+  it('tracks with the public key: creates the contact, stores the event and publishes email.event_tracked', async () => {
+    const res = await t.http
+      .post('/v1/track')
+      .set(bearer(project.publicKey))
+      .set('X-Request-Id', 'track-req-1')
+      .send({ email: 'Track@Example.com', event: 'signed_up', data: { plan: 'pro', coupon: { value: 'WELCOME', persistent: false } } })
+      .expect(200);
+    expect(res.body).toEqual({ success: true, data: { contact: expect.stringMatching(/^cnt_/), event: expect.stringMatching(/^evt_/), timestamp: expect.any(String) } });
+    const contact = await t.http.get(`/contacts/${res.body.data.contact}`).set(sk()).expect(200);
+    expect(contact.body).toMatchObject({ email: 'track@example.com', subscribed: true, data: { plan: 'pro' } });
+    expect(contact.body.data).not.toHaveProperty('coupon');
+    const envelope = await eventually(async () => published.find((e) => e.data.eventId === res.body.data.event), 'email.event_tracked');
+    expect(envelope).toMatchObject({
+      type: 'email.event_tracked',
+      source: 'email-api',
+      correlationId: 'track-req-1',
+      data: { projectId: project.id, contactId: res.body.data.contact, email: 'track@example.com', event: 'signed_up', properties: { plan: 'pro', coupon: 'WELCOME' }, contactCreated: true },
+    });
+    // a second event updates the same contact
+    await t.http.post('/v1/track').set(sk()).send({ email: 'track@example.com', event: 'upgraded', subscribed: false }).expect(200);
+    expect((await t.http.get(`/contacts/${res.body.data.contact}`).set(sk()).expect(200)).body.subscribed).toBe(false);
+    const second = await eventually(async () => published.find((e) => e.data.event === 'upgraded'), 'second event');
+    expect(second.data.contactCreated).toBe(false);
+  });
+
+  it('is idempotent with an Idempotency-Key: one event, the same answer', async () => {
+    const body = { email: 'idem@example.com', event: 'paid' };
+    const key = randomUUID();
+    const first = await t.http.post('/v1/track').set(sk()).set('Idempotency-Key', key).send(body).expect(200);
+    const [a, b] = await Promise.all([
+      t.http.post('/v1/track').set(sk()).set('Idempotency-Key', key).send(body).expect(200),
+      t.http.post('/v1/track').set(bearer(project.publicKey)).set('Idempotency-Key', key).send(body).expect(200),
+    ]);
+    expect(a.body).toEqual(first.body);
+    expect(b.body).toEqual(first.body);
+    expect(a.headers['idempotent-replayed']).toBe('true');
+    expect((await t.http.post('/v1/track').set(sk()).set('Idempotency-Key', key).send({ ...body, event: 'other' }).expect(409)).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const events = await t.http.get('/events?name=paid').set(sk()).expect(200);
+    expect(events.body.total).toBe(1);
+    // after 24 hours a key is free again, and the pruner deletes it
+    const ds = t.app.get(DataSource);
+    await ds.query(`UPDATE ${t.config.DATABASE_SCHEMA}.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`, [key]);
+    const reused = await t.http.post('/v1/track').set(sk()).set('Idempotency-Key', key).send({ ...body, event: 'other' }).expect(200);
+    expect(reused.headers['idempotent-replayed']).toBeUndefined();
+    await ds.query(`UPDATE ${t.config.DATABASE_SCHEMA}.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`, [key]);
+    await t.app.get(IdempotencyPruner).drain();
+    expect(await ds.query(`SELECT 1 FROM ${t.config.DATABASE_SCHEMA}.idempotency_keys WHERE key = $1`, [key])).toHaveLength(0);
+  });
+
+  it('refuses reserved event names and reserved data keys with 422', async () => {
+    for (const event of ['email.opened', 'contact.unsubscribed', 'segment.vip.entry']) {
+      const res = await t.http.post('/v1/track').set(sk()).send({ email: 'r@example.com', event }).expect(422);
+      expect(res.body.error.errors[0]).toMatchObject({ field: 'event', code: 'reserved_name' });
+    }
+    expect((await t.http.post('/v1/track').set(sk()).send({ email: 'r@example.com', event: 'ok', data: { subscribed: true } }).expect(422)).body.error.errors[0].field).toBe('data.subscribed');
+  });
+
+  it('lists events, names, stats, usage, events of a contact, and deletes by name', async () => {
+    const { project: p } = await newProject(t, 'Event lists');
+    const key = bearer(p.secretKey);
+    for (const [email, event] of [
+      ['e1@example.com', 'viewed'],
+      ['e1@example.com', 'viewed'],
+      ['e2@example.com', 'viewed'],
+      ['e2@example.com', 'bought'],
+    ]) {
+      await t.http.post('/events/track').set(key).send({ email, event }).expect(200);
+    }
+    const recent = await t.http.get('/events?limit=3').set(key).expect(200);
+    expect(recent.body).toMatchObject({ total: 4, hasMore: true });
+    expect(recent.body.data[0]).toMatchObject({ name: 'bought', email: 'e2@example.com', id: expect.stringMatching(/^evt_/) });
+    const rest = await t.http.get(`/events?limit=3&cursor=${recent.body.cursor}`).set(key).expect(200);
+    expect(rest.body).toMatchObject({ total: 0, hasMore: false });
+    expect(rest.body.data).toHaveLength(1);
+    const names = await t.http.get('/events/names').set(key).expect(200);
+    expect(names.body.map((n: { name: string; count: number }) => [n.name, n.count])).toEqual([
+      ['viewed', 3],
+      ['bought', 1],
+    ]);
+    const stats = await t.http.get('/events/stats').set(key).expect(200);
+    expect(stats.body).toMatchObject({ total: 4, uniqueNames: 2, uniqueContacts: 2, last24h: 4, topEvents: [{ name: 'viewed', count: 3 }, { name: 'bought', count: 1 }] });
+    expect((await t.http.get('/events/viewed/usage').set(key).expect(200)).body).toMatchObject({ name: 'viewed', count: 3, contacts: 2 });
+    await t.http.get('/events/never/usage').set(key).expect(404);
+    const contactId = recent.body.data[0].contactId;
+    const ofContact = await t.http.get(`/events/contact/${contactId}`).set(key).expect(200);
+    expect(ofContact.body.data.map((e: { name: string }) => e.name)).toEqual(['bought', 'viewed']);
+    await t.http.get(`/events/contact/${contactId}`).set(sk()).expect(404);
+    expect((await t.http.delete('/events/viewed').set(key).expect(200)).body).toEqual({ name: 'viewed', deleted: 3 });
+    await t.http.delete('/events/viewed').set(key).expect(404);
+    expect((await t.http.get('/events').set(key).expect(200)).body.total).toBe(1);
+    // another project sees none of it
+    expect((await t.http.get('/events/names').set(sk()).expect(200)).body.map((n: { name: string }) => n.name)).not.toContain('bought');
+  });
+
+  it('activity: feed, stats, recent count and types', async () => {
+    const { project: p } = await newProject(t, 'Activity');
+    const key = bearer(p.secretKey);
+    await t.http.post('/v1/track').set(key).send({ email: 'act@example.com', event: 'visited' }).expect(200);
+    await t.http.post('/v1/send').set(key).send({ to: 'act@example.com', subject: 'Hi', body: 'b' }).expect(200);
+    const feed = await t.http.get('/activity').set(key).expect(200);
+    expect(feed.body).toMatchObject({ total: 2, hasMore: false });
+    expect(feed.body.data.map((a: { type: string; title: string }) => [a.type, a.title])).toEqual([
+      ['email.stored', 'Hi'],
+      ['event', 'visited'],
+    ]);
+    expect((await t.http.get('/activity?type=event').set(key).expect(200)).body.total).toBe(1);
+    expect((await t.http.get('/activity/types').set(key).expect(200)).body).toEqual(['email.stored', 'event']);
+    expect((await t.http.get('/activity/stats').set(key).expect(200)).body).toMatchObject({ total: 2, events: 1, emails: 1, byType: { event: 1, 'email.stored': 1 } });
+    expect((await t.http.get('/activity/recent-count').set(key).expect(200)).body.count).toBe(2);
+    expect((await t.http.get(`/activity/recent-count?since=${new Date(Date.now() + 60_000).toISOString()}`).set(key).expect(200)).body.count).toBe(0);
+    expect((await t.http.get('/activity/recent-count?since=yesterday-ish').set(key).expect(422)).body.error.errors[0].field).toBe('since');
+    expect((await t.http.get('/activity').set(sk()).expect(200)).body.data.some((a: { email: string }) => a.email === 'act@example.com')).toBe(false);
+  });
+
+  describe('automation events in (consumer email-api.automation)', () => {
+    const base = () => ({ accountId: 'acc-1', emailPublicKey: project.publicKey, igUserId: 'ig-42', igUsername: 'ada', automationId: 'auto-1', runId: 'run-1' });
+
+    it('email_captured upserts the contact in the linked project, tracks the event, once per event id', async () => {
+      const bus = t.app.get(EventBus);
+      const id = randomUUID();
+      const data = { ...base(), email: 'Captured@Example.com', automationName: 'Giveaway', tags: ['giveaway', 'ig'] };
+      await bus.publish(AutomationEmailCaptured, data, { id });
+      await bus.publish(AutomationEmailCaptured, data, { id });
+      const contact = await eventually(async () => {
+        const res = await t.http.post('/contacts/lookup').set(sk()).send({ emails: ['captured@example.com'] }).expect(200);
+        return res.body.found[0];
+      }, 'the captured contact');
+      const full = await t.http.get(`/contacts/${contact.id}`).set(sk()).expect(200);
+      expect(full.body).toMatchObject({ subscribed: true, data: { igUserId: 'ig-42', igUsername: 'ada', automationName: 'Giveaway', tags: ['giveaway', 'ig'] } });
+      const events = await eventually(async () => {
+        const res = await t.http.get(`/events/contact/${contact.id}`).set(sk()).expect(200);
+        return res.body.data.length ? res.body : undefined;
+      }, 'the email_captured event');
+      expect(events.data.map((e: { name: string }) => e.name)).toEqual(['email_captured']);
+      expect(events.data[0].data).toMatchObject({ automationId: 'auto-1', runId: 'run-1' });
+      const tracked = await eventually(async () => published.find((e) => e.data.event === 'email_captured'), 'email.event_tracked of the capture');
+      expect(tracked.data.projectId).toBe(project.id);
+      // tags accumulate across automations
+      await bus.publish(AutomationEmailCaptured, { ...data, tags: ['vip'] });
+      await eventually(async () => {
+        const res = await t.http.get(`/contacts/${contact.id}`).set(sk()).expect(200);
+        return (res.body.data.tags as string[]).includes('vip') ? res.body : undefined;
+      }, 'the new tag');
+      expect((await t.http.get(`/contacts/${contact.id}`).set(sk()).expect(200)).body.data.tags).toEqual(['giveaway', 'ig', 'vip']);
+      // the duplicate delivery was handled once
+      expect((await t.http.get(`/events/contact/${contact.id}`).set(sk()).expect(200)).body.data).toHaveLength(2);
+    });
+
+    it('link_sent and link_clicked are tracked when the email is known; unlinked accounts are ignored', async () => {
+      const bus = t.app.get(EventBus);
+      await bus.publish(AutomationLinkSent, { ...base(), email: 'linker@example.com', linkUrl: 'https://x.test/a', tracked: true });
+      await bus.publish(AutomationLinkClicked, { ...base(), email: 'linker@example.com', linkUrl: 'https://x.test/a', linkIndex: 0, firstClick: true });
+      await bus.publish(AutomationLinkClicked, { ...base(), email: null, linkUrl: 'https://x.test/a', linkIndex: 0, firstClick: false });
+      await bus.publish(AutomationLinkSent, { ...base(), emailPublicKey: null, email: 'unlinked@example.com', linkUrl: 'https://x.test/b', tracked: false });
+      await bus.publish(AutomationLinkSent, { ...base(), emailPublicKey: 'pk_unknown', email: 'unknown@example.com', linkUrl: 'https://x.test/b', tracked: false });
+      const names = await eventually(async () => {
+        const res = await t.http.get('/events?limit=100').set(sk()).expect(200);
+        const mine = res.body.data.filter((e: { email: string }) => e.email === 'linker@example.com').map((e: { name: string }) => e.name);
+        return mine.length === 2 ? mine : undefined;
+      }, 'the link events');
+      expect(names.sort()).toEqual(['link_clicked', 'link_sent']);
+      const clicked = (await t.http.get('/events?name=link_clicked').set(sk()).expect(200)).body.data[0];
+      expect(clicked.data).toMatchObject({ linkUrl: 'https://x.test/a', linkIndex: 0, firstClick: true });
+      const lookup = await t.http.post('/contacts/lookup').set(sk()).send({ emails: ['linker@example.com', 'unlinked@example.com', 'unknown@example.com'] }).expect(200);
+      expect(lookup.body.notFound).toEqual(['unlinked@example.com', 'unknown@example.com']);
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '@platform/errors';
+import { DEFAULT_LIMIT } from '../common/list-query.dto';
+import { decodeCursor, toPage } from '../common/pagination';
+import { ContactsRepository } from '../contacts/contacts.repository';
+import { contactNotFound } from '../contacts/contacts.service';
+import { EventsRepository } from './events.repository';
+
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly contacts: ContactsRepository,
+  ) {}
+
+  async recent(projectId: string, query: { limit?: number; cursor?: string; name?: string }) {
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const after = decodeCursor(query.cursor);
+    const filter = { name: query.name };
+    const [rows, total] = await Promise.all([this.events.page(projectId, limit, after, filter), after ? null : this.events.count(projectId, filter)]);
+    return toPage(rows, limit, total);
+  }
+
+  async ofContact(projectId: string, contactId: string, query: { limit?: number; cursor?: string; name?: string }) {
+    if (!(await this.contacts.findById(projectId, contactId))) throw contactNotFound();
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const after = decodeCursor(query.cursor);
+    const filter = { contactId, name: query.name };
+    const [rows, total] = await Promise.all([this.events.page(projectId, limit, after, filter), after ? null : this.events.count(projectId, filter)]);
+    return toPage(rows, limit, total);
+  }
+
+  async stats(projectId: string) {
+    const [totals, names] = await Promise.all([this.events.stats(projectId), this.events.names(projectId)]);
+    return { ...totals, topEvents: names.slice(0, 10).map((n) => ({ name: n.name, count: n.count })) };
+  }
+
+  names(projectId: string) {
+    return this.events.names(projectId);
+  }
+
+  /**
+   * Where an event name is used. Part 1 knows the events themselves (count, contacts, first and
+   * last time); the workflows and segments of parts 2 and 3 add their references here.
+   */
+  async usage(projectId: string, name: string) {
+    const usage = await this.events.usage(projectId, name);
+    if (usage.count === 0) throw eventNotFound(name);
+    return { name, ...usage };
+  }
+
+  async deleteByName(projectId: string, name: string): Promise<{ name: string; deleted: number }> {
+    const deleted = await this.events.deleteByName(projectId, name);
+    if (deleted === 0) throw eventNotFound(name);
+    return { name, deleted };
+  }
+}
+
+const eventNotFound = (name: string) =>
+  new ApiError(404, 'EVENT_NOT_FOUND', `No events named "${name}" in this project`, { suggestion: 'List the names in use with GET /events/names.' });

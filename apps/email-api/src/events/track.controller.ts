@@ -1,0 +1,58 @@
+import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkEnvelope, ok } from '@platform/envelopes';
+import type { Response } from 'express';
+import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
+import { RequestId } from '../common/request-id.decorator';
+import { assertDataKeys } from '../contacts/contacts.service';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { TrackEventDto, TrackResponseDto } from './dto/track.dto';
+import { TrackService } from './track.service';
+
+const IDEMPOTENCY_DOC = ApiHeader({
+  name: 'Idempotency-Key',
+  required: false,
+  description: 'Retry-safe: a repeated request with the same key and body returns the first answer (header `Idempotent-Replayed: true`) without recording again; the same key with another body gives 409 `IDEMPOTENCY_KEY_REUSED`. Keys live 24 hours.',
+});
+
+@ApiTags('Public API')
+@Controller()
+export class TrackController {
+  constructor(
+    private readonly tracking: TrackService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  @Post('v1/track')
+  @HttpCode(200)
+  @ProjectAccess({ publicKey: true })
+  @IDEMPOTENCY_DOC
+  @ApiOkEnvelope(TrackResponseDto)
+  @ApiOperation({
+    summary: 'Track an event (public or secret key)',
+    description: 'Creates or updates the contact, records the event and starts matching workflows (via `email.event_tracked`). Answers `{success: true, data: {contact, event, timestamp}}`.',
+  })
+  track(@CurrentProject() ctx: ProjectContext, @Body() body: TrackEventDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
+    return this.record(ctx, body, res, key, requestId);
+  }
+
+  @Post('events/track')
+  @HttpCode(200)
+  @ProjectAccess({ publicKey: true, session: true })
+  @IDEMPOTENCY_DOC
+  @ApiOkEnvelope(TrackResponseDto)
+  @ApiOperation({ summary: 'Alias of POST /v1/track (also for dashboard sessions)' })
+  trackAlias(@CurrentProject() ctx: ProjectContext, @Body() body: TrackEventDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
+    return this.record(ctx, body, res, key, requestId);
+  }
+
+  private async record(ctx: ProjectContext, body: TrackEventDto, res: Response, key: string | undefined, requestId: string | undefined) {
+    assertDataKeys(body.data);
+    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async (m) => {
+      const tracked = await this.tracking.track(m, ctx.project.id, body, requestId);
+      return ok({ contact: tracked.contact.id, event: tracked.eventId, timestamp: tracked.timestamp.toISOString() });
+    });
+    if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return result.body;
+  }
+}

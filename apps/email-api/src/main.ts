@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { emailApiService } from './service';
+
+void runService(emailApiService);

@@ -1,0 +1,40 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { PROJECT_ROLES, type ProjectRole } from '../../access/roles';
+
+export class CreateProjectDto {
+  @ApiProperty({ example: 'My product' })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  name: string;
+}
+
+export class UpdateProjectDto extends CreateProjectDto {}
+
+export class ResetProjectDto {
+  @ApiProperty({ description: 'The exact project name, confirming the irreversible wipe' })
+  @IsString()
+  @MaxLength(100)
+  confirm: string;
+}
+
+export class AddMemberDto {
+  @ApiProperty({ description: 'Email of an existing account' })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
+  @IsEmail()
+  email: string;
+
+  @ApiPropertyOptional({ enum: PROJECT_ROLES, default: 'MEMBER' })
+  @IsOptional()
+  @IsIn(PROJECT_ROLES)
+  role?: ProjectRole;
+}
+
+export class UpdateMemberDto {
+  @ApiProperty({ enum: PROJECT_ROLES })
+  @IsIn(PROJECT_ROLES)
+  role: ProjectRole;
+}

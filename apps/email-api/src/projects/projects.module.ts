@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ProjectStatsRepository } from './project-stats.repository';
+import { ProjectsController } from './projects.controller';
+import { ProjectsService } from './projects.service';
+
+/** Projects, keys and members: /projects/:id/* (the /users/@me/projects routes live in the users module). */
+@Module({
+  controllers: [ProjectsController],
+  providers: [ProjectsService, ProjectStatsRepository],
+  exports: [ProjectsService],
+})
+export class ProjectsModule {}

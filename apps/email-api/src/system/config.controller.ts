@@ -1,0 +1,26 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { EmailApiConfig } from '../config';
+import { configuredProviders } from '../oauth/oauth-providers';
+
+@ApiTags('System')
+@Controller('config')
+export class ConfigController {
+  constructor(private readonly config: EmailApiConfig) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Feature flags of this server (no authentication)',
+    description: '`signups`: POST /auth/signup is open; `smtp`: mail is delivered (else stored unsent); `dnsServers`: /v1/verify uses custom DNS servers; `oauthProviders`: the configured OAuth login providers (`github`, `google`); `billing`: billing is enabled (part 3).',
+  })
+  get() {
+    return {
+      signups: !this.config.DISABLE_SIGNUPS,
+      smtp: Boolean(this.config.SMTP_URL),
+      dnsServers: Boolean(this.config.DNS_SERVERS),
+      oauthProviders: configuredProviders(this.config).map((p) => p.name),
+      billing: false,
+      rateLimitPerMinute: this.config.EMAIL_RATE_LIMIT_PER_MINUTE,
+    };
+  }
+}

@@ -1,0 +1,96 @@
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { SessionService, setSessionCookie } from '../access/session.service';
+import { EmailApiConfig, SESSION_COOKIE } from '../config';
+import { OAuthService } from '../oauth/oauth.service';
+import { AuthService } from './auth.service';
+import { EmailOnlyDto, LoginDto, ResetPasswordDto, SignupDto, TokenDto } from './dto/auth.dto';
+import { userView } from './user.view';
+
+const ACCEPTED = { message: 'If an account exists for this email, a message is on its way' };
+
+@ApiTags('Auth')
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly sessions: SessionService,
+    private readonly config: EmailApiConfig,
+    private readonly oauth: OAuthService,
+  ) {}
+
+  private setSession(res: Response, token: string): void {
+    setSessionCookie(res, token, this.config);
+  }
+
+  @Post('signup')
+  @ApiOperation({
+    summary: 'Create an account (403 SIGNUPS_DISABLED when DISABLE_SIGNUPS is set)',
+    description: 'Logs the new user in (session cookie) and mails an email-verification token (valid 24 h, single use).',
+  })
+  async signup(@Body() body: SignupDto, @Res({ passthrough: true }) res: Response) {
+    const user = await this.auth.signup(body.email, body.password, body.name);
+    this.setSession(res, this.sessions.issue(user));
+    return userView(user);
+  }
+
+  @Post('login')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Log in: sets the HttpOnly session cookie `email_session` (7 days, SameSite=Lax)' })
+  async login(@Body() body: LoginDto, @Res({ passthrough: true }) res: Response) {
+    const user = await this.auth.login(body.email, body.password);
+    this.setSession(res, this.sessions.issue(user));
+    return userView(user);
+  }
+
+  @Get('logout')
+  @ApiOperation({ summary: 'Log out: clears the session cookie' })
+  logout(@Res({ passthrough: true }) res: Response) {
+    res.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: this.config.NODE_ENV === 'production', path: '/' });
+    return { message: 'Logged out' };
+  }
+
+  @Get('oauth-config')
+  @ApiOperation({
+    summary: 'Login methods this server offers',
+    description:
+      '`providers` lists exactly the OAuth providers configured on this server (`github` when GITHUB_CLIENT_ID/SECRET are set, `google` when GOOGLE_CLIENT_ID/SECRET are set); ' +
+      'a login starts with a browser visit to `GET /auth/oauth/{provider}`.',
+  })
+  oauthConfig() {
+    return { password: true, signupsEnabled: !this.config.DISABLE_SIGNUPS, providers: this.oauth.providerNames() };
+  }
+
+  @Post('verify-email')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Verify the email address with the mailed token (single use, 24 h)' })
+  async verifyEmail(@Body() body: TokenDto) {
+    await this.auth.verifyEmail(body.token);
+    return { message: 'Email verified' };
+  }
+
+  @Post('request-verification')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Mail a new verification token (earlier ones stop working); always 202' })
+  async requestVerification(@Body() body: EmailOnlyDto) {
+    await this.auth.requestVerification(body.email);
+    return ACCEPTED;
+  }
+
+  @Post('request-password-reset')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Mail a password-reset token (single use, 1 h); always 202' })
+  async requestPasswordReset(@Body() body: EmailOnlyDto) {
+    await this.auth.requestPasswordReset(body.email);
+    return ACCEPTED;
+  }
+
+  @Post('reset-password')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Set a new password with the mailed token; ends every existing session' })
+  async resetPassword(@Body() body: ResetPasswordDto) {
+    await this.auth.resetPassword(body.token, body.password);
+    return { message: 'Password changed; log in again' };
+  }
+}

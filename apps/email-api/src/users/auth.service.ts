@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { hashApiKey, hashPassword, verifyPassword } from '@platform/auth';
+import { ApiError } from '@platform/errors';
+import { randomBytes } from 'node:crypto';
+import { UsersRepository, type TokenPurpose, type User } from '../access/users.repository';
+import { Db } from '../common/db';
+import { EmailApiConfig } from '../config';
+import { MailQueue } from '../emails/mail-queue.service';
+import { escapeHtml } from '../emails/render';
+
+const VERIFY_TTL_SECONDS = 24 * 60 * 60;
+const RESET_TTL_SECONDS = 60 * 60;
+
+export const invalidToken = () =>
+  new ApiError(400, 'INVALID_TOKEN', 'The token is invalid, expired or already used', {
+    suggestion: 'Request a new email (POST /auth/request-verification or /auth/request-password-reset) and use its token within its lifetime.',
+  });
+
+/**
+ * Accounts of the dashboard: signup (unless DISABLE_SIGNUPS), login, email verification and password
+ * reset with single-use, expiring tokens (stored hashed) delivered by mail through the send queue.
+ */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly config: EmailApiConfig,
+    private readonly db: Db,
+    private readonly users: UsersRepository,
+    private readonly mail: MailQueue,
+  ) {}
+
+  async signup(email: string, password: string, name?: string): Promise<User> {
+    if (this.config.DISABLE_SIGNUPS) {
+      throw new ApiError(403, 'SIGNUPS_DISABLED', 'Signups are disabled on this server', { suggestion: 'Ask an administrator for an account.' });
+    }
+    const user = await this.users.insert(email, name?.trim() || null, await hashPassword(password));
+    if (!user) {
+      throw new ApiError(409, 'EMAIL_TAKEN', 'An account with this email already exists', { suggestion: 'Log in, or reset the password with POST /auth/request-password-reset.' });
+    }
+    await this.sendToken(user, 'verify_email');
+    return user;
+  }
+
+  async login(email: string, password: string): Promise<User> {
+    const user = await this.users.findByEmail(email);
+    const valid = await verifyPassword(user?.passwordHash, password);
+    if (!user || !valid) throw new ApiError(401, 'INVALID_CREDENTIALS', 'Incorrect email or password', { suggestion: 'Check the email and password, or reset the password.' });
+    return user;
+  }
+
+  /** Sends a new verification email when the account exists and is unverified; says nothing either way. */
+  async requestVerification(email: string): Promise<void> {
+    const user = await this.users.findByEmail(email);
+    if (user && !user.emailVerifiedAt) await this.sendToken(user, 'verify_email');
+  }
+
+  async verifyEmail(token: string): Promise<void> {
+    await this.db.transaction(async (m) => {
+      const userId = await this.users.consumeToken('verify_email', hashApiKey(token), m);
+      if (!userId) throw invalidToken();
+      await this.users.markVerified(userId, m);
+    });
+  }
+
+  async requestPasswordReset(email: string): Promise<void> {
+    const user = await this.users.findByEmail(email);
+    if (user) await this.sendToken(user, 'reset_password');
+  }
+
+  /** New password; the token is spent and every existing session of the user ends. */
+  async resetPassword(token: string, password: string): Promise<void> {
+    const passwordHash = await hashPassword(password);
+    await this.db.transaction(async (m) => {
+      const userId = await this.users.consumeToken('reset_password', hashApiKey(token), m);
+      if (!userId) throw invalidToken();
+      await this.users.setPassword(userId, passwordHash, m);
+      await this.users.revokeTokens(userId, 'reset_password', m);
+      // Receiving the reset email proves the address as well.
+      await this.users.markVerified(userId, m);
+    });
+  }
+
+  private async sendToken(user: User, purpose: TokenPurpose): Promise<void> {
+    const token = randomBytes(32).toString('base64url');
+    await this.users.revokeTokens(user.id, purpose);
+    const ttl = purpose === 'verify_email' ? VERIFY_TTL_SECONDS : RESET_TTL_SECONDS;
+    await this.users.insertToken(user.id, purpose, hashApiKey(token), ttl);
+    const verify = purpose === 'verify_email';
+    const subject = verify ? 'Verify your email address' : 'Reset your password';
+    const action = verify ? 'POST /auth/verify-email' : 'POST /auth/reset-password';
+    const html =
+      `<p>Hello${user.name ? ` ${escapeHtml(user.name)}` : ''},</p>` +
+      `<p>${verify ? 'Confirm your email address' : 'Choose a new password'} with this token (valid for ${verify ? '24 hours' : '1 hour'}, usable once):</p>` +
+      `<p><code id="token">${token}</code></p><p>It is accepted by <code>${action}</code> at ${escapeHtml(this.config.PUBLIC_BASE_URL)}.</p>` +
+      `<p>If you did not ask for this, ignore this email.</p>`;
+    await this.mail.enqueue(undefined, {
+      projectId: null,
+      contactId: null,
+      kind: 'SYSTEM',
+      source: 'SYSTEM',
+      to: user.email,
+      from: this.config.EMAIL_FROM,
+      fromName: null,
+      replyTo: null,
+      subject,
+      html,
+      headers: { 'X-Email-Purpose': purpose },
+      attachments: [],
+      data: null,
+    });
+    this.mail.flush();
+  }
+}

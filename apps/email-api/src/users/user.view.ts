@@ -1,0 +1,5 @@
+import type { User } from '../access/users.repository';
+
+export function userView(u: User) {
+  return { id: u.id, email: u.email, name: u.name, emailVerified: u.emailVerifiedAt !== null, createdAt: u.createdAt };
+}

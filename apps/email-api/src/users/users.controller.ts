@@ -1,0 +1,82 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
+import { MANAGERS } from '../access/roles';
+import { CurrentUser, UserSession } from '../access/session.guard';
+import type { User } from '../access/users.repository';
+import { CreateProjectDto, ResetProjectDto, UpdateProjectDto } from '../projects/dto/projects.dto';
+import { ProjectsService } from '../projects/projects.service';
+import { userView } from './user.view';
+
+const OWN = (roles?: Array<'OWNER' | 'ADMIN' | 'MEMBER'>) => ProjectAccess({ session: true, secretKey: false, projectParam: 'id', roles });
+
+@ApiTags('Users and projects')
+@Controller('users/@me')
+export class UsersController {
+  constructor(private readonly projects: ProjectsService) {}
+
+  @Get()
+  @UserSession()
+  @ApiOperation({ summary: 'The logged-in user' })
+  me(@CurrentUser() user: User) {
+    return userView(user);
+  }
+
+  @Get('projects')
+  @UserSession()
+  @ApiOperation({ summary: 'Projects of the user with their role, public key and a hint of the secret key' })
+  list(@CurrentUser() user: User) {
+    return this.projects.list(user.id);
+  }
+
+  @Post('projects')
+  @UserSession()
+  @ApiOperation({
+    summary: 'Create a project (the user becomes OWNER)',
+    description: 'The answer holds the new `publicKey` (pk_…) and `secretKey` (sk_…). The secret key is stored hashed and never shown again (only `secretKeyHint`); rotate to get a new one.',
+  })
+  create(@CurrentUser() user: User, @Body() body: CreateProjectDto) {
+    return this.projects.create(user.id, body.name);
+  }
+
+  @Patch('projects/:id')
+  @OWN(MANAGERS)
+  @ApiOperation({ summary: 'Rename (OWNER or ADMIN)' })
+  update(@CurrentProject() ctx: ProjectContext, @Body() body: UpdateProjectDto) {
+    return this.projects.rename(ctx, body.name);
+  }
+
+  @Delete('projects/:id')
+  @OWN(['OWNER'])
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete the project with all its data (OWNER)' })
+  async delete(@CurrentProject() ctx: ProjectContext): Promise<void> {
+    await this.projects.delete(ctx);
+  }
+
+  @Post('projects/:id/regenerate-keys')
+  @HttpCode(200)
+  @OWN(MANAGERS)
+  @ApiOperation({ summary: 'Rotate both keys at once (OWNER or ADMIN): the answer holds the new keys; the old ones stop working immediately, no grace period' })
+  regenerate(@CurrentProject() ctx: ProjectContext) {
+    return this.projects.regenerateKeys(ctx);
+  }
+
+  @Get('projects/:id/security')
+  @OWN()
+  @ApiOperation({ summary: 'Security overview: disabled state, keys (public key, secret hint, rotation time), owners, delivery failures of 30 days' })
+  security(@CurrentProject() ctx: ProjectContext) {
+    return this.projects.security(ctx);
+  }
+
+  @Post('projects/:id/reset')
+  @HttpCode(200)
+  @OWN(['OWNER'])
+  @ApiOperation({
+    summary: 'Irreversible wipe of the project data (OWNER)',
+    description: 'Deletes every contact, event, email, job and idempotency key; keeps the project, its keys and members. Body `{"confirm": "<project name>"}`; another value gives 400 CONFIRMATION_MISMATCH.',
+  })
+  reset(@CurrentProject() ctx: ProjectContext, @Body() body: ResetProjectDto) {
+    return this.projects.reset(ctx, body.confirm);
+  }
+}
