@@ -1,0 +1,231 @@
+/**
+ * transcribe-api benchmark scenarios for `npm run bench` (tools/bench.ts), each against a baseline
+ * measured in the same run on loopback:
+ *
+ *  - `transcribe-api: queue jobs/s` — async jobs pushed through POST /transcribe/async, the queue
+ *    and the workers to a fast engine (answers at once), until all are finished; baseline: the same
+ *    number of direct engine calls with the same concurrency (no upload, no queue).
+ *  - `transcribe-api: upload MB/s` — one large file streamed to POST /transcribe/async (multipart
+ *    parse, content sniffing, write to disk); baseline: the same bytes posted to a bare Node HTTP
+ *    server that discards them.
+ *
+ * Uses the in-memory queue unless REDIS_URL is set (then BullMQ on Redis, under a throwaway prefix).
+ */
+import { startService } from '@platform/platform';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { deleteKeysByPrefix } from '@platform/testing';
+import { createServer, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { EngineClient } from '../src/engines/engine-client';
+import { transcribeApiService } from '../src/service';
+// The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type
+import { listenOnLoopback as listen, type BenchMeasurement } from '../../../tools/bench/measurement';
+
+export interface TranscribeBenchOptions {
+  /** jobs pushed through the queue (default 300) */
+  jobs?: number;
+  /** worker concurrency per queue and client concurrency (default 8) */
+  concurrency?: number;
+  /** size of the upload scenario's file in MiB (default 200) */
+  uploadMiB?: number;
+  /** Redis for the BullMQ adapter; default process.env.REDIS_URL, in-memory when unset */
+  redisUrl?: string;
+}
+
+/** A 16 kHz mono 16-bit WAV of `bytes` total size (silence). */
+function wavHeader(totalBytes: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'ascii');
+  h.writeUInt32LE(Math.min(totalBytes - 8, 0xffffffff), 4);
+  h.write('WAVEfmt ', 8, 'ascii');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(16_000, 24);
+  h.writeUInt32LE(32_000, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'ascii');
+  h.writeUInt32LE(Math.min(totalBytes - 44, 0xffffffff), 40);
+  return h;
+}
+
+/** An OpenAI-compatible engine that drains the upload and answers at once. */
+async function startFastEngine(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.end('{"status":"ok"}');
+      return;
+    }
+    req.resume();
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ text: 'benchmark', language: 'en', duration: 1, segments: [{ id: 0, start: 0, end: 1, text: 'benchmark' }] }));
+    });
+  });
+  return listen(server);
+}
+
+/** A bare Node server that discards request bodies (the upload baseline). */
+async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('{}'));
+  });
+  return listen(server);
+}
+
+/** Posts a multipart body with a `file` of `size` bytes generated on the fly; resolves with the status and body. */
+function postMultipart(url: string, size: number, head: Buffer, filename = 'bench.wav'): Promise<{ status: number; body: string }> {
+  const boundary = `----bench${randomUUID()}`;
+  const pre = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: audio/wav\r\n\r\n`);
+  const post = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const chunk = Buffer.alloc(256 * 1024);
+  function* parts(): Generator<Buffer> {
+    yield pre;
+    yield head;
+    for (let left = size - head.length; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+    yield post;
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': pre.length + size + post.length } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    Readable.from(parts()).pipe(req);
+  });
+}
+
+async function getJson(url: string): Promise<any> {
+  const res = await fetch(url);
+  return res.json();
+}
+
+async function inParallel(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+}
+
+export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Promise<BenchMeasurement[]> {
+  const jobs = opts.jobs ?? 300;
+  const concurrency = opts.concurrency ?? 8;
+  const uploadBytes = (opts.uploadMiB ?? 200) * 1024 * 1024;
+  const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
+  const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  const engine = await startFastEngine();
+  const sink = await startSink();
+  const dataDir = await mkdtemp(join(tmpdir(), 'transcribe-bench-'));
+  const service = await startService(transcribeApiService, {
+    port: 0,
+    logger: false,
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      FASTER_WHISPER_URL: engine.url,
+      WHISPER_URL: engine.url,
+      TRANSCRIBE_WORKER_CONCURRENCY: String(concurrency),
+      TRANSCRIBE_QUEUE_PREFIX: prefix,
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    },
+  });
+  const backend = redisUrl ? 'BullMQ on Redis' : 'in-memory queue';
+  const results: BenchMeasurement[] = [];
+  try {
+    const wav = Buffer.concat([wavHeader(32_044), Buffer.alloc(32_000)]); // 1 s of silence
+
+    // Baseline 1: direct engine calls, same concurrency.
+    const direct = new EngineClient({ engine: 'faster-whisper', baseUrl: engine.url, model: 'whisper-1', timeoutMs: 60_000, attempts: 1, retryBaseMs: 0 });
+    const filePath = join(dataDir, 'direct.wav');
+    await writeFile(filePath, wav);
+    let t0 = performance.now();
+    await inParallel(jobs, concurrency, async () => {
+      await direct.transcribe({ path: filePath, filename: 'direct.wav', mediaType: 'audio/wav' });
+    });
+    const directPerSecond = jobs / ((performance.now() - t0) / 1000);
+    await direct.close();
+
+    // Scenario 1: jobs through upload + queue + worker.
+    const before = (await getJson(`${service.url}/queue/stats`)).finished as number;
+    t0 = performance.now();
+    await inParallel(jobs, concurrency, async () => {
+      const res = await postMultipart(`${service.url}/transcribe/async`, wav.length, wav);
+      if (res.status !== 200) throw new Error(`submit answered ${res.status}: ${res.body}`);
+    });
+    for (;;) {
+      const stats = await getJson(`${service.url}/queue/stats`);
+      if (stats.finished - before >= jobs) break;
+      if (stats.failed > 0) throw new Error(`benchmark jobs failed: ${JSON.stringify(stats)}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const queuedPerSecond = jobs / ((performance.now() - t0) / 1000);
+    results.push({
+      name: 'transcribe-api: queue jobs/s',
+      value: round(queuedPerSecond),
+      unit: 'jobs/s',
+      baseline: round(directPerSecond),
+      ratio: round(queuedPerSecond / directPerSecond, 3),
+      detail: `${jobs} async jobs (1 s WAV each, ${backend}, ${concurrency} workers) vs direct engine calls`,
+    });
+
+    // Baseline 2: the same upload to a bare server.
+    const head = wavHeader(uploadBytes);
+    t0 = performance.now();
+    await postMultipart(sink.url, uploadBytes, head);
+    const sinkMBs = uploadBytes / 1048576 / ((performance.now() - t0) / 1000);
+
+    // Scenario 2: upload to disk (multipart + sniffing + write) and enqueue.
+    t0 = performance.now();
+    const res = await postMultipart(`${service.url}/transcribe/async`, uploadBytes, head, 'large.wav');
+    const uploadMBs = uploadBytes / 1048576 / ((performance.now() - t0) / 1000);
+    if (res.status !== 200) throw new Error(`large upload answered ${res.status}: ${res.body}`);
+    results.push({
+      name: 'transcribe-api: upload MB/s',
+      value: round(uploadMBs),
+      unit: 'MB/s',
+      baseline: round(sinkMBs),
+      ratio: round(uploadMBs / sinkMBs, 3),
+      detail: `one ${uploadBytes / 1048576} MiB file streamed to disk vs a bare Node server discarding it`,
+    });
+  } finally {
+    await service.close();
+    await engine.close();
+    await sink.close();
+    await rm(dataDir, { recursive: true, force: true });
+    if (redisUrl) await dropPrefix(redisUrl, prefix);
+  }
+  return results;
+}
+
+/** Removes the keys under `prefix` from both queue databases (0 and 1). */
+const dropPrefix = (url: string, prefix: string) => deleteKeysByPrefix(url, `${prefix}:`, [0, 1]);
+
+function round(n: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+if (require.main === module) {
+  runTranscribeBench().then(
+    (r) => console.table(r),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,107 @@
+import { BaseConfig } from '@platform/platform';
+import {
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  ValidatorConstraint,
+  type ValidationArguments,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
+
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type TranscribeRole = (typeof ROLES)[number];
+
+@ValidatorConstraint({ name: 'roleNeedsRedis' })
+class RoleNeedsRedis implements ValidatorConstraintInterface {
+  validate(role: unknown, args: ValidationArguments): boolean {
+    return role === 'all' || !!(args.object as TranscribeConfig).REDIS_URL;
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return `TRANSCRIBE_ROLE=${String(args.value)} splits the API and the workers into separate processes, which share jobs only through Redis: set REDIS_URL, or use TRANSCRIBE_ROLE=all`;
+  }
+}
+
+const HTTP_URL = /^https?:\/\/\S+$/;
+
+/** transcribe-api's variables (README.md lists them with their defaults). */
+export class TranscribeConfig extends BaseConfig {
+  /** Higher-quality engine behind queue `transcription` (OpenAI-compatible server). */
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'WHISPER_URL must be an http:// or https:// URL of an OpenAI-compatible server' })
+  WHISPER_URL?: string;
+
+  /** Faster engine behind queue `faster-whisper-transcription`. */
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'FASTER_WHISPER_URL must be an http:// or https:// URL of an OpenAI-compatible server' })
+  FASTER_WHISPER_URL?: string;
+
+  @IsString()
+  @IsNotEmpty()
+  WHISPER_MODEL = 'whisper-1';
+
+  @IsString()
+  @IsNotEmpty()
+  FASTER_WHISPER_MODEL = 'whisper-1';
+
+  /** all: API and workers in one process; api: only enqueues; worker: only runs jobs. */
+  @IsIn(ROLES)
+  @Validate(RoleNeedsRedis)
+  TRANSCRIBE_ROLE: TranscribeRole = 'all';
+
+  @IsInt()
+  @Min(1)
+  TRANSCRIBE_MAX_UPLOAD_BYTES = 500 * 1024 * 1024;
+
+  @IsInt()
+  @Min(1)
+  TRANSCRIBE_RESULT_TTL_SECONDS = 3600;
+
+  @IsInt()
+  @Min(1)
+  TRANSCRIBE_ENGINE_TIMEOUT_SECONDS = 1800;
+
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  TRANSCRIBE_ENGINE_ATTEMPTS = 3;
+
+  @IsInt()
+  @Min(0)
+  TRANSCRIBE_ENGINE_RETRY_BASE_MS = 1000;
+
+  /** Jobs one worker process runs at once, per queue (engines hold a GPU: keep it low). */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  TRANSCRIBE_WORKER_CONCURRENCY = 1;
+
+  /** Key prefix of the BullMQ queues in Redis. */
+  @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'TRANSCRIBE_QUEUE_PREFIX may only hold letters, digits and _ : . -' })
+  TRANSCRIBE_QUEUE_PREFIX = 'bull';
+
+  /** How long a worker's lock on a job lasts without renewal; a dead worker's job is retried after it. */
+  @IsInt()
+  @Min(1000)
+  TRANSCRIBE_LOCK_DURATION_MS = 30_000;
+
+  /** How often workers look for jobs whose worker died. */
+  @IsInt()
+  @Min(1000)
+  TRANSCRIBE_STALLED_INTERVAL_MS = 30_000;
+
+  /** How long an API call waits for Redis before answering 503 (ioredis would otherwise wait for it to come back). */
+  @IsInt()
+  @Min(100)
+  TRANSCRIBE_REDIS_TIMEOUT_MS = 5_000;
+
+  /** How many times a job whose worker died is put back before it fails. */
+  @IsInt()
+  @Min(0)
+  TRANSCRIBE_MAX_STALLED_COUNT = 1;
+}

@@ -1,0 +1,134 @@
+import { startFakeTranscriptionEngine, type FakeTranscriptionEngine } from '@platform/testing';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeWav } from '../../test/wav';
+import { backoffMs, EngineClient, EngineError, normaliseBaseUrl, parseEngineResponse, type EngineClientOptions } from './engine-client';
+
+describe('EngineClient against an OpenAI-compatible engine', () => {
+  let engine: FakeTranscriptionEngine;
+  let dir: string;
+  let file: { path: string; filename: string; mediaType: string };
+  const wav = makeWav({ seconds: 0.2 });
+  const clients: EngineClient[] = [];
+  const client = (over: Partial<EngineClientOptions> = {}) => {
+    const c = new EngineClient({ engine: 'faster-whisper', baseUrl: engine.url, model: 'Systran/faster-whisper-small', timeoutMs: 5_000, attempts: 3, retryBaseMs: 1, ...over });
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    engine = await startFakeTranscriptionEngine();
+    dir = await mkdtemp(join(tmpdir(), 'engine-client-'));
+    file = { path: join(dir, 'a.upload'), filename: 'meeting.wav', mediaType: 'audio/wav' };
+    await writeFile(file.path, wav);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => engine.reset());
+
+  it('sends the file from disk with the OpenAI fields and reads verbose_json', async () => {
+    engine.respondWith({ text: 'hello', language: 'en', duration: 0.2, segments: [{ id: 0, start: 0, end: 0.2, text: 'hello' }] });
+    const out = await client().transcribe(file, { language: 'en' });
+    expect(out).toEqual({ text: 'hello', language: 'en', duration: 0.2, segments: [{ id: 0, start: 0, end: 0.2, text: 'hello' }] });
+    const [req] = engine.requests;
+    expect(req.path).toBe('/v1/audio/transcriptions');
+    expect(req.fields).toEqual({ model: 'Systran/faster-whisper-small', response_format: 'verbose_json', 'timestamp_granularities[]': 'segment', language: 'en' });
+    expect(req.file).toMatchObject({ field: 'file', filename: 'meeting.wav', contentType: 'audio/wav', size: wav.length });
+    expect(req.file!.data.equals(wav)).toBe(true);
+  });
+
+  it('omits language when none is given (the engine detects it)', async () => {
+    await client().transcribe(file, { language: null });
+    expect(engine.requests[0].fields.language).toBeUndefined();
+  });
+
+  it('accepts a base URL that already ends in /v1', async () => {
+    await client({ baseUrl: `${engine.url}/v1/` }).transcribe(file);
+    expect(engine.requests[0].path).toBe('/v1/audio/transcriptions');
+  });
+
+  it('retries transient failures (503, connection reset) with backoff, then succeeds', async () => {
+    engine.failNext({ status: 503 });
+    engine.failNext({ mode: 'reset' });
+    engine.respondWith({ text: 'third time lucky' });
+    const out = await client().transcribe(file);
+    expect(out.text).toBe('third time lucky');
+    expect(engine.requests).toHaveLength(3);
+  });
+
+  it('gives up after the configured attempts with the last reason', async () => {
+    engine.failNext({ status: 502, times: 5 });
+    await expect(client({ attempts: 2 }).transcribe(file)).rejects.toThrow(/HTTP 502.*after 2 attempt/);
+    expect(engine.requests).toHaveLength(2);
+  });
+
+  it('does not retry a client error, and passes on the engine message', async () => {
+    engine.failNext({ status: 400, body: { error: { message: 'Invalid file format', type: 'invalid_request_error' } } });
+    const err = await client().transcribe(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineError);
+    expect((err as EngineError).message).toMatch(/HTTP 400: Invalid file format/);
+    expect((err as EngineError).transient).toBe(false);
+    expect(engine.requests).toHaveLength(1);
+  });
+
+  it('reports an engine that is down as unreachable, after retrying', async () => {
+    const down = client({ baseUrl: 'http://127.0.0.1:1', attempts: 2 });
+    await expect(down.transcribe(file)).rejects.toThrow(/unreachable \(ECONNREFUSED\) after 2 attempt/);
+    await expect(down.check()).rejects.toThrow(/unreachable/);
+  });
+
+  it('abandons an engine that does not answer within the timeout', async () => {
+    engine.respondWith(() => new Promise(() => undefined));
+    await expect(client({ timeoutMs: 200 }).transcribe(file)).rejects.toThrow(/did not answer within/);
+    expect(engine.requests).toHaveLength(1); // a timeout is not retried
+  });
+
+  it('check() passes on /health, and falls back to /v1/models', async () => {
+    await expect(client().check()).resolves.toBeUndefined();
+    const server: Server = createServer((req, res) => {
+      res.statusCode = req.url === '/v1/models' ? 200 : 404;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      await expect(client({ baseUrl: `http://127.0.0.1:${port}` }).check()).resolves.toBeUndefined();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe('engine client helpers', () => {
+  it('parseEngineResponse normalises segments and derives the duration when missing', () => {
+    expect(parseEngineResponse({ text: 'a', segments: [{ start: 0, end: 3.5, text: 'a', tokens: [1] }] })).toEqual({
+      text: 'a',
+      language: null,
+      duration: 3.5,
+      segments: [{ id: 0, start: 0, end: 3.5, text: 'a' }],
+    });
+    expect(parseEngineResponse({ text: 'plain json' })).toEqual({ text: 'plain json', language: null, duration: null, segments: [] });
+    expect(() => parseEngineResponse({ transcript: 'x' })).toThrow(/without a "text" field/);
+  });
+
+  it('backoffMs doubles, stays within ±20 %, honours Retry-After and is capped', () => {
+    for (let i = 0; i < 20; i++) {
+      const d = backoffMs(3, 100);
+      expect(d).toBeGreaterThanOrEqual(320);
+      expect(d).toBeLessThanOrEqual(480);
+    }
+    expect(backoffMs(1, 100, 2)).toBe(2000);
+    expect(backoffMs(20, 1000)).toBe(30_000);
+  });
+
+  it('normaliseBaseUrl strips trailing slashes and /v1', () => {
+    expect(normaliseBaseUrl('http://e:8000/v1/')).toBe('http://e:8000');
+    expect(normaliseBaseUrl('http://e:8000/')).toBe('http://e:8000');
+  });
+});

@@ -1,0 +1,59 @@
+import { estimateWaitSeconds, isEngineName, QUEUES, toJobRecord, type JobSnapshot } from './job-record';
+
+const snapshot = (over: Partial<JobSnapshot>): JobSnapshot => ({
+  input: {
+    job_id: 'j1',
+    engine: 'whisper',
+    language: 'fr',
+    filename: 'a.wav',
+    file_size: 3,
+    media_type: 'audio/wav',
+    file_path: '/x',
+    created_at: '2026-01-01T00:00:00.000Z',
+  },
+  status: 'queued',
+  startedAt: null,
+  endedAt: null,
+  result: null,
+  error: null,
+  position: 3,
+  attempts: 0,
+  ...over,
+});
+
+describe('toJobRecord', () => {
+  it('describes a queued job with its position and queue, without exposing the file path', () => {
+    const r = toJobRecord(snapshot({}));
+    expect(r).toMatchObject({ job_id: 'j1', status: 'queued', queue_name: 'transcription', queue_position: 3, language: 'fr', started_at: null, result: null, error: null });
+    expect(r.message).toMatch(/position 3/);
+    expect(JSON.stringify(r)).not.toContain('file_path');
+  });
+
+  it('shows the result only when finished and the error only when failed', () => {
+    const result = { text: 'hi', language: 'en', duration: 2.5, segments: [] } as never;
+    const finished = toJobRecord(snapshot({ status: 'finished', result, startedAt: new Date(0), endedAt: new Date(1000), position: null }));
+    expect(finished).toMatchObject({ status: 'finished', result, audio_duration: 2.5, language: 'en', ended_at: '1970-01-01T00:00:01.000Z', queue_position: null });
+    const failed = toJobRecord(snapshot({ status: 'failed', error: 'engine down', result, position: null }));
+    expect(failed).toMatchObject({ status: 'failed', error: 'engine down', result: null });
+    expect(failed.message).toMatch(/engine down/);
+  });
+});
+
+describe('estimateWaitSeconds', () => {
+  it('is zero for the next job and grows with the jobs ahead, shared among workers', () => {
+    expect(estimateWaitSeconds(1, 1, 10, QUEUES.whisper)).toBe(0);
+    expect(estimateWaitSeconds(3, 1, 10, QUEUES.whisper)).toBe(20);
+    expect(estimateWaitSeconds(3, 2, 10, QUEUES.whisper)).toBe(10);
+  });
+  it('falls back to the engine default without history, and copes with no worker', () => {
+    expect(estimateWaitSeconds(2, 0, null, QUEUES['faster-whisper'])).toBe(45);
+    expect(estimateWaitSeconds(2, 1, null, QUEUES.whisper)).toBe(180);
+  });
+});
+
+it('isEngineName accepts only the two engines', () => {
+  expect(isEngineName('whisper')).toBe(true);
+  expect(isEngineName('faster-whisper')).toBe(true);
+  expect(isEngineName('openai')).toBe(false);
+  expect(isEngineName(undefined)).toBe(false);
+});

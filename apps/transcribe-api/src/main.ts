@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { transcribeApiService } from './service';
+
+void runService(transcribeApiService);

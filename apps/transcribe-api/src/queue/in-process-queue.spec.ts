@@ -1,0 +1,111 @@
+import type { JobInput, TranscriptionResult } from '../jobs/job-record';
+import { QUEUES } from '../jobs/job-record';
+import { InProcessTranscriptionQueue } from './in-process-queue';
+import { SHUTDOWN, type JobContext } from './transcription-queue';
+
+const input = (id: string): JobInput => ({
+  job_id: id,
+  engine: 'faster-whisper',
+  language: null,
+  filename: `${id}.wav`,
+  file_size: 10,
+  media_type: 'audio/wav',
+  file_path: `/tmp/${id}.upload`,
+  created_at: new Date().toISOString(),
+});
+
+const result = (text: string): TranscriptionResult => ({
+  text,
+  language: 'en',
+  duration: 1,
+  segments: [],
+  engine: 'faster-whisper',
+  model: 'm',
+  processing_time: 0.1,
+  metadata: { filename: 'f', file_size: 1, media_type: 'audio/wav', processing_time: 0.1, language: 'en', task: 'transcribe', service: 'faster-whisper' },
+});
+
+/** A processor whose jobs the test finishes by hand. */
+function controlledProcessor() {
+  const pending = new Map<string, { resolve: (r: TranscriptionResult) => void; reject: (e: Error) => void; ctx: JobContext }>();
+  const processor = (job: JobInput, ctx: JobContext) =>
+    new Promise<TranscriptionResult>((resolve, reject) => {
+      pending.set(job.job_id, { resolve, reject, ctx });
+      ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+    });
+  return { pending, processor };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+describe('InProcessTranscriptionQueue', () => {
+  let queue: InProcessTranscriptionQueue;
+  beforeEach(() => {
+    queue = new InProcessTranscriptionQueue(QUEUES['faster-whisper'], 60);
+  });
+  afterEach(() => queue.close());
+
+  it('keeps jobs queued, with their positions, until a worker starts', async () => {
+    await queue.add(input('a'));
+    const b = await queue.add(input('b'));
+    expect(b).toMatchObject({ status: 'queued', position: 2, attempts: 0 });
+    expect(await queue.stats()).toMatchObject({ queue_name: 'faster-whisper-transcription', queued: 2, started: 0, workers: 0 });
+    await expect(queue.add(input('a'))).rejects.toThrow(/already exists/);
+  });
+
+  it('runs FIFO within the concurrency limit and records results and failures', async () => {
+    const { pending, processor } = controlledProcessor();
+    for (const id of ['a', 'b', 'c']) await queue.add(input(id));
+    queue.startWorker(processor, { concurrency: 2 });
+    await flush();
+    expect([...pending.keys()]).toEqual(['a', 'b']);
+    expect(await queue.stats()).toMatchObject({ queued: 1, started: 2, workers: 1 });
+    expect(await queue.get('c')).toMatchObject({ status: 'queued', position: 1 });
+    expect(await queue.get('a')).toMatchObject({ status: 'started', attempts: 1, position: null });
+
+    pending.get('a')!.resolve(result('hello'));
+    pending.get('b')!.reject(new Error('engine exploded'));
+    await flush();
+    await flush();
+    expect(await queue.get('a')).toMatchObject({ status: 'finished', result: { text: 'hello' }, error: null });
+    expect((await queue.get('a'))!.endedAt).toBeInstanceOf(Date);
+    expect(await queue.get('b')).toMatchObject({ status: 'failed', error: 'engine exploded', result: null });
+    expect(pending.has('c')).toBe(true); // a slot freed: the third job started
+    expect(await queue.stats()).toMatchObject({ queued: 0, started: 1, finished: 1, failed: 1 });
+    expect(await queue.averageJobSeconds()).toEqual(expect.any(Number));
+    pending.get('c')!.resolve(result('c'));
+  });
+
+  it('forgets ended jobs after the retention time', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      const q = new InProcessTranscriptionQueue(QUEUES.whisper, 5);
+      q.startWorker(async () => result('x'), { concurrency: 1 });
+      await q.add(input('old'));
+      await flush();
+      await flush();
+      expect(await q.get('old')).toMatchObject({ status: 'finished' });
+      expect((await q.stats()).finished).toBe(1);
+      jest.advanceTimersByTime(5_001);
+      expect(await q.get('old')).toBeNull();
+      expect((await q.stats()).finished).toBe(0);
+      await q.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('aborts running jobs with the shutdown reason on close and records nothing for them', async () => {
+    const { pending, processor } = controlledProcessor();
+    await queue.add(input('a'));
+    queue.startWorker(processor, { concurrency: 1 });
+    await flush();
+    const { ctx } = pending.get('a')!;
+    await queue.close();
+    expect(ctx.signal.aborted).toBe(true);
+    expect(ctx.signal.reason).toBe(SHUTDOWN);
+    expect(await queue.get('a')).toMatchObject({ status: 'started' });
+    await expect(queue.add(input('late'))).rejects.toThrow(/closed/);
+    await expect(queue.check()).rejects.toThrow(/closed/);
+  });
+});

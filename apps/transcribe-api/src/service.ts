@@ -1,0 +1,29 @@
+import { DetailErrorFilter } from '@platform/errors';
+import type { ServiceDefinition } from '@platform/platform';
+import { appModule } from './app.module';
+import { TranscribeConfig } from './config';
+import { SERVICE_VERSION } from './info/info.controller';
+
+const description = `Transcription queue (spec 002, part D). Audio is transcribed synchronously (POST /transcribe) or through one of two BullMQ queues on Redis: \`transcription\` (database 0, higher-quality engine WHISPER_URL) and \`faster-whisper-transcription\` (database 1, faster engine FASTER_WHISPER_URL); choose with the \`engine\` field (default \`faster-whisper\`).
+
+**Authentication: none.** The service is meant for an internal network only (as the spec says); put it behind the gateway or a network policy, never on the public internet.
+
+**Errors** (the spec does not show them) follow the FastAPI convention of the origin service: \`{"detail": "<what went wrong and what to do next>"}\` with 400 (unreadable upload, no \`file\`), 404 (unknown or expired job), 413 (file over TRANSCRIBE_MAX_UPLOAD_BYTES, default 500 MB), 415 (not an audio/video container, judged by the file's bytes), 422 (invalid \`language\` or \`engine\`), 502/504 (engine failed or timed out on a synchronous request), 503 (engine not configured, or Redis unreachable).
+
+**Jobs**: status \`queued\` → \`started\` → \`finished\` | \`failed\`. Records are kept TRANSCRIBE_RESULT_TTL_SECONDS (default 3600) after the job ends. A worker that dies mid-job loses its lock; another worker takes the job over. Uploads are streamed to disk and removed when the job ends. \`transcribe.job_finished\` is published on the event bus when a job ends.
+
+**Storage**: job records live with the jobs in Redis (BullMQ job data and return value), or in memory when REDIS_URL is unset; this service has no database of its own.`;
+
+export const transcribeApiService: ServiceDefinition<TranscribeConfig> = {
+  name: 'transcribe-api',
+  port: 3006,
+  config: TranscribeConfig,
+  module: appModule,
+  errorFilter: () => new DetailErrorFilter(),
+  swagger: {
+    title: 'transcribe-api',
+    description,
+    version: SERVICE_VERSION,
+    aliases: ['/docs'],
+  },
+};

@@ -1,0 +1,118 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ENGINES, type EngineName, type JobStatus } from '../../jobs/job-record';
+
+const JOB_STATUSES: JobStatus[] = ['queued', 'started', 'finished', 'failed'];
+
+export class SegmentDto {
+  @ApiProperty({ example: 0 }) id: number;
+  @ApiProperty({ description: 'start, seconds', example: 0 }) start: number;
+  @ApiProperty({ description: 'end, seconds', example: 4.2 }) end: number;
+  @ApiProperty({ example: ' Bonjour à tous.' }) text: string;
+}
+
+export class ResultMetadataDto {
+  @ApiProperty({ example: 'meeting.mp3' }) filename: string;
+  @ApiProperty({ description: 'bytes', example: 4812345 }) file_size: number;
+  @ApiProperty({ description: 'container found in the bytes', example: 'audio/mpeg' }) media_type: string;
+  @ApiProperty({ description: 'seconds spent in the engine', example: 12.4 }) processing_time: number;
+  @ApiProperty({ nullable: true, type: String, example: 'fr' }) language: string | null;
+  @ApiProperty({ enum: ['transcribe'] }) task: 'transcribe';
+  @ApiProperty({ enum: ENGINES }) service: EngineName;
+}
+
+/** Body of `POST /transcribe`, and `result` of a finished job. */
+export class TranscriptionResultDto {
+  @ApiProperty({ example: 'Bonjour à tous.' }) text: string;
+  @ApiProperty({ nullable: true, type: String, description: 'detected (or requested) language', example: 'fr' }) language: string | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'audio duration, seconds', example: 4.2 }) duration: number | null;
+  @ApiProperty({ type: [SegmentDto] }) segments: SegmentDto[];
+  @ApiProperty({ enum: ENGINES }) engine: EngineName;
+  @ApiProperty({ example: 'whisper-1' }) model: string;
+  @ApiProperty({ description: 'seconds spent in the engine', example: 12.4 }) processing_time: number;
+  @ApiProperty({ type: ResultMetadataDto }) metadata: ResultMetadataDto;
+}
+
+export class AsyncSubmitResponseDto {
+  @ApiProperty({ format: 'uuid' }) job_id: string;
+  @ApiProperty({ enum: ['queued'] }) status: 'queued';
+  @ApiProperty({ example: 'Job queued in faster-whisper-transcription at position 1; poll /transcribe/status/{job_id}.' }) message: string;
+  @ApiProperty({ description: '1-based place among waiting jobs (1 = next)', example: 1 }) queue_position: number;
+  @ApiProperty({ description: 'seconds until the job starts, from the recent average job time', example: 0 }) estimated_wait: number;
+  @ApiProperty({ enum: ENGINES }) engine: EngineName;
+  @ApiProperty({ example: 'faster-whisper-transcription' }) queue_name: string;
+  @ApiProperty({ example: '/transcribe/status/0b6d…' }) status_url: string;
+}
+
+export class JobStatusDto {
+  @ApiProperty({ format: 'uuid' }) job_id: string;
+  @ApiProperty({ enum: JOB_STATUSES, description: 'queued → started → finished | failed' }) status: JobStatus;
+  @ApiProperty({ description: 'what the status means and what to do next' }) message: string;
+  @ApiProperty({ enum: ENGINES }) engine: EngineName;
+  @ApiProperty({ example: 'faster-whisper-transcription' }) queue_name: string;
+  @ApiProperty({ nullable: true, type: String, description: 'requested language, then the detected one once finished' }) language: string | null;
+  @ApiProperty() filename: string;
+  @ApiProperty({ description: 'bytes' }) file_size: number;
+  @ApiProperty({ example: 'audio/wav' }) media_type: string;
+  @ApiProperty({ nullable: true, type: Number, description: 'seconds of audio, once finished' }) audio_duration: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'while queued: 1-based place in the queue' }) queue_position: number | null;
+  @ApiProperty({ description: 'times a worker started the job (2 after a worker died mid-job and another took over)' }) attempts: number;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) started_at: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time', description: 'when it finished or failed' }) ended_at: string | null;
+  @ApiPropertyOptional({ type: TranscriptionResultDto, nullable: true, description: 'when finished' }) result: TranscriptionResultDto | null;
+  @ApiProperty({ nullable: true, type: String, description: 'when failed: why' }) error: string | null;
+}
+
+export class QueueStatsDto {
+  @ApiProperty({ example: 'faster-whisper-transcription' }) queue_name: string;
+  @ApiProperty({ enum: ENGINES }) engine: EngineName;
+  @ApiProperty({ description: 'jobs waiting' }) queued: number;
+  @ApiProperty({ description: 'jobs running' }) started: number;
+  @ApiProperty({ description: 'finished jobs still kept (TRANSCRIBE_RESULT_TTL_SECONDS)' }) finished: number;
+  @ApiProperty({ description: 'failed jobs still kept' }) failed: number;
+  @ApiProperty({ description: 'worker processes consuming the queue' }) workers: number;
+}
+
+export class QueueStatsResponseDto extends QueueStatsDto {
+  @ApiProperty({ type: [QueueStatsDto], description: 'both queues' }) queues: QueueStatsDto[];
+}
+
+export class HealthDto {
+  @ApiProperty({ enum: ['healthy', 'unhealthy'], description: 'healthy when the queue store answers, every configured engine answers, and at least one engine is configured' })
+  status: 'healthy' | 'unhealthy';
+  @ApiProperty({ enum: ['connected', 'disconnected', 'in-memory'], description: '`in-memory` when REDIS_URL is unset (embedded queue)' })
+  redis: 'connected' | 'disconnected' | 'in-memory';
+  @ApiProperty({ enum: ['healthy', 'unhealthy', 'not_configured'], description: 'faster engine (FASTER_WHISPER_URL)' })
+  faster_whisper: string;
+  @ApiProperty({ enum: ['healthy', 'unhealthy', 'not_configured'], description: 'higher-quality engine (WHISPER_URL)' })
+  whisper: string;
+  @ApiProperty({ format: 'date-time' }) timestamp: string;
+}
+
+export class EngineInfoDto {
+  @ApiProperty({ enum: ENGINES }) name: EngineName;
+  @ApiProperty() queue_name: string;
+  @ApiProperty() redis_db: number;
+  @ApiProperty() model: string;
+  @ApiProperty() configured: boolean;
+  @ApiProperty() default: boolean;
+}
+
+export class ServiceInfoDto {
+  @ApiProperty({ example: 'transcribe-api' }) service: string;
+  @ApiProperty({ example: '1.0.0' }) version: string;
+  @ApiProperty() description: string;
+  @ApiProperty({ enum: ['all', 'api', 'worker'] }) role: string;
+  @ApiProperty({ enum: ['redis', 'in-memory'] }) queue_backend: string;
+  @ApiProperty({ type: [EngineInfoDto] }) engines: EngineInfoDto[];
+  @ApiProperty({ type: [String], example: ['transcription', 'faster-whisper-transcription'] }) queues: string[];
+  @ApiProperty({ description: 'largest accepted upload, bytes' }) max_upload_bytes: number;
+  @ApiProperty({ description: 'how long job records are kept after they end, seconds' }) result_ttl_seconds: number;
+  @ApiProperty({ type: Object, example: { 'POST /transcribe': 'synchronous transcription' } }) endpoints: Record<string, string>;
+  @ApiProperty({ example: '/docs' }) docs: string;
+}
+
+export class ErrorDto {
+  @ApiProperty({ description: 'what went wrong and what to do next', example: 'Job 3f… not found: it never existed or its record expired.' })
+  detail: string;
+}

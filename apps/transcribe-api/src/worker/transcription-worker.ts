@@ -1,0 +1,101 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { EventBus, TranscribeJobFinished } from '@platform/messaging';
+import { MetricsService } from '@platform/platform';
+import { Counter, Histogram } from 'prom-client';
+import { TranscribeConfig } from '../config';
+import { QUEUES, type JobInput, type TranscriptionResult } from '../jobs/job-record';
+import { TranscriptionQueues, type JobContext } from '../queue/transcription-queue';
+import { TranscriptionRunner } from '../transcribe/transcription-runner';
+import { removeUpload } from '../uploads/remove-upload';
+
+/**
+ * Consumes both queues in this process (roles `all` and `worker`): sends the upload to the job's
+ * engine, removes the upload when the job ends, and publishes `transcribe.job_finished`.
+ */
+@Injectable()
+export class TranscriptionWorker implements OnApplicationBootstrap {
+  private readonly logger = new Logger(TranscriptionWorker.name);
+  private readonly jobsTotal: Counter<'engine' | 'status'>;
+  private readonly jobSeconds: Histogram<'engine'>;
+
+  constructor(
+    private readonly config: TranscribeConfig,
+    private readonly queues: TranscriptionQueues,
+    private readonly runner: TranscriptionRunner,
+    private readonly bus: EventBus,
+    metrics: MetricsService,
+  ) {
+    this.jobsTotal = new Counter({
+      name: 'transcribe_jobs_total',
+      help: 'Transcription jobs this process ended, by engine and status (finished, failed)',
+      labelNames: ['engine', 'status'],
+      registers: [metrics.registry],
+    });
+    this.jobSeconds = new Histogram({
+      name: 'transcribe_job_engine_seconds',
+      help: 'Seconds a finished job spent in its engine',
+      labelNames: ['engine'],
+      buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 180, 600, 1800],
+      registers: [metrics.registry],
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    for (const queue of this.queues.all()) {
+      queue.startWorker((input, ctx) => this.process(input, ctx), { concurrency: this.config.TRANSCRIBE_WORKER_CONCURRENCY });
+    }
+    this.logger.log(
+      `workers consuming ${this.queues.all().map((q) => q.spec.queueName).join(' and ')} (${this.queues.kind}, concurrency ${this.config.TRANSCRIBE_WORKER_CONCURRENCY})`,
+    );
+  }
+
+  async process(input: JobInput, ctx: JobContext): Promise<TranscriptionResult> {
+    this.logger.log(`job ${input.job_id} started on ${input.engine} (attempt ${ctx.attempt}, request ${input.request_id ?? '-'})`);
+    let result: TranscriptionResult;
+    try {
+      result = await this.runner.run(
+        input.engine,
+        { path: input.file_path, filename: input.filename, size: input.file_size, mediaType: input.media_type },
+        { language: input.language, signal: ctx.signal },
+      );
+    } catch (err) {
+      // Stopped with this process: the job goes back to the queue and keeps its upload.
+      if (ctx.signal.aborted) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      await removeUpload(input.file_path).catch(() => undefined);
+      this.logger.warn(`job ${input.job_id} failed: ${message}`);
+      this.jobsTotal.inc({ engine: input.engine, status: 'failed' });
+      await this.publish(input, null, message);
+      throw err;
+    }
+    await removeUpload(input.file_path).catch((err) => this.logger.warn(`could not remove ${input.file_path}: ${String(err)}`));
+    this.logger.log(`job ${input.job_id} finished in ${result.processing_time} s`);
+    this.jobsTotal.inc({ engine: input.engine, status: 'finished' });
+    this.jobSeconds.observe({ engine: input.engine }, result.processing_time);
+    await this.publish(input, result, null);
+    return result;
+  }
+
+  /** Event id = job id: a job that a second worker finishes after a crash is reported once to idempotent consumers. */
+  private async publish(input: JobInput, result: TranscriptionResult | null, error: string | null): Promise<void> {
+    try {
+      await this.bus.publish(
+        TranscribeJobFinished,
+        {
+          jobId: input.job_id,
+          status: result ? 'finished' : 'failed',
+          queue: QUEUES[input.engine].queueName,
+          engine: input.engine,
+          textLength: result?.text.length ?? 0,
+          language: result?.language ?? input.language,
+          durationSeconds: result?.duration ?? null,
+          error,
+        },
+        { id: input.job_id, correlationId: input.request_id },
+      );
+    } catch (err) {
+      // The transcription itself succeeded or failed on its own; a broker outage must not change that.
+      this.logger.error(`could not publish transcribe.job_finished for job ${input.job_id}: ${String(err)}`);
+    }
+  }
+}
