@@ -1,0 +1,139 @@
+// Starts what the scenarios need, each app in its own child process as it is deployed
+// (`node dist/apps/<app>/main.js`), on free loopback ports, with the embedded defaults under a
+// temporary DATA_DIR; waits for /healthz; stops them at the end.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { SERVICES, upstreamEnvName } from '../../apps/gateway/src/routes/route-table';
+
+/** Where each started process listens. */
+export interface BenchTargets {
+  url(name: string): string;
+}
+
+interface AppSpec {
+  /** module to run; the apps are the built entries under dist/apps */
+  entry: (root: string) => string[];
+  env?: (urls: Map<string, string>) => Record<string, string>;
+}
+
+/** A bare Node HTTP server answering like /healthz: the floor every scenario is measured against. */
+const BARE_SERVER = `
+const http = require('node:http');
+const body = JSON.stringify({ status: 'ok' });
+http.createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}).listen(Number(process.env.PORT), '127.0.0.1');`;
+
+/**
+ * The least a node:http reverse proxy does (route by prefix, keep-alive upstream agent, headers copied
+ * as they are, bodies streamed both ways; no header rewriting, request ids, timeouts or metrics): the
+ * floor of a proxy hop on this machine, to tell the gateway's own cost from the cost of any hop.
+ */
+const BARE_PROXY = `
+const http = require('node:http');
+const upstream = new URL(process.env.UPSTREAM);
+const prefix = process.env.PREFIX;
+const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+http.createServer((req, res) => {
+  const path = req.url.startsWith(prefix) ? req.url.slice(prefix.length) || '/' : req.url;
+  const up = http.request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers, agent }, (upRes) => {
+    res.writeHead(upRes.statusCode, upRes.headers);
+    upRes.pipe(res);
+  });
+  up.on('error', () => res.destroy());
+  req.pipe(up);
+}).listen(Number(process.env.PORT), '127.0.0.1');`;
+
+const APPS: Record<string, AppSpec> = {
+  bare: { entry: () => ['-e', BARE_SERVER] },
+  'bare-proxy': { entry: () => ['-e', BARE_PROXY], env: (urls) => ({ UPSTREAM: urls.get('auth-api')!, PREFIX: '/auth' }) },
+  'auth-api': { entry: (root) => [path.join(root, 'dist/apps/auth-api/main.js')] },
+  gateway: {
+    entry: (root) => [path.join(root, 'dist/apps/gateway/main.js')],
+    env: (urls) =>
+      Object.fromEntries(SERVICES.filter((s) => urls.has(s.name)).map((s) => [upstreamEnvName(s.name), urls.get(s.name)!])),
+  },
+};
+
+/** Start order: the proxies after the services they route to. */
+const ORDER = (name: string) => (name === 'gateway' || name === 'bare-proxy' ? 1 : 0);
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function waitHealthy(name: string, url: string, child: ChildProcess, output: () => string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}:\n${output()}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${name} did not answer ${url}/healthz within ${timeoutMs} ms:\n${output()}`);
+}
+
+export class BenchProcesses implements BenchTargets {
+  private readonly urls = new Map<string, string>();
+  private readonly children: { name: string; child: ChildProcess }[] = [];
+  readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+
+  constructor(private readonly root: string) {}
+
+  url(name: string): string {
+    const url = this.urls.get(name);
+    if (!url) throw new Error(`bench: ${name} is not running (add it to the scenario's needs)`);
+    return url;
+  }
+
+  async start(names: string[]): Promise<void> {
+    for (const name of [...new Set(names)].sort((a, b) => ORDER(a) - ORDER(b))) {
+      const spec = APPS[name];
+      if (!spec) throw new Error(`bench: unknown app "${name}" (known: ${Object.keys(APPS).join(', ')})`);
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'warn',
+        PORT: String(port),
+        DATA_DIR: path.join(this.dataDir, name),
+        ...spec.env?.(this.urls),
+      };
+      for (const v of ['DATABASE_URL', 'AMQP_URL', 'REDIS_URL']) delete env[v];
+      const child = spawn(process.execPath, spec.entry(this.root), { cwd: this.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
+      child.stderr!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
+      this.children.push({ name, child });
+      const url = `http://127.0.0.1:${port}`;
+      await waitHealthy(name, url, child, () => output);
+      this.urls.set(name, url);
+      process.stdout.write(`bench: ${name} ready on ${url} (pid ${child.pid})\n`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const { child } of [...this.children].reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

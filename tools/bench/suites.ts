@@ -1,0 +1,42 @@
+// The apps' own benchmark suites (apps/<app>/bench/*.bench.ts), run by `npm run bench` after the
+// autocannon scenarios, each in a child process of its own (tools/bench/suite-runner.ts) so that the
+// services they start in-process, their pools and their globals cannot affect one another.
+// A suite is loaded lazily: the runner only loads the app it runs.
+import type { BenchMeasurement } from './measurement';
+
+export interface AppSuite {
+  /** BENCH_ONLY matches this or one of `measures` */
+  name: string;
+  /** the names of the measurements the suite returns (checked after the run) */
+  measures: string[];
+  run: () => Promise<BenchMeasurement[]>;
+}
+
+export const APP_SUITES: AppSuite[] = [
+  {
+    name: 'transcribe-api',
+    measures: ['transcribe-api: queue jobs/s', 'transcribe-api: upload MB/s'],
+    run: async () => (await import('../../apps/transcribe-api/bench/transcribe.bench')).runTranscribeBench(),
+  },
+  {
+    name: 'email-api',
+    measures: ['email-api: /v1/track events/s', 'email-api: /v1/track p99 latency'],
+    run: async () => (await import('../../apps/email-api/bench/track.bench')).runEmailTrackBench(),
+  },
+  {
+    name: 'automation-api webhooks',
+    measures: ['automation-api: webhook deliveries/s'],
+    run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchWebhookIngest()],
+  },
+  {
+    name: 'automation-api clicks',
+    measures: ['automation-api: click redirects/s'],
+    run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchClickRedirect()],
+  },
+];
+
+/** The suites BENCH_ONLY selects (all when unset). */
+export function selectSuites(only: string | undefined): AppSuite[] {
+  if (!only) return APP_SUITES;
+  return APP_SUITES.filter((s) => s.name.includes(only) || s.measures.some((m) => m.includes(only)));
+}
