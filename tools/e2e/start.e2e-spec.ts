@@ -1,0 +1,198 @@
+// `npm start` end to end: build, spawn `node dist/tools/start.js` on a temporary DATA_DIR and ports
+// offset away from the standard ones, call every app directly and through the gateway, log in to
+// auth-api through the gateway with the printed credentials, then Ctrl-C and expect a clean exit.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '../..');
+const READY_TIMEOUT_MS = 90_000;
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Ports 3000..3008 (gateway and the eight apps) plus the offset. */
+const STANDARD_PORTS = Array.from({ length: 9 }, (_, i) => 3000 + i);
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A PORT_OFFSET whose nine ports are free right now. The ports stay below 32768, where Linux's
+ * ephemeral range starts, so that no client socket of a test running beside this one can take one
+ * of them between this check and the stack's listen().
+ */
+async function freePortOffset(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const offset = 7_000 + Math.floor(Math.random() * 2_200) * 10;
+    const free = await Promise.all(STANDARD_PORTS.map((port) => portIsFree(port + offset)));
+    if (free.every(Boolean)) return offset;
+  }
+  throw new Error('no free PORT_OFFSET found for the npm start test');
+}
+
+function startStack(dataDir: string, portOffset: number): Started {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT_OFFSET: String(portOffset), LOG_LEVEL: 'warn', NODE_ENV: 'development' };
+  for (const name of ['DATABASE_URL', 'AMQP_URL', 'REDIS_URL', 'START_USE_SERVERS', 'PORT', 'AUTH_ADMIN_PASSWORD', 'AUTH_ADMIN_EMAIL']) delete env[name];
+  const child = spawn(process.execPath, [path.join(root, 'dist/tools/start.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout!.on('data', (c: Buffer) => (text += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (text += c.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => text, exit };
+}
+
+async function waitForReady(started: Started): Promise<string> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let exited = false;
+  void started.exit.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    const out = started.output();
+    if (/^ready: /m.test(out)) return out;
+    if (exited) throw new Error(`start.js exited before it was ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`start.js printed no "ready" line within ${READY_TIMEOUT_MS} ms:\n${started.output()}`);
+}
+
+describe('npm start (tools/start.ts)', () => {
+  let dataDir: string;
+  let started: Started | undefined;
+  let output: string;
+  let gateway: string;
+  /** app name → [direct URL, gateway prefix] from the printed table */
+  let apps: Map<string, { url: string; prefix: string }>;
+
+  beforeAll(async () => {
+    execFileSync(process.execPath, [path.join(root, 'tools/build.mjs')], { cwd: root, stdio: 'ignore' });
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-e2e-'));
+    started = startStack(dataDir, await freePortOffset());
+    output = await waitForReady(started);
+    gateway = /^ready: gateway (http:\/\/\S+)/m.exec(output)![1];
+    apps = new Map(
+      [...output.matchAll(/^ {2}([a-z-]+)\s+(http:\/\/\S+)\s+via gateway (http:\/\/\S+)/gm)].map((m) => [
+        m[1],
+        { url: m[2], prefix: new URL(m[3]).pathname },
+      ]),
+    );
+  }, READY_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    if (started && started.child.exitCode === null && started.child.signalCode === null) {
+      started.child.kill('SIGKILL');
+      await started.exit;
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints every started app with its URLs and the gateway port offset from the standard one', () => {
+    expect(apps.get('auth-api')).toBeDefined();
+    expect(apps.size).toBeGreaterThanOrEqual(1);
+    expect(new URL(gateway).port).not.toBe('3000');
+    expect(output).toMatch(/^ {4}AUTH_ADMIN_EMAIL=admin@example\.com$/m);
+    expect(output).toMatch(/^ {4}AUTH_ADMIN_PASSWORD=\S{8,}$/m);
+    expect(fs.existsSync(path.join(dataDir, 'dev-credentials.json'))).toBe(true);
+  });
+
+  it('answers /healthz of every app directly and through the gateway', async () => {
+    expect((await fetch(`${gateway}/healthz`)).status).toBe(200);
+    for (const [name, { url, prefix }] of apps) {
+      const direct = await fetch(`${url}/healthz`);
+      const proxied = await fetch(`${gateway}${prefix}/healthz`);
+      expect({ name, direct: direct.status, proxied: proxied.status }).toEqual({ name, direct: 200, proxied: 200 });
+    }
+  });
+
+  it('logs in to auth-api through the gateway with the printed credentials', async () => {
+    const email = /^ {4}AUTH_ADMIN_EMAIL=(\S+)$/m.exec(output)![1];
+    const password = /^ {4}AUTH_ADMIN_PASSWORD=(\S+)$/m.exec(output)![1];
+    const login = await fetch(`${gateway}/auth/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: email, password }).toString(),
+    });
+    expect(login.status).toBe(200);
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    expect(typeof token).toBe('string');
+
+    const me = await fetch(`${gateway}/auth/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ email });
+
+    const wrong = await fetch(`${gateway}/auth/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: email, password: `${password}-wrong` }).toString(),
+    });
+    expect(wrong.status).toBe(401);
+  });
+
+  it('lists the services at the gateway root', async () => {
+    const res = await fetch(`${gateway}/`);
+    const body = (await res.json()) as { services: { name: string; status: string }[] };
+    expect(body.services.find((s) => s.name === 'auth-api')?.status).toBe('up');
+  });
+
+  it('stops cleanly on Ctrl-C (SIGINT) with exit code 0', async () => {
+    started!.child.kill('SIGINT');
+    const { code, signal } = await started!.exit;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(started!.output()).toMatch(/start: stopped/);
+  }, 60_000);
+});
+
+describe('npm start refusals', () => {
+  it('refuses to run with NODE_ENV=production', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-e2e-'));
+    const child = spawn(process.execPath, [path.join(root, 'dist/tools/start.js')], {
+      cwd: root,
+      env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stderr!.on('data', (c: Buffer) => (text += c.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    expect(text).toContain('development only');
+    expect(fs.readdirSync(dataDir)).toEqual([]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('names the app that failed to start and why, stops the others and exits 1', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-e2e-'));
+    // A bad value for one app: it fails its config validation at start.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT_OFFSET: String(await freePortOffset()),
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      AUTH_ADMIN_EMAIL: 'not-an-email',
+      AUTH_ADMIN_PASSWORD: 'long-enough-password',
+    };
+    for (const name of ['DATABASE_URL', 'AMQP_URL', 'REDIS_URL', 'START_USE_SERVERS', 'PORT']) delete env[name];
+    const child = spawn(process.execPath, [path.join(root, 'dist/tools/start.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout!.on('data', (c: Buffer) => (text += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (text += c.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    expect(text).toMatch(/start: auth-api failed to start: .*AUTH_ADMIN_EMAIL/s);
+    expect(text).toContain('start: stopped after a failure');
+    expect(text).not.toMatch(/^ready: /m);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 90_000);
+});
