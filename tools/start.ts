@@ -21,6 +21,7 @@ import { emailApiService } from '../apps/email-api/src/service';
 import { gatewayService } from '../apps/gateway/src/service';
 import { SERVICES, upstreamEnvName } from '../apps/gateway/src/routes/route-table';
 import { transcribeApiService } from '../apps/transcribe-api/src/service';
+import { ensureDevEmailProject } from './dev/email-project';
 
 interface AppEntry {
   def: ServiceDefinition<any>;
@@ -28,12 +29,16 @@ interface AppEntry {
   credentials?: string[];
   /** other development settings */
   env?: Record<string, string>;
+  /** settings this app receives from one started before it (names from `provide`), unless set */
+  uses?: string[];
+  /** once the app runs: settings (and their printed values) for the apps after it */
+  provide?: (app: RunningService, credentials: Record<string, string>, dataDir: string) => Promise<Record<string, string>>;
 }
 
 /** The apps `npm start` runs, in start order; the gateway is added last. Each new service is one line. */
 const APPS: AppEntry[] = [
-  { def: automationApiService, credentials: ['AUTOMATION_API_KEY', 'IG_VERIFY_TOKEN'] },
-  { def: emailApiService, credentials: ['JWT_SECRET'] },
+  { def: emailApiService, credentials: ['JWT_SECRET'], provide: provideEmailProject },
+  { def: automationApiService, credentials: ['AUTOMATION_API_KEY', 'IG_VERIFY_TOKEN'], uses: ['EMAIL_PUBLIC_KEY'] },
   { def: authApiService, credentials: ['AUTH_ADMIN_EMAIL', 'AUTH_ADMIN_PASSWORD', 'LOGISTICS_ADMIN_EMAIL', 'LOGISTICS_ADMIN_PASSWORD'] },
   { def: transcribeApiService },
 ];
@@ -53,6 +58,8 @@ const DEV_CREDENTIALS: Record<string, string | (() => string)> = {
   KNOWLEDGE_API_KEY: () => `dev_knowledge_${secret(24)}`,
   LOGISTICS_API_KEY: () => `dev_logistics_${secret(24)}`,
   JWT_SECRET: () => secret(48),
+  EMAIL_DEV_EMAIL: 'developer@example.com',
+  EMAIL_DEV_PASSWORD: () => secret(12),
   IG_VERIFY_TOKEN: () => secret(16),
 };
 
@@ -86,6 +93,33 @@ function loadCredentials(dataDir: string): Record<string, string> {
     fs.writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   }
   return saved;
+}
+
+/** Saves one more value into DATA_DIR/dev-credentials.json. */
+function saveCredential(dataDir: string, credentials: Record<string, string>, name: string, value: string): void {
+  if (credentials[name] === value) return;
+  credentials[name] = value;
+  fs.writeFileSync(path.join(dataDir, CREDENTIALS_FILE), `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * email-api's development user and project: automation-api sends captured emails to it
+ * (EMAIL_PUBLIC_KEY), and the newcomer gets a dashboard login and a secret key to call email-api with.
+ */
+async function provideEmailProject(app: RunningService, credentials: Record<string, string>, dataDir: string): Promise<Record<string, string>> {
+  if (process.env.EMAIL_PUBLIC_KEY) return {};
+  const project = await ensureDevEmailProject(app.url, {
+    email: credentials.EMAIL_DEV_EMAIL,
+    password: credentials.EMAIL_DEV_PASSWORD,
+    secretKey: credentials.EMAIL_SECRET_KEY,
+  });
+  saveCredential(dataDir, credentials, 'EMAIL_SECRET_KEY', project.secretKey);
+  return {
+    EMAIL_DEV_EMAIL: credentials.EMAIL_DEV_EMAIL,
+    EMAIL_DEV_PASSWORD: credentials.EMAIL_DEV_PASSWORD,
+    EMAIL_PUBLIC_KEY: project.publicKey,
+    EMAIL_SECRET_KEY: project.secretKey,
+  };
 }
 
 function portOf(def: { name: string; port: number }, env: NodeJS.ProcessEnv): number {
@@ -154,6 +188,7 @@ async function main(): Promise<void> {
     env: { ...publicUrls[entry.def.name], ...entry.env },
   }));
   const given: Record<string, string> = {};
+  const provided: Record<string, string> = {};
 
   for (const entry of entries) {
     if (interrupted) return;
@@ -164,9 +199,11 @@ async function main(): Promise<void> {
       given[name] = credentials[name];
     }
     for (const [name, value] of Object.entries(entry.env ?? {})) if (!env[name]) appEnv[name] = value;
+    for (const name of entry.uses ?? []) if (!env[name] && provided[name]) appEnv[name] = provided[name];
     try {
       const app = await startService(entry.def, { env: appEnv, port: portOf(entry.def, env), host });
       running.push(app);
+      if (entry.provide) Object.assign(given, Object.assign(provided, await entry.provide(app, credentials, dataDir)));
       if (entry.def.name !== 'gateway') gatewayEnv[upstreamEnvName(entry.def.name)] = app.url;
     } catch (err) {
       const why = err instanceof ConfigValidationError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);

@@ -68,6 +68,17 @@ async function waitForReady(started: Started): Promise<string> {
   throw new Error(`start.js printed no "ready" line within ${READY_TIMEOUT_MS} ms:\n${started.output()}`);
 }
 
+/** Polls `probe` until it returns something truthy (work happens off the request path). */
+async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 describe('npm start (tools/start.ts)', () => {
   let dataDir: string;
   let started: Started | undefined;
@@ -146,12 +157,61 @@ describe('npm start (tools/start.ts)', () => {
     expect(body.services.find((s) => s.name === 'auth-api')?.status).toBe('up');
   });
 
+  it('links automation-api to a development email-api project: a captured email arrives there as a contact', async () => {
+    const printed = (name: string) => new RegExp(`^ {4}${name}=(\\S+)$`, 'm').exec(output)?.[1];
+    const automationKey = printed('AUTOMATION_API_KEY')!;
+    const secretKey = printed('EMAIL_SECRET_KEY')!;
+    expect(printed('EMAIL_PUBLIC_KEY')).toMatch(/^pk_/);
+    expect(secretKey).toMatch(/^sk_/);
+    const automation = `${gateway}/automation`;
+    const auth = { authorization: `Bearer ${automationKey}`, 'content-type': 'application/json' };
+
+    const created = await fetch(`${automation}/api/v1/automations`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'e2e', keywords: ['guide'], link_url: 'https://example.com/guide', email_gate: true }),
+    });
+    expect(created.status).toBe(201);
+    const { automation: made } = (await created.json()) as { automation: { id: number } };
+    expect((await fetch(`${automation}/api/v1/automations/${made.id}/go_live`, { method: 'POST', headers: auth })).status).toBe(200);
+
+    const post = (route: string, body: object) =>
+      fetch(`${automation}/sandbox/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post('comments', { text: 'GUIDE please', user_id: 'e2e-1', username: 'e2e_person' })).ok).toBe(true);
+    await waitFor(async () => {
+      const { sent } = (await (await fetch(`${automation}/sandbox/outbox`)).json()) as { sent: { to: { user_id?: string } }[] };
+      return sent.some((m) => m.to.user_id === 'e2e-1');
+    });
+    expect((await post('messages', { text: 'e2e.person@example.org', user_id: 'e2e-1', username: 'e2e_person' })).ok).toBe(true);
+
+    const contact = await waitFor(async () => {
+      const res = await fetch(`${gateway}/email/contacts?search=e2e.person`, { headers: { authorization: `Bearer ${secretKey}` } });
+      const { data } = (await res.json()) as { data: { email: string; data: Record<string, unknown> }[] };
+      return data[0];
+    });
+    expect(contact).toMatchObject({ email: 'e2e.person@example.org', data: { igUsername: 'e2e_person' } });
+  });
+
   it('stops cleanly on Ctrl-C (SIGINT) with exit code 0', async () => {
     started!.child.kill('SIGINT');
     const { code, signal } = await started!.exit;
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(started!.output()).toMatch(/start: stopped/);
   }, 60_000);
+
+  it('starts again on the same DATA_DIR with the same credentials and email project keys', async () => {
+    const credentialLines = (text: string) => text.split('\n').filter((line) => /^ {4}[A-Z_]+=/.test(line));
+    const before = credentialLines(output);
+    started = startStack(dataDir, Number(new URL(gateway).port) - 3000);
+    const again = await waitForReady(started);
+    expect(credentialLines(again)).toEqual(before);
+    const secretKey = /^ {4}EMAIL_SECRET_KEY=(\S+)$/m.exec(again)![1];
+    const contacts = await fetch(`${gateway}/email/contacts`, { headers: { authorization: `Bearer ${secretKey}` } });
+    expect(contacts.status).toBe(200);
+    expect(((await contacts.json()) as { total: number }).total).toBe(1);
+    started.child.kill('SIGINT');
+    expect(await started.exit).toEqual({ code: 0, signal: null });
+  }, READY_TIMEOUT_MS + 30_000);
 });
 
 describe('npm start refusals', () => {
