@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import type { DestinationStream, Logger as PinoRoot } from 'pino';
 import type { BaseConfig } from './config/base.config';
 import { loadConfig } from './config/load-config';
+import { RejectNulPipe } from './http/input-safety';
 import { InFlightTracker, installBodyParsers, installPlatformRoutes, installRequestMiddleware } from './http/platform-http';
 import { runWithAppLogger } from './logging/app-context';
 import { createHttpLogger, createRootLogger } from './logging/logging';
@@ -117,6 +118,8 @@ async function buildApp<C extends BaseConfig>(
         transform: true,
         exceptionFactory: validationExceptionFactory,
       }),
+      // PostgreSQL cannot store NUL characters: refused here, in the app's error shape, not as a 500.
+      new RejectNulPipe(),
     );
     if (def.errorFilter) app.useGlobalFilters(def.errorFilter(config));
     await def.configure?.(app, config);

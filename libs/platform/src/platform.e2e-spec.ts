@@ -167,6 +167,22 @@ describe('createServiceApp', () => {
     expect(unknown.body.error.code).toBe('NOT_FOUND');
   });
 
+  it('refuses NUL characters in bodies and path parameters, naming the field, never a 500', async () => {
+    const body = await http().post('/api/v1/items').send({ email: 'a\u0000@example.com', quantity: 3 }).expect(422);
+    expect(body.body.error.errors).toEqual([expect.objectContaining({ field: 'email', code: 'invalid_string' })]);
+    const param = await http().get('/api/v1/items/a%00b').expect(422);
+    expect(param.body.error.errors).toEqual([expect.objectContaining({ field: 'id' })]);
+  });
+
+  it('refuses JSON nested deeper than 32 levels before anything recurses over it', async () => {
+    const nested = (depth: number) => `{"email":"a@example.com","quantity":1,"x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const deep = await http().post('/api/v1/items').set('Content-Type', 'application/json').send(nested(20_000)).expect(422);
+    expect(deep.body.error.errors).toEqual([expect.objectContaining({ field: 'x.0', code: 'too_deep' })]);
+    // 31 levels pass the depth check (and then fail the whitelist, as any unknown property does).
+    const shallow = await http().post('/api/v1/items').set('Content-Type', 'application/json').send(nested(31)).expect(422);
+    expect(shallow.body.error.errors).toEqual([expect.objectContaining({ field: 'x', code: 'unrecognized_key' })]);
+  });
+
   it('answers 413 for bodies over the limit', async () => {
     const res = await http()
       .post('/api/v1/items')

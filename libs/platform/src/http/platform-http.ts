@@ -4,6 +4,7 @@ import { ApiError } from '@platform/errors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HttpLogger } from 'pino-http';
 import { HealthRegistry } from '../health/health.registry';
+import { rejectDeepJson } from './input-safety';
 import type { MetricsService } from '../metrics/metrics.service';
 
 /** Counts requests in flight so that shutdown can wait for them. */
@@ -99,7 +100,8 @@ export function installPlatformRoutes(app: NestExpressApplication, metrics: Metr
 /**
  * JSON and urlencoded parsers (the raw bytes kept on `req.rawBody` for signature checks). Their
  * errors become ApiErrors so that every filter answers them in the spec's shape: malformed JSON → 400,
- * too large → 413, unsupported charset → 415.
+ * too large → 413, unsupported charset → 415. Bodies nested deeper than MAX_JSON_DEPTH are refused
+ * right after parsing (input-safety.ts).
  */
 export function installBodyParsers(app: NestExpressApplication, limit: string): void {
   const verify = (req: Request, _res: Response, buf: Buffer) => {
@@ -108,6 +110,7 @@ export function installBodyParsers(app: NestExpressApplication, limit: string): 
   app.use(express.json({ limit, verify }));
   app.use(express.urlencoded({ limit, extended: true, verify }));
   app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(translateBodyError(err, limit)));
+  app.use(rejectDeepJson());
 }
 
 export function translateBodyError(err: unknown, limit: string): unknown {
