@@ -30,7 +30,7 @@ describe('keys, projects and errors (e2e)', () => {
     expect(rows[0].secret_key_hash).not.toContain(project.secretKey);
   });
 
-  it('takes the project from the key: the secret key works everywhere, the public key only on /v1/track', async () => {
+  it('takes the project from the key: the secret key works everywhere, the public key only on POST /v1/track (not even its /events/track alias)', async () => {
     const { project } = await newProject(t);
     await t.http.post('/v1/track').set(bearer(project.publicKey)).send({ email: 'a@example.com', event: 'signup' }).expect(200);
     await t.http.post('/v1/track').set(bearer(project.secretKey)).send({ email: 'b@example.com', event: 'signup' }).expect(200);
@@ -44,15 +44,20 @@ describe('keys, projects and errors (e2e)', () => {
     ] as const) {
       const req = (t.http as any)[method](path).set(bearer(project.publicKey));
       const res = await (body ? req.send(body) : req);
-      if (path === '/events/track') {
-        expect(res.status).toBe(200);
-        continue;
-      }
       expect(res.status).toBe(401);
       expectError(res.body, 401, 'INVALID_API_KEY');
     }
     const contacts = await t.http.get('/contacts').set(bearer(project.secretKey)).expect(200);
     expect(contacts.body.data.map((c: { email: string }) => c.email).sort()).toEqual(['a@example.com', 'b@example.com']);
+    // the public key never reaches the project's settings either
+    for (const [method, path] of [
+      ['get', `/projects/${project.id}/setup-state`],
+      ['get', `/projects/${project.id}/members`],
+      ['get', `/users/@me/projects/${project.id}/security`],
+      ['post', `/users/@me/projects/${project.id}/regenerate-keys`],
+    ] as const) {
+      expectError((await (t.http as any)[method](path).set(bearer(project.publicKey)).expect(401)).body, 401, 'INVALID_API_KEY');
+    }
   });
 
   it('answers 401 for a missing or unknown key and 403 for a disabled project', async () => {
@@ -62,10 +67,26 @@ describe('keys, projects and errors (e2e)', () => {
     expectError(unknown.body, 401, 'INVALID_API_KEY');
     const badScheme = await t.http.post('/v1/track').set('Authorization', 'Basic abc').send({ email: 'a@example.com', event: 'x' }).expect(401);
     expectError(badScheme.body, 401, 'INVALID_API_KEY');
-    const { project } = await newProject(t);
+    const { account, project } = await newProject(t);
     await t.app.get(DataSource).query(`UPDATE ${t.config.DATABASE_SCHEMA}.projects SET disabled = true, disabled_reason = 'MANUAL' WHERE id = $1`, [project.id]);
     const disabled = await t.http.post('/v1/track').set(bearer(project.publicKey)).send({ email: 'a@example.com', event: 'x' }).expect(403);
     expectError(disabled.body, 403, 'PROJECT_DISABLED');
+    // every public endpoint with either key, and the dashboard with the key or a session
+    const sk = bearer(project.secretKey);
+    const session = { Cookie: account.cookie, 'X-Project-Id': project.id };
+    for (const res of [
+      await t.http.post('/v1/track').set(sk).send({ email: 'a@example.com', event: 'x' }),
+      await t.http.post('/v1/send').set(sk).send({ to: 'a@example.com', subject: 's', body: 'b' }),
+      await t.http.post('/v1/verify').set(sk).send({ email: 'a@example.com' }),
+      await t.http.get('/contacts').set(sk),
+      await t.http.get('/contacts').set(session),
+      await t.http.get(`/projects/${project.id}/setup-state`).set('Cookie', account.cookie),
+    ]) {
+      expect(res.status).toBe(403);
+      expectError(res.body, 403, 'PROJECT_DISABLED');
+    }
+    const stored = await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM ${t.config.DATABASE_SCHEMA}.contacts WHERE project_id = $1`, [project.id]);
+    expect(stored[0].n).toBe(0);
   });
 
   it('rotates both keys at once; the old keys stop working immediately', async () => {
@@ -80,6 +101,22 @@ describe('keys, projects and errors (e2e)', () => {
     expectError((await t.http.post('/v1/track').set(bearer(project.publicKey)).send({ email: 'a@example.com', event: 'x' }).expect(401)).body, 401, 'INVALID_API_KEY');
     await t.http.get('/contacts').set(bearer(rotated.body.secretKey)).expect(200);
     await t.http.post('/v1/track').set(bearer(rotated.body.publicKey)).send({ email: 'a@example.com', event: 'x' }).expect(200);
+  });
+
+  it('lets the secret key manage its own project under /users/@me/projects/:id, never another one', async () => {
+    const { project } = await newProject(t, 'Key managed');
+    const other = await newProject(t, 'Other');
+    const sk = bearer(project.secretKey);
+    expect((await t.http.get(`/users/@me/projects/${project.id}/security`).set(sk).expect(200)).body.keys.publicKey).toBe(project.publicKey);
+    expect((await t.http.patch(`/users/@me/projects/${project.id}`).set(sk).send({ name: 'Renamed by key' }).expect(200)).body.name).toBe('Renamed by key');
+    expectError((await t.http.post(`/users/@me/projects/${other.project.id}/regenerate-keys`).set(sk).expect(404)).body, 404, 'PROJECT_NOT_FOUND');
+    await t.http.get('/contacts').set(bearer(other.project.secretKey)).expect(200);
+    const rotated = await t.http.post(`/users/@me/projects/${project.id}/regenerate-keys`).set(sk).expect(200);
+    expect(rotated.body.secretKey).toMatch(/^sk_/);
+    expectError((await t.http.get(`/users/@me/projects/${project.id}/security`).set(sk).expect(401)).body, 401, 'INVALID_API_KEY');
+    await t.http.get(`/users/@me/projects/${project.id}/security`).set(bearer(rotated.body.secretKey)).expect(200);
+    // user-level routes need a session: a key is no user
+    expectError((await t.http.get('/users/@me').set(bearer(rotated.body.secretKey)).expect(401)).body, 401, 'UNAUTHORIZED');
   });
 
   it('keeps projects apart: a key never reaches another project', async () => {
@@ -97,6 +134,47 @@ describe('keys, projects and errors (e2e)', () => {
     await t.http.post(`/users/@me/projects/${a.project.id}/regenerate-keys`).set('Cookie', b.account.cookie).expect(404);
     const own = await t.http.get('/contacts').set('Cookie', a.account.cookie).set('X-Project-Id', a.project.id).expect(200);
     expect(own.body.data).toHaveLength(1);
+  });
+
+  it('keeps every resource per project: fields, events, activity, lookup, idempotency keys and project settings', async () => {
+    const a = await newProject(t, 'Iso A');
+    const b = await newProject(t, 'Iso B');
+    const ka = bearer(a.project.secretKey);
+    const kb = bearer(b.project.secretKey);
+    const tracked = await t.http.post('/v1/track').set(ka).set('Idempotency-Key', 'shared-key').send({ email: 'iso@example.com', event: 'a_only', data: { secret: 'x' } }).expect(200);
+    await t.http.post('/v1/send').set(ka).send({ to: 'iso@example.com', subject: 'A mail', body: 'b' }).expect(200);
+    // the same Idempotency-Key in another project is another key
+    const other = await t.http.post('/v1/track').set(kb).set('Idempotency-Key', 'shared-key').send({ email: 'b@example.com', event: 'b_event' }).expect(200);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(other.body.data.contact).not.toBe(tracked.body.data.contact);
+
+    expect((await t.http.get('/contacts/fields').set(kb).expect(200)).body.fields.map((f: { field: string }) => f.field)).not.toContain('secret');
+    expect((await t.http.get('/contacts/fields/secret/values').set(kb).expect(200)).body.values).toEqual([]);
+    expect((await t.http.get('/contacts/fields/secret/usage').set(kb).expect(200)).body).toMatchObject({ contacts: 0, inUse: false });
+    expect((await t.http.delete('/contacts/fields/secret').set(kb).expect(200)).body.contactsUpdated).toBe(0);
+    expect((await t.http.post('/contacts/lookup').set(kb).send({ emails: ['iso@example.com'] }).expect(200)).body.notFound).toEqual(['iso@example.com']);
+    await t.http.get(`/events/contact/${tracked.body.data.contact}`).set(kb).expect(404);
+    await t.http.get('/events/a_only/usage').set(kb).expect(404);
+    await t.http.delete('/events/a_only').set(kb).expect(404);
+    expect((await t.http.get('/events').set(kb).expect(200)).body.data.map((e: { name: string }) => e.name)).toEqual(['b_event']);
+    expect((await t.http.get('/events/stats').set(kb).expect(200)).body.total).toBe(1);
+    expect((await t.http.get('/activity/types').set(kb).expect(200)).body).toEqual(['event']);
+    expect((await t.http.get('/activity/stats').set(kb).expect(200)).body.total).toBe(1);
+    expect((await t.http.get('/activity/recent-count').set(kb).expect(200)).body.count).toBe(1);
+    expect((await t.http.get(`/activity?contactId=${tracked.body.data.contact}`).set(kb).expect(200)).body.total).toBe(0);
+    for (const path of [`/projects/${a.project.id}/setup-state`, `/projects/${a.project.id}/security`, `/users/@me/projects/${a.project.id}/security`]) {
+      expectError((await t.http.get(path).set(kb).expect(404)).body, 404, 'PROJECT_NOT_FOUND');
+      await t.http.get(path).set('Cookie', b.account.cookie).expect(404);
+    }
+    await t.http.post(`/projects/${a.project.id}/members`).set(kb).send({ email: b.account.email }).expect(404);
+    await t.http.post(`/users/@me/projects/${a.project.id}/reset`).set(kb).send({ confirm: 'Iso A' }).expect(404);
+    await t.http.delete(`/users/@me/projects/${a.project.id}`).set(kb).expect(404);
+
+    // project A still has all of it
+    expect((await t.http.get('/contacts/fields/secret/usage').set(ka).expect(200)).body.contacts).toBe(1);
+    expect((await t.http.get('/events/a_only/usage').set(ka).expect(200)).body.count).toBe(1);
+    expect((await t.http.get('/activity/stats').set(ka).expect(200)).body).toMatchObject({ total: 2, events: 1, emails: 1 });
+    expect((await t.http.get(`/users/@me/projects/${a.project.id}/security`).set(ka).expect(200)).body.projectId).toBe(a.project.id);
   });
 
   it('dashboard sessions need a project header and membership', async () => {
@@ -124,6 +202,41 @@ describe('keys, projects and errors (e2e)', () => {
     );
     const unknownRoute = await t.http.get('/nowhere').expect(404);
     expectError(unknownRoute.body, 404, 'NOT_FOUND');
+  });
+
+  it('refuses NUL characters (which PostgreSQL cannot store) with 422 naming the field, never a 500', async () => {
+    const { project } = await newProject(t);
+    const sk = bearer(project.secretKey);
+    const cases: Array<[Promise<any>, string]> = [
+      [t.http.post('/v1/track').set(sk).send({ email: 'nul@example.com', event: 'a\u0000b' }), 'event'],
+      [t.http.post('/v1/track').set(sk).send({ email: 'nul@example.com', event: 'e', data: { note: 'x\u0000' } }), 'data.note'],
+      [t.http.post('/contacts').set(sk).send({ email: 'nul@example.com', data: { 'k\u0000': 1 } }), 'data.k\u0000'],
+      [t.http.post('/v1/send').set(sk).send({ to: 'nul@example.com', subject: 's', body: 'a\u0000' }), 'body'],
+      [t.http.get('/contacts?search=%00').set(sk), 'search'],
+      [t.http.get('/contacts/cnt_%00').set(sk), 'id'],
+      [t.http.delete('/events/a%00b').set(sk), 'eventName'],
+      [t.http.get('/contacts/fields/a%00/values').set(sk), 'field'],
+    ];
+    for (const [request, field] of cases) {
+      const res = await request;
+      expect(res.status).toBe(422);
+      expectError(res.body, 422, 'VALIDATION_ERROR');
+      expect(res.body.error.errors).toContainEqual(expect.objectContaining({ field }));
+    }
+    const cursor = Buffer.from(JSON.stringify(['2026-11-22T10:00:00.000Z', 'cnt_\u0000'])).toString('base64url');
+    expectError((await t.http.get(`/contacts?cursor=${cursor}`).set(sk).expect(400)).body, 400, 'INVALID_CURSOR');
+    const csv = await t.http.post('/contacts/import').set(sk).attach('file', Buffer.from('email\nnul\u0000@example.com\n'), 'nul.csv').expect(400);
+    expectError(csv.body, 400, 'INVALID_CSV');
+    expect((await t.http.get('/contacts').set(sk).expect(200)).body.total).toBe(0);
+  });
+
+  it('refuses JSON nested deeper than 32 levels with 422 instead of overflowing the stack', async () => {
+    const { project } = await newProject(t);
+    const nested = (depth: number) => `{"email":"deep@example.com","event":"e","data":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+    const deep = await t.http.post('/v1/track').set(bearer(project.secretKey)).set('Content-Type', 'application/json').send(nested(5000)).expect(422);
+    expectError(deep.body, 422, 'VALIDATION_ERROR');
+    expect(deep.body.error.errors).toEqual([expect.objectContaining({ field: 'data.a', code: 'too_deep' })]);
+    await t.http.post('/v1/track').set(bearer(project.secretKey)).set('Content-Type', 'application/json').send(nested(30)).expect(200);
   });
 
   it('GET /config needs no auth and reports the feature flags', async () => {

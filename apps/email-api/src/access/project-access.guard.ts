@@ -14,16 +14,17 @@ import { SessionService } from './session.service';
 import type { User } from './users.repository';
 
 export interface ProjectAccessOptions {
-  /** The public key (pk_) is accepted: only POST /v1/track (and its alias). */
+  /** The public key (pk_) is accepted: only POST /v1/track (the spec's one public-key endpoint). */
   publicKey?: boolean;
   /** A dashboard session (JWT cookie + project membership) is accepted: dashboard endpoints. */
   session?: boolean;
   /** Session users need one of these roles (the secret key has every right in its own project). */
   roles?: ProjectRole[];
-  /** The project comes from this path parameter instead of the key or the X-Project-Id header. */
+  /**
+   * The project is named by this path parameter instead of the X-Project-Id header; a key must belong
+   * to that project (else 404, as for a project the session user is no member of).
+   */
   projectParam?: string;
-  /** false: only a dashboard session is accepted (user-scoped endpoints under /users/@me). Default true. */
-  secretKey?: boolean;
 }
 
 /** What the guard resolved for the request. */
@@ -70,7 +71,7 @@ export class ProjectAccessGuard implements CanActivate {
     const opts = this.reflector.getAllAndOverride<ProjectAccessOptions>(ACCESS, [context.getHandler(), context.getClass()]) ?? {};
     const req = context.switchToHttp().getRequest<AccessRequest>();
     const res = context.switchToHttp().getResponse<Response>();
-    const useKey = opts.secretKey !== false && req.headers['authorization'] !== undefined;
+    const useKey = req.headers['authorization'] !== undefined;
     const ctx = useKey ? await this.byKey(req, opts) : await this.bySession(req, opts);
     if (opts.projectParam && ctx.project.id !== req.params?.[opts.projectParam]) throw projectNotFound();
     if (ctx.project.disabled) throw projectDisabled(ctx.project.disabledReason);
@@ -136,7 +137,7 @@ export function ProjectAccess(opts: ProjectAccessOptions = {}): MethodDecorator 
   const decorators = [
     SetMetadata(ACCESS, opts),
     UseGuards(ProjectAccessGuard),
-    ...(opts.secretKey === false ? [] : [ApiBearerAuth()]),
+    ApiBearerAuth(),
     ApiResponse({ status: 401, description: '`MISSING_AUTH` or `INVALID_API_KEY` (wrong kind of key, unknown or rotated key)' }),
     ApiResponse({ status: 403, description: '`PROJECT_DISABLED`, `PROJECT_ACCESS_DENIED` or `FORBIDDEN` (role)' }),
     ApiResponse({ status: 429, description: '`RATE_LIMIT_EXCEEDED`: 1000 requests per minute per project; see `Retry-After`' }),

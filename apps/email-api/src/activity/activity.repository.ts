@@ -37,7 +37,9 @@ export class ActivityRepository {
       SELECT e.id, 'event' AS type, e.name AS title, e.contact_id, c.email, e.data, e.created_at, e.project_id
         FROM ${this.db.t('events')} e LEFT JOIN ${this.db.t('contacts')} c ON c.id = e.contact_id
       UNION ALL
-      SELECT m.id, 'email.' || lower(m.status), m.subject, m.contact_id, m.to_email,
+      SELECT m.id, 'email.' || lower(m.status), m.subject, m.contact_id,
+             -- to_email may carry a display name ("Ada" <ada@example.com>): the feed shows the address
+             coalesce(substring(m.to_email from '<([^<>]+)>$'), m.to_email),
              jsonb_build_object('status', m.status, 'statusReason', m.status_reason, 'kind', m.kind, 'source', m.source, 'from', m.from_email, 'sentAt', m.sent_at, 'messageId', m.message_id),
              m.created_at, m.project_id
         FROM ${this.db.t('emails')} m

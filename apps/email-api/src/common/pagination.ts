@@ -18,12 +18,15 @@ export function encodeCursor(k: Keyset): string {
   return Buffer.from(JSON.stringify([k.createdAt.toISOString(), k.id])).toString('base64url');
 }
 
+/** Ids of paged rows: `cnt_…`, `evt_…`, `eml_…` (see common/ids.ts). */
+const ROW_ID = /^[a-z]{3}_[0-9a-z]{1,64}$/;
+
 export function decodeCursor(cursor: string | undefined): Keyset | null {
   if (cursor === undefined || cursor === '') return null;
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
     const createdAt = new Date(String(at));
-    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(createdAt.getTime())) throw new Error('bad cursor');
+    if (typeof at !== 'string' || typeof id !== 'string' || !ROW_ID.test(id) || Number.isNaN(createdAt.getTime())) throw new Error('bad cursor');
     return { createdAt, id };
   } catch {
     throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not valid', {

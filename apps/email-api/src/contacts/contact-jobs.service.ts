@@ -67,6 +67,10 @@ export class ContactJobsService implements OnModuleInit {
       });
     }
     const text = file.buffer.toString('utf8');
+    // A NUL byte means a binary file (or UTF-16); PostgreSQL could not store it either.
+    if (text.includes('\u0000')) {
+      throw new ApiError(400, 'INVALID_CSV', 'The file is not a text CSV: it contains NUL bytes', { suggestion: 'Export the contacts as a UTF-8 CSV file and upload that.' });
+    }
     let records: Array<{ line: number; fields: string[] }>;
     try {
       records = parseCsv(text);

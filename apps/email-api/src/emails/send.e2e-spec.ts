@@ -1,4 +1,6 @@
 import { startFakeSmtpSink, type FakeSmtpSink } from '@platform/testing';
+import { DataSource } from 'typeorm';
+import { SendWorker } from './send.worker';
 import { bearer, decodeQuotedPrintable, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 
 describe('POST /v1/send and unsubscribe (e2e)', () => {
@@ -71,6 +73,8 @@ describe('POST /v1/send and unsubscribe (e2e)', () => {
         return item?.type === 'email.sent' ? item : undefined;
       }, 'the email to be marked sent');
       expect(sent.data).toMatchObject({ status: 'SENT', messageId: expect.any(String) });
+      // the feed names the recipient by address, also when the send gave a display name
+      expect(await activity(res.body.data.emails[1].email)).toMatchObject({ email: 'two@example.com', contactId: res.body.data.emails[1].contact.id });
     });
 
     it('marketing mail carries RFC 8058 one-click unsubscribe that works; unsubscribed contacts are suppressed', async () => {
@@ -114,6 +118,38 @@ describe('POST /v1/send and unsubscribe (e2e)', () => {
         return item?.type === 'email.failed' ? item : undefined;
       }, 'the email to fail');
       expect(failed.data.statusReason).toMatch(/550/);
+    });
+
+    it('keeps a temporarily refused email queued with the reason, retries it later, and fails it after SEND_MAX_ATTEMPTS', async () => {
+      const ds = t.app.get(DataSource);
+      const table = `${t.config.DATABASE_SCHEMA}.emails`;
+      const row = async (id: string) => (await ds.query(`SELECT status, status_reason, attempts FROM ${table} WHERE id = $1`, [id]))[0];
+      // A retry is due after a backoff; the test makes it due now instead of waiting.
+      const dueNow = (id: string, attempts?: number) =>
+        ds.query(`UPDATE ${table} SET next_attempt_at = now()${attempts ? `, attempts = ${attempts}` : ''} WHERE id = $1`, [id]).then(() => t.app.get(SendWorker).wake());
+
+      smtp.failNext({ code: 451, message: '4.3.0 try again later' });
+      const later = (await t.http.post('/v1/send').set(sk()).send({ to: 'later@example.com', subject: 'Later', body: 'b' }).expect(200)).body.data.emails[0].email;
+      const waiting = await eventually(async () => {
+        const r = await row(later);
+        return r.attempts === 1 && r.status_reason ? r : undefined;
+      }, 'the first attempt to be refused');
+      expect(waiting).toMatchObject({ status: 'QUEUED', status_reason: expect.stringMatching(/451/) });
+      expect(smtp.messages).toHaveLength(0);
+      await dueNow(later);
+      await eventually(async () => (await row(later)).status === 'SENT', 'the retry to be sent');
+      expect(smtp.messages.map((m) => m.to[0])).toEqual(['later@example.com']);
+
+      smtp.failNext({ code: 421, message: '4.7.0 busy', times: 2 });
+      const never = (await t.http.post('/v1/send').set(sk()).send({ to: 'never@example.com', subject: 'Never', body: 'b' }).expect(200)).body.data.emails[0].email;
+      await eventually(async () => /421/.test((await row(never)).status_reason ?? ''), 'the first attempt to be refused');
+      await dueNow(never, t.config.SEND_MAX_ATTEMPTS - 1);
+      const failed = await eventually(async () => {
+        const r = await row(never);
+        return r.status === 'FAILED' ? r : undefined;
+      }, 'the email to fail after its last attempt');
+      expect(failed).toMatchObject({ attempts: t.config.SEND_MAX_ATTEMPTS, status_reason: expect.stringMatching(/421/) });
+      expect((await activity(never)).type).toBe('email.failed');
     });
 
     it('is idempotent with an Idempotency-Key', async () => {

@@ -38,10 +38,11 @@ export class TrackController {
 
   @Post('events/track')
   @HttpCode(200)
-  @ProjectAccess({ publicKey: true, session: true })
+  // The spec allows the public key on POST /v1/track only: the alias takes the secret key or a session.
+  @ProjectAccess({ session: true })
   @IDEMPOTENCY_DOC
   @ApiOkEnvelope(TrackResponseDto)
-  @ApiOperation({ summary: 'Alias of POST /v1/track (also for dashboard sessions)' })
+  @ApiOperation({ summary: 'Alias of POST /v1/track for the secret key and dashboard sessions (the public key: 401 INVALID_API_KEY)' })
   trackAlias(@CurrentProject() ctx: ProjectContext, @Body() body: TrackEventDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
     return this.record(ctx, body, res, key, requestId);
   }

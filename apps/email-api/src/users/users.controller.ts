@@ -8,7 +8,11 @@ import { CreateProjectDto, ResetProjectDto, UpdateProjectDto } from '../projects
 import { ProjectsService } from '../projects/projects.service';
 import { userView } from './user.view';
 
-const OWN = (roles?: Array<'OWNER' | 'ADMIN' | 'MEMBER'>) => ProjectAccess({ session: true, secretKey: false, projectParam: 'id', roles });
+/**
+ * A project of the user named by `:id`: the session user must be a member with one of `roles`; the
+ * project's own secret key may act too (the spec: the secret key works on every endpoint).
+ */
+const OWN = (roles?: Array<'OWNER' | 'ADMIN' | 'MEMBER'>) => ProjectAccess({ session: true, projectParam: 'id', roles });
 
 @ApiTags('Users and projects')
 @Controller('users/@me')
