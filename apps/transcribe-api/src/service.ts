@@ -1,4 +1,4 @@
-import { DetailErrorFilter } from '@platform/errors';
+import { TranscribeDetailErrorFilter } from './errors/detail-error.filter';
 import type { ServiceDefinition } from '@platform/platform';
 import { appModule } from './app.module';
 import { TranscribeConfig } from './config';
@@ -8,7 +8,9 @@ const description = `Transcription queue (spec 002, part D). Audio is transcribe
 
 **Authentication: none.** The service is meant for an internal network only (as the spec says); put it behind the gateway or a network policy, never on the public internet.
 
-**Errors** (the spec does not show them) follow the FastAPI convention of the origin service: \`{"detail": "<what went wrong and what to do next>"}\` with 400 (unreadable upload, no \`file\`), 404 (unknown or expired job), 413 (file over TRANSCRIBE_MAX_UPLOAD_BYTES, default 500 MB), 415 (not an audio/video container, judged by the file's bytes), 422 (invalid \`language\` or \`engine\`), 502/504 (engine failed or timed out on a synchronous request), 503 (engine not configured, or Redis unreachable).
+**Errors** (the spec does not show them) follow the FastAPI convention of the origin service: \`{"detail": "<what went wrong and what to do next>"}\` with 400 (no \`file\`, an empty file, several files, unreadable multipart), 404 (unknown or expired job), 413 (file over TRANSCRIBE_MAX_UPLOAD_BYTES, default 500 MB), 415 (not an audio/video container, judged by the file's bytes), 422 (invalid \`language\`, \`engine\` or \`task\`, or an unknown field), 502/504 (engine failed or timed out on a synchronous request), 503 (engine not configured, or Redis unreachable), 507 (no disk space for the upload).
+
+**Choices where the spec says "not shown"** (shapes from the origin service): the submit answer is \`{job_id, status: "queued", message, queue_position, estimated_wait}\` plus \`engine\`, \`queue_name\`, \`status_url\`; \`queue_position\` counts the waiting jobs ahead (0 = next) and \`estimated_wait\` is in seconds. \`task\` (\`transcribe\` or \`translate\`) is passed through as the origin's synchronous route did.
 
 **Jobs**: status \`queued\` → \`started\` → \`finished\` | \`failed\`. Records are kept TRANSCRIBE_RESULT_TTL_SECONDS (default 3600) after the job ends. A worker that dies mid-job loses its lock; another worker takes the job over. Uploads are streamed to disk and removed when the job ends. \`transcribe.job_finished\` is published on the event bus when a job ends.
 
@@ -19,7 +21,7 @@ export const transcribeApiService: ServiceDefinition<TranscribeConfig> = {
   port: 3006,
   config: TranscribeConfig,
   module: appModule,
-  errorFilter: () => new DetailErrorFilter(),
+  errorFilter: () => new TranscribeDetailErrorFilter(),
   swagger: {
     title: 'transcribe-api',
     description,

@@ -4,11 +4,19 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { streamUpload } from '../test/upload';
+import { streamUpload, streamUploadRequest } from '../test/upload';
 import { makeWav } from '../test/wav';
 import { uploadDirOf as uploadDir } from './uploads/upload-dir';
 import type { TranscribeConfig } from './config';
 import { transcribeApiService } from './service';
+
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await condition()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
 
 /** Polls the job until it leaves queued/started (bounded by attempts, not by time). */
 async function waitForEnd(t: TestApp<TranscribeConfig>, jobId: string): Promise<Record<string, any>> {
@@ -41,6 +49,13 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
   beforeEach(() => engine.reset());
 
   const uploads = async () => readdir(uploadDir(t.config));
+  /** Uploads are removed right after the answer is sent: wait (bounded by attempts) for the directory to empty. */
+  const untilNoUploads = () => until(async () => (await uploads()).length === 0, 'the uploads to be removed');
+  const listening = async (): Promise<AddressInfo> => {
+    const server = t.app.getHttpServer();
+    if (!server.listening) await t.app.listen(0, '127.0.0.1');
+    return server.address() as AddressInfo;
+  };
 
   it('GET / describes the service, its engines and queues', async () => {
     const res = await t.http.get('/').expect(200);
@@ -157,7 +172,7 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
 
   it('GET /transcribe/status of an unknown job answers 404 {detail}', async () => {
     const res = await t.http.get('/transcribe/status/6f1d7c1e-0000-4000-8000-000000000000').expect(404);
-    expect(res.body).toEqual({ detail: expect.stringMatching(/not found/) });
+    expect(res.body).toEqual({ detail: expect.stringMatching(/not found.*Use the job_id returned by POST \/transcribe\/async/) });
     await t.http.get('/transcribe/status/not-a-uuid').expect(404);
   });
 
@@ -173,20 +188,25 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
       return { text: 'held' };
     });
     const first = await t.http.post('/transcribe/async').attach('file', wav, '1.wav').expect(200);
-    const second = await t.http.post('/transcribe/async').attach('file', wav, '2.wav').expect(200);
     for (let i = 0; i < 400 && engine.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const second = await t.http.post('/transcribe/async').attach('file', wav, '2.wav').expect(200);
+    const third = await t.http.post('/transcribe/async').attach('file', wav, '3.wav').expect(200);
+    // queue_position counts the jobs waiting ahead (0 = next), as the origin's RQ service did
+    expect(second.body).toMatchObject({ queue_position: 0, estimated_wait: expect.any(Number) });
+    expect(third.body.queue_position).toBe(1);
+    expect(third.body.message).toMatch(/3\.wav .*1 job\(s\) ahead/);
     const during = (await t.http.get('/queue/stats').expect(200)).body;
-    expect(during).toMatchObject({ started: 1, queued: 1 });
-    expect((await t.http.get(`/transcribe/status/${second.body.job_id}`).expect(200)).body).toMatchObject({ status: 'queued', queue_position: 1 });
-    expect((await t.http.get(`/transcribe/status/${first.body.job_id}`).expect(200)).body.status).toBe('started');
+    expect(during).toMatchObject({ started: 1, queued: 2 });
+    expect((await t.http.get(`/transcribe/status/${second.body.job_id}`).expect(200)).body).toMatchObject({ status: 'queued', queue_position: 0 });
+    expect((await t.http.get(`/transcribe/status/${third.body.job_id}`).expect(200)).body).toMatchObject({ status: 'queued', queue_position: 1 });
+    expect((await t.http.get(`/transcribe/status/${first.body.job_id}`).expect(200)).body).toMatchObject({ status: 'started', queue_position: null });
 
     release();
-    expect((await waitForEnd(t, first.body.job_id)).status).toBe('finished');
-    expect((await waitForEnd(t, second.body.job_id)).status).toBe('finished');
+    for (const job of [first, second, third]) expect((await waitForEnd(t, job.body.job_id)).status).toBe('finished');
     const after = (await t.http.get('/queue/stats').expect(200)).body;
     expect(after.queued).toBe(0);
     expect(after.started).toBe(0);
-    expect(after.finished).toBe(before.finished + 2);
+    expect(after.finished).toBe(before.finished + 3);
   });
 
   describe('uploads', () => {
@@ -214,13 +234,62 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
       const badEngine = await t.http.post('/transcribe/async').field('engine', 'gpt').attach('file', wav, 'a.wav').expect(422);
       expect(badEngine.body.detail).toMatch(/engine must be one of/);
       await t.http.post('/transcribe').field('language', 'not a language!').attach('file', wav, 'a.wav').expect(422);
-      expect(await uploads()).toEqual([]);
+      const unknown = await t.http.post('/transcribe/async').field('language', 'xx').attach('file', wav, 'a.wav').expect(422);
+      expect(unknown.body.detail).toMatch(/language must be an ISO 639-1 code that Whisper knows/);
+      const badTask = await t.http.post('/transcribe').field('task', 'summarise').attach('file', wav, 'a.wav').expect(422);
+      expect(badTask.body.detail).toMatch(/task must be one of: transcribe, translate/);
+      await t.http.post('/transcribe').field('model', 'large').attach('file', wav, 'a.wav').expect(422);
+      expect(engine.requests).toHaveLength(0);
+      await untilNoUploads(); // a request refused by validation still had its file stored: it is removed
+    });
+
+    it('answers 400 with a clear detail for an empty file, a text "file" field, two files or a broken body', async () => {
+      const empty = await t.http.post('/transcribe').attach('file', Buffer.alloc(0), 'empty.wav').expect(400);
+      expect(empty.body.detail).toMatch(/The uploaded file is empty \(0 bytes\)\. Check that the recording/);
+      const text = await t.http.post('/transcribe/async').field('file', 'hello').expect(400);
+      expect(text.body.detail).toMatch(/"file" field holds text, not a file.*curl -F file=@audio\.mp3/);
+      const two = await t.http.post('/transcribe').attach('file', wav, 'a.wav').attach('file', wav, 'b.wav').expect(400);
+      expect(two.body.detail).toMatch(/could not be read \(Too many files\).*exactly one file/);
+      const broken = await t.http.post('/transcribe').set('Content-Type', 'multipart/form-data; boundary=xyz').send('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF').expect(400);
+      expect(broken.body.detail).toMatch(/could not be read/);
+      expect(engine.requests).toHaveLength(0);
+      await untilNoUploads();
+    });
+
+    it('takes the language in any case and with a region, and passes task=translate to the translations endpoint', async () => {
+      engine.respondWith({ text: 'hi', language: 'en' });
+      const res = await t.http.post('/transcribe').field('language', ' EN-us ').field('task', 'transcribe').attach('file', wav, 'l.wav').expect(200);
+      expect(res.body.metadata).toMatchObject({ task: 'transcribe', language: 'en' });
+      expect(engine.requests[0].fields.language).toBe('en');
+      // the fake engine serves only /v1/audio/transcriptions: its 404 shows which path was asked
+      const translate = await t.http.post('/transcribe').field('task', 'translate').attach('file', wav, 't.wav').expect(502);
+      expect(translate.body.detail).toMatch(/HTTP 404: Unknown path \/v1\/audio\/translations.*use task=transcribe/);
+      await untilNoUploads();
+    });
+
+    it('stops the engine call and removes the upload when the client of a synchronous request goes away', async () => {
+      engine.respondWith(() => new Promise(() => undefined)); // the engine never answers
+      const { port } = await listening();
+      const req = streamUploadRequest(`http://127.0.0.1:${port}`, '/transcribe', wav);
+      await until(() => engine.requests.length === 1, 'the request to reach the engine');
+      expect(await uploads()).toHaveLength(1);
+      req.destroy();
+      await untilNoUploads(); // without the abort the engine call (and the file) would wait 30 minutes
+      await t.http.get('/health').expect(200);
+    });
+
+    it('removes the partial file when the client aborts in the middle of an upload', async () => {
+      const { port } = await listening();
+      const req = streamUploadRequest(`http://127.0.0.1:${port}`, '/transcribe/async', wav, { declaredBytes: 50 * 1024 * 1024, keepOpen: true });
+      await until(async () => (await uploads()).length === 1, 'the upload to start on disk');
+      req.destroy();
+      await untilNoUploads();
+      expect(engine.requests).toHaveLength(0);
+      expect((await t.http.get('/queue/stats').expect(200)).body.queued).toBe(0);
     });
 
     it('refuses 500 MB + 1 byte with 413 without the process holding the file in memory', async () => {
-      const server = t.app.getHttpServer();
-      if (!server.listening) await t.app.listen(0, '127.0.0.1');
-      const { port } = server.address() as AddressInfo;
+      const { port } = await listening();
       const limit = 500 * 1024 * 1024;
       expect(t.config.TRANSCRIBE_MAX_UPLOAD_BYTES).toBe(limit); // the default
 

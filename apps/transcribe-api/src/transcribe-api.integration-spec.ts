@@ -1,8 +1,14 @@
 import { createTestApp, deleteKeysByPrefix, startFakeTranscriptionEngine, testServices, uniqueSuffix, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
+import { EventBus, TranscribeJobFinished, type EventEnvelope, type TranscribeJobFinishedData } from '@platform/messaging';
+import { Worker } from 'bullmq';
 import Redis from 'ioredis';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { killHard, startWorkerProcess } from '../test/worker-process';
 import { makeWav } from '../test/wav';
 import type { TranscribeConfig } from './config';
+import { QUEUES } from './jobs/job-record';
+import { redisConnection } from './queue/bullmq-queue';
 import { transcribeApiService } from './service';
 
 const { redisUrl } = testServices();
@@ -125,15 +131,20 @@ if (redisUrl) describe('transcribe-api on Redis (BullMQ queues)', () => {
         return { text: 'held' };
       });
       const first = await t.http.post('/transcribe/async').attach('file', wav, '1.wav').expect(200);
-      const second = await t.http.post('/transcribe/async').attach('file', wav, '2.wav').expect(200);
       await until(() => engine.requests.length === 1, 'the first job to reach the engine');
-      expect((await t.http.get('/queue/stats').expect(200)).body).toMatchObject({ queued: 1, started: 1 });
-      expect((await t.http.get(`/transcribe/status/${second.body.job_id}`).expect(200)).body).toMatchObject({ status: 'queued', queue_position: 1 });
+      const second = await t.http.post('/transcribe/async').attach('file', wav, '2.wav').expect(200);
+      const third = await t.http.post('/transcribe/async').attach('file', wav, '3.wav').expect(200);
+      expect(second.body.queue_position).toBe(0);
+      expect(third.body.queue_position).toBe(1);
+      expect((await t.http.get(`/transcribe/status/${third.body.job_id}`).expect(200)).body).toMatchObject({ status: 'queued', queue_position: 1 });
+      expect((await t.http.get('/queue/stats').expect(200)).body).toMatchObject({ queued: 2, started: 1 });
+      expect((await t.http.get(`/transcribe/status/${second.body.job_id}`).expect(200)).body).toMatchObject({ status: 'queued', queue_position: 0 });
       release();
       expect((await waitForEnd(t, first.body.job_id)).status).toBe('finished');
       expect((await waitForEnd(t, second.body.job_id)).status).toBe('finished');
+      expect((await waitForEnd(t, third.body.job_id)).status).toBe('finished');
       const after = (await t.http.get('/queue/stats').expect(200)).body;
-      expect(after).toMatchObject({ queued: 0, started: 0, finished: before.finished + 2 });
+      expect(after).toMatchObject({ queued: 0, started: 0, finished: before.finished + 3 });
       expect(after.queues.find((q: { queue_name: string }) => q.queue_name === 'transcription').failed).toBeGreaterThanOrEqual(1);
     });
   });
@@ -226,6 +237,60 @@ if (redisUrl) describe('transcribe-api on Redis (BullMQ queues)', () => {
       const done = await waitForEnd(api, jobId, 1200);
       expect(done).toMatchObject({ status: 'finished', result: { text: 'done after a clean handover' } });
       expect((await api.http.get('/queue/stats').expect(200)).body).toMatchObject({ failed: 0, finished: 3 });
+    });
+  });
+  describe('a job whose worker dies more often than allowed', () => {
+    const prefix = `test-${uniqueSuffix()}`;
+    const apps: TestApp<TranscribeConfig>[] = [];
+    let dead: Worker | undefined;
+    afterAll(async () => {
+      await dead?.close(true);
+      for (const app of apps) await app.close();
+      await dropPrefix(redisUrl!, prefix);
+    });
+
+    it('ends failed with a clear error, its upload removed and transcribe.job_finished published', async () => {
+      const api = await createTestApp(transcribeApiService, { REDIS_URL: redisUrl, TRANSCRIBE_ROLE: 'api', TRANSCRIBE_QUEUE_PREFIX: prefix, FASTER_WHISPER_URL: engine.url });
+      apps.push(api);
+      const submit = await api.http.post('/transcribe/async').attach('file', wav, 'doomed.wav').expect(200);
+      const jobId = submit.body.job_id as string;
+      const uploadDir = join(api.config.DATA_DIR, 'transcribe', 'uploads');
+      expect(await readdir(uploadDir)).toHaveLength(1);
+
+      // A worker that takes the job and dies at once: its lock is never renewed.
+      dead = new Worker(QUEUES['faster-whisper'].queueName, null, {
+        connection: redisConnection(redisUrl!, QUEUES['faster-whisper'].redisDb, { maxRetriesPerRequest: null }),
+        prefix,
+        lockDuration: 1000,
+        autorun: false,
+      });
+      expect((await dead.getNextJob('dead-worker'))?.id).toBe(jobId);
+      await dead.close(true);
+      expect((await api.http.get(`/transcribe/status/${jobId}`).expect(200)).body.status).toBe('started');
+
+      // No take-over allowed: the next worker fails the job without running it.
+      const worker = await createTestApp(transcribeApiService, {
+        REDIS_URL: redisUrl,
+        TRANSCRIBE_ROLE: 'worker',
+        TRANSCRIBE_QUEUE_PREFIX: prefix,
+        FASTER_WHISPER_URL: engine.url,
+        DATA_DIR: api.config.DATA_DIR,
+        TRANSCRIBE_MAX_STALLED_COUNT: '0',
+        TRANSCRIBE_LOCK_DURATION_MS: '1000',
+        TRANSCRIBE_STALLED_INTERVAL_MS: '1000',
+      });
+      apps.push(worker);
+      const events: EventEnvelope<TranscribeJobFinishedData>[] = [];
+      await worker.app.get(EventBus).subscribe(`transcribe-abandoned-${uniqueSuffix()}`, [TranscribeJobFinished], async (e) => {
+        events.push(e);
+      });
+
+      const done = await waitForEnd(api, jobId, 1200);
+      expect(done).toMatchObject({ status: 'failed', result: null, error: expect.stringMatching(/worker running this job stopped \(crashed or was killed\)/) });
+      expect(engine.requests.filter((r) => r.file?.filename === 'doomed.wav')).toHaveLength(0);
+      await until(async () => (await readdir(uploadDir)).length === 0, 'the upload to be removed');
+      await until(() => events.length === 1, 'transcribe.job_finished');
+      expect(events[0]).toMatchObject({ id: jobId, data: { jobId, status: 'failed', textLength: 0, error: expect.stringMatching(/TRANSCRIBE_MAX_STALLED_COUNT/) } });
     });
   });
 });

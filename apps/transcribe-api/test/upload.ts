@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import { Readable } from 'node:stream';
 
 /**
@@ -50,4 +50,38 @@ export function streamUpload(baseUrl: string, path: string, size: number, head: 
     req.on('error', reject);
     body.pipe(req);
   });
+}
+
+/**
+ * Starts `POST path` with a multipart body whose `file` part is `file`, and returns the request for
+ * the test to destroy (a client going away). By default the body is complete; with `keepOpen` the
+ * request declares `declaredBytes` of file, sends `file` plus 1 MiB of it and then stalls, as an
+ * upload cut off midway. Errors of the destroyed request are ignored.
+ */
+export function streamUploadRequest(
+  baseUrl: string,
+  path: string,
+  file: Buffer,
+  opts: { declaredBytes?: number; keepOpen?: boolean } = {},
+): ClientRequest {
+  const boundary = `----transcribe-test-${Date.now()}`;
+  const preamble = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+  );
+  const epilogue = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const fileBytes = opts.keepOpen ? (opts.declaredBytes ?? file.length) : file.length;
+  const req = httpRequest(new URL(path, baseUrl), {
+    method: 'POST',
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': preamble.length + fileBytes + epilogue.length,
+    },
+  });
+  req.on('error', () => undefined);
+  req.on('response', (res) => res.resume());
+  req.write(preamble);
+  req.write(file);
+  if (opts.keepOpen) req.write(Buffer.alloc(1024 * 1024));
+  else req.end(epilogue);
+  return req;
 }

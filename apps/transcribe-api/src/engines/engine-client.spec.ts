@@ -88,6 +88,33 @@ describe('EngineClient against an OpenAI-compatible engine', () => {
     expect(engine.requests).toHaveLength(1); // a timeout is not retried
   });
 
+  it('sends task=translate to /v1/audio/translations, without language or timestamp fields', async () => {
+    const seen: Array<{ url?: string; body: string }> = [];
+    const server: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({ url: req.url, body: Buffer.concat(chunks).toString('latin1') });
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ task: 'translate', language: 'french', duration: 0.2, text: 'Hello everyone.', segments: [{ id: 0, start: 0, end: 0.2, text: 'Hello everyone.' }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const out = await client({ baseUrl: `http://127.0.0.1:${port}` }).transcribe(file, { language: 'fr', task: 'translate' });
+      expect(out).toMatchObject({ text: 'Hello everyone.', language: 'french', segments: [{ text: 'Hello everyone.' }] });
+      expect(seen).toHaveLength(1);
+      expect(seen[0].url).toBe('/v1/audio/translations');
+      expect(seen[0].body).toMatch(/name="response_format"\r\n\r\nverbose_json/);
+      expect(seen[0].body).toMatch(/name="model"\r\n\r\nSystran\/faster-whisper-small/);
+      expect(seen[0].body).not.toMatch(/name="language"|timestamp_granularities/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('check() passes on /health, and falls back to /v1/models', async () => {
     await expect(client().check()).resolves.toBeUndefined();
     const server: Server = createServer((req, res) => {

@@ -1,7 +1,7 @@
 import { openAsBlob } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, FormData, request } from 'undici';
-import type { EngineName, TranscriptionSegment } from '../jobs/job-record';
+import type { EngineName, TranscriptionSegment, TranscriptionTask } from '../jobs/job-record';
 
 /** What an OpenAI-compatible engine returned, normalised. */
 export interface EngineTranscription {
@@ -57,6 +57,20 @@ const TRANSIENT_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 const MAX_BACKOFF_MS = 30_000;
+
+export interface TranscribeOptions {
+  /** ISO 639-1 code of the speech; null lets the engine detect it (not sent when translating) */
+  language?: string | null;
+  /** `translate` asks `/v1/audio/translations` for English text; default `transcribe` */
+  task?: TranscriptionTask;
+  signal?: AbortSignal;
+}
+
+/** The OpenAI paths of the two tasks. */
+export const TASK_PATHS: Record<TranscriptionTask, string> = {
+  transcribe: '/v1/audio/transcriptions',
+  translate: '/v1/audio/translations',
+};
 
 export function normaliseBaseUrl(url: string): string {
   return url.replace(/\/+$/, '').replace(/\/v1$/, '');
@@ -127,7 +141,7 @@ export class EngineClient {
     return this.base;
   }
 
-  async transcribe(file: TranscribeFile, opts: { language?: string | null; signal?: AbortSignal } = {}): Promise<EngineTranscription> {
+  async transcribe(file: TranscribeFile, opts: TranscribeOptions = {}): Promise<EngineTranscription> {
     let lastError: EngineError | undefined;
     for (let attempt = 1; attempt <= Math.max(1, this.opts.attempts); attempt++) {
       try {
@@ -149,17 +163,21 @@ export class EngineClient {
     throw new EngineError(`${lastError?.message ?? 'unknown engine error'}${attempts}`, lastError?.transient ?? false, lastError?.status);
   }
 
-  private async once(file: TranscribeFile, opts: { language?: string | null; signal?: AbortSignal }): Promise<EngineTranscription> {
+  private async once(file: TranscribeFile, opts: TranscribeOptions): Promise<EngineTranscription> {
+    const task = opts.task ?? 'transcribe';
     const form = new FormData();
     const blob = await openAsBlob(file.path, { type: file.mediaType });
     form.append('file', blob, file.filename);
     form.append('model', this.opts.model);
     form.append('response_format', 'verbose_json');
-    form.append('timestamp_granularities[]', 'segment');
-    if (opts.language) form.append('language', opts.language);
+    if (task === 'transcribe') {
+      // The translations endpoint has neither field: its output language is always English.
+      form.append('timestamp_granularities[]', 'segment');
+      if (opts.language) form.append('language', opts.language);
+    }
 
     const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(this.opts.timeoutMs)]) : AbortSignal.timeout(this.opts.timeoutMs);
-    const res = await request(`${this.base}/v1/audio/transcriptions`, {
+    const res = await request(`${this.base}${TASK_PATHS[task]}`, {
       method: 'POST',
       body: form,
       headers: { accept: 'application/json' },

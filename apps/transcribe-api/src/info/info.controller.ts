@@ -41,8 +41,8 @@ export class InfoController {
       endpoints: {
         'GET /': 'this service info',
         'GET /health': 'health of Redis and the engines',
-        'POST /transcribe': 'synchronous transcription (multipart file, language, engine)',
-        'POST /transcribe/async': 'queue a transcription (multipart file, language, engine) → job_id',
+        'POST /transcribe': 'synchronous transcription (multipart file, language, engine, task)',
+        'POST /transcribe/async': 'queue a transcription (multipart file, language, engine, task) → job_id',
         'GET /transcribe/status/{job_id}': 'job status and result',
         'GET /queue/stats': 'queue counters',
         'GET /docs': 'interactive docs (also /api/docs; OpenAPI JSON at /api/docs-json)',

@@ -24,8 +24,10 @@ const snapshot = (over: Partial<JobSnapshot>): JobSnapshot => ({
 describe('toJobRecord', () => {
   it('describes a queued job with its position and queue, without exposing the file path', () => {
     const r = toJobRecord(snapshot({}));
-    expect(r).toMatchObject({ job_id: 'j1', status: 'queued', queue_name: 'transcription', queue_position: 3, language: 'fr', started_at: null, result: null, error: null });
-    expect(r.message).toMatch(/position 3/);
+    expect(r).toMatchObject({ job_id: 'j1', status: 'queued', queue_name: 'transcription', queue_position: 3, language: 'fr', task: 'transcribe', started_at: null, result: null, error: null });
+    expect(r.message).toMatch(/behind 3 job/);
+    expect(toJobRecord(snapshot({ position: 0 })).message).toMatch(/behind 0 job/);
+    expect(toJobRecord(snapshot({ input: { ...snapshot({}).input, task: 'translate' } })).task).toBe('translate');
     expect(JSON.stringify(r)).not.toContain('file_path');
   });
 
@@ -40,14 +42,21 @@ describe('toJobRecord', () => {
 });
 
 describe('estimateWaitSeconds', () => {
-  it('is zero for the next job and grows with the jobs ahead, shared among workers', () => {
-    expect(estimateWaitSeconds(1, 1, 10, QUEUES.whisper)).toBe(0);
-    expect(estimateWaitSeconds(3, 1, 10, QUEUES.whisper)).toBe(20);
-    expect(estimateWaitSeconds(3, 2, 10, QUEUES.whisper)).toBe(10);
+  it('is zero for the next job while a worker is free, and grows with the jobs ahead, shared among workers', () => {
+    expect(estimateWaitSeconds(0, 0, 1, 10, QUEUES.whisper)).toBe(0);
+    expect(estimateWaitSeconds(2, 0, 1, 10, QUEUES.whisper)).toBe(20);
+    expect(estimateWaitSeconds(2, 0, 2, 10, QUEUES.whisper)).toBe(10);
+    expect(estimateWaitSeconds(1, 0, 2, 10, QUEUES.whisper)).toBe(0); // the second worker is free
+  });
+  it('counts the jobs already running: they hold the slots first', () => {
+    expect(estimateWaitSeconds(0, 1, 1, 10, QUEUES.whisper)).toBe(10);
+    expect(estimateWaitSeconds(0, 1, 2, 10, QUEUES.whisper)).toBe(0);
+    expect(estimateWaitSeconds(1, 2, 2, 10, QUEUES.whisper)).toBe(10); // both slots free after one job: one for the job ahead, one for this
+    expect(estimateWaitSeconds(2, 2, 2, 10, QUEUES.whisper)).toBe(20);
   });
   it('falls back to the engine default without history, and copes with no worker', () => {
-    expect(estimateWaitSeconds(2, 0, null, QUEUES['faster-whisper'])).toBe(45);
-    expect(estimateWaitSeconds(2, 1, null, QUEUES.whisper)).toBe(180);
+    expect(estimateWaitSeconds(1, 0, 0, null, QUEUES['faster-whisper'])).toBe(45);
+    expect(estimateWaitSeconds(1, 0, 1, null, QUEUES.whisper)).toBe(180);
   });
 });
 

@@ -32,6 +32,11 @@ export const QUEUES: Record<EngineName, QueueSpec> = {
 
 export type JobStatus = 'queued' | 'started' | 'finished' | 'failed';
 
+/** What the engine does: write down the speech (`transcribe`), or write it in English (`translate`). */
+export const TASKS = ['transcribe', 'translate'] as const;
+export type TranscriptionTask = (typeof TASKS)[number];
+export const DEFAULT_TASK: TranscriptionTask = 'transcribe';
+
 export interface TranscriptionSegment {
   id: number;
   start: number;
@@ -56,7 +61,7 @@ export interface TranscriptionResult {
     media_type: string;
     processing_time: number;
     language: string | null;
-    task: 'transcribe';
+    task: TranscriptionTask;
     service: EngineName;
   };
 }
@@ -67,6 +72,8 @@ export interface JobInput {
   engine: EngineName;
   /** ISO 639-1 code, or null to let the engine detect it */
   language: string | null;
+  /** absent on jobs queued before the field existed: `transcribe` */
+  task?: TranscriptionTask;
   filename: string;
   file_size: number;
   media_type: string;
@@ -85,7 +92,7 @@ export interface JobSnapshot {
   endedAt: Date | null;
   result: TranscriptionResult | null;
   error: string | null;
-  /** 1-based place among the waiting jobs of its queue (1 = next), null unless queued */
+  /** waiting jobs ahead of it in its queue (0 = next), null unless queued */
   position: number | null;
   /** how many times a worker started it (a worker that died mid-job makes it 2) */
   attempts: number;
@@ -99,6 +106,7 @@ export interface JobRecord {
   engine: EngineName;
   queue_name: string;
   language: string | null;
+  task: TranscriptionTask;
   filename: string;
   file_size: number;
   media_type: string;
@@ -116,8 +124,8 @@ export function statusMessage(s: Pick<JobSnapshot, 'status' | 'position' | 'erro
   const queue = QUEUES[s.engine].queueName;
   switch (s.status) {
     case 'queued':
-      return s.position && s.position > 0
-        ? `Waiting in queue ${queue} at position ${s.position}; poll this URL until status is finished or failed.`
+      return s.position !== null
+        ? `Waiting in queue ${queue} behind ${s.position} job(s); poll this URL until status is finished or failed.`
         : `Waiting in queue ${queue}; poll this URL until status is finished or failed.`;
     case 'started':
       return `Transcribing with engine ${s.engine}; poll this URL until status is finished or failed.`;
@@ -136,6 +144,7 @@ export function toJobRecord(s: JobSnapshot): JobRecord {
     engine: s.input.engine,
     queue_name: QUEUES[s.input.engine].queueName,
     language: s.result?.language ?? s.input.language,
+    task: s.input.task ?? DEFAULT_TASK,
     filename: s.input.filename,
     file_size: s.input.file_size,
     media_type: s.input.media_type,
@@ -162,13 +171,16 @@ export interface QueueStats {
 }
 
 /**
- * Seconds until a job at `position` starts: jobs ahead of it, shared among the workers, each
- * taking the recent average time (or the engine's default when nothing has finished yet).
+ * Seconds until a job with `ahead` waiting jobs in front of it starts. The `running` jobs and the
+ * ones ahead hold the workers' slots first; each of the `workers` slots frees up after one job of
+ * the recent average time (or the engine's default when nothing has finished yet). With no worker
+ * running the wait is unknown: it is computed as if one were.
  */
-export function estimateWaitSeconds(position: number, workers: number, averageJobSeconds: number | null, spec: QueueSpec): number {
+export function estimateWaitSeconds(ahead: number, running: number, workers: number, averageJobSeconds: number | null, spec: QueueSpec): number {
   const perJob = averageJobSeconds ?? spec.defaultJobSeconds;
-  const ahead = Math.max(0, position - 1);
-  return Math.round((ahead * perJob) / Math.max(1, workers));
+  const slots = Math.max(1, workers);
+  const mustFinish = Math.max(0, ahead + running - slots + 1); // jobs that end before a slot is ours
+  return Math.round(Math.ceil(mustFinish / slots) * perJob);
 }
 
 export function isEngineName(value: unknown): value is EngineName {

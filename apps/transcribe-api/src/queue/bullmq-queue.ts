@@ -19,6 +19,13 @@ type TranscriptionJob = Job<JobInput, TranscriptionResult>;
 /** How many finished jobs the running average of job time looks at. */
 const AVERAGE_OVER = 20;
 
+/** BullMQ's reason for a job whose workers died too often, and what the job record says instead. */
+const STALLED_REASON = 'job stalled more than allowable limit';
+const ABANDONED_MESSAGE =
+  'the worker running this job stopped (crashed or was killed) more often than TRANSCRIBE_MAX_STALLED_COUNT allows, so the job was abandoned';
+
+const readableReason = (reason: string | undefined): string => (reason === STALLED_REASON ? ABANDONED_MESSAGE : reason || 'the job failed');
+
 /** ioredis options for `url`, in the queue's own logical database (0 or 1, as the spec says). */
 export function redisConnection(url: string, db: number, extra: Record<string, unknown> = {}): ConnectionOptions & RedisOptions {
   const u = new URL(url);
@@ -153,9 +160,12 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
 
   startWorker(processor: JobProcessor, opts: WorkerOptions): void {
     if (this.worker) return;
+    /** Jobs the processor ran in this process: their failures were handled there. */
+    const ran = new WeakSet<TranscriptionJob>();
     this.worker = new Worker<JobInput, TranscriptionResult>(
       this.spec.queueName,
       async (job, token) => {
+        ran.add(job);
         const controller = new AbortController();
         this.running.add(controller);
         try {
@@ -183,6 +193,12 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
       },
     );
     this.worker.on('error', () => undefined); // connection errors: ioredis reconnects by itself
+    // A job failed without reaching the processor (BullMQ fails a job that stalled too often when a
+    // worker next fetches it): the processor's clean-up never ran, so the hook does it.
+    this.worker.on('failed', (job, err) => {
+      if (!job || ran.has(job) || !opts.onAbandoned) return;
+      void opts.onAbandoned(job.data, readableReason(err?.message ?? job.failedReason)).catch(() => undefined);
+    });
   }
 
   async check(): Promise<void> {
@@ -226,17 +242,17 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
       startedAt: status !== 'queued' && job.processedOn ? new Date(job.processedOn) : null,
       endedAt: (status === 'finished' || status === 'failed') && job.finishedOn ? new Date(job.finishedOn) : null,
       result: status === 'finished' ? (job.returnvalue ?? null) : null,
-      error: status === 'failed' ? job.failedReason || 'the job failed' : null,
+      error: status === 'failed' ? readableReason(job.failedReason) : null,
       position: status === 'queued' ? await this.positionOf(job.id!) : null,
       attempts: job.attemptsStarted ?? 0,
     };
   }
 
-  /** 1-based place in the wait list (BullMQ pushes on the left and takes from the right). */
+  /** Jobs ahead of it in the wait list, 0 = next (BullMQ pushes on the left and takes from the right). */
   private async positionOf(jobId: string): Promise<number | null> {
     const client = await this.queue.client;
     const key = this.queue.toKey('wait');
     const [index, length] = await Promise.all([client.lpos(key, jobId), client.llen(key)]);
-    return index === null || index === undefined ? null : length - Number(index);
+    return index === null || index === undefined ? null : Math.max(0, length - Number(index) - 1);
   }
 }

@@ -48,7 +48,7 @@ describe('InProcessTranscriptionQueue', () => {
   it('keeps jobs queued, with their positions, until a worker starts', async () => {
     await queue.add(input('a'));
     const b = await queue.add(input('b'));
-    expect(b).toMatchObject({ status: 'queued', position: 2, attempts: 0 });
+    expect(b).toMatchObject({ status: 'queued', position: 1, attempts: 0 });
     expect(await queue.stats()).toMatchObject({ queue_name: 'faster-whisper-transcription', queued: 2, started: 0, workers: 0 });
     await expect(queue.add(input('a'))).rejects.toThrow(/already exists/);
   });
@@ -60,7 +60,7 @@ describe('InProcessTranscriptionQueue', () => {
     await flush();
     expect([...pending.keys()]).toEqual(['a', 'b']);
     expect(await queue.stats()).toMatchObject({ queued: 1, started: 2, workers: 1 });
-    expect(await queue.get('c')).toMatchObject({ status: 'queued', position: 1 });
+    expect(await queue.get('c')).toMatchObject({ status: 'queued', position: 0 });
     expect(await queue.get('a')).toMatchObject({ status: 'started', attempts: 1, position: null });
 
     pending.get('a')!.resolve(result('hello'));

@@ -104,7 +104,7 @@ export class InProcessTranscriptionQueue extends TranscriptionQueue {
       endedAt: e.endedAt,
       result: e.result,
       error: e.error,
-      position: index >= 0 ? index + 1 : null,
+      position: index >= 0 ? index : null, // jobs ahead of it
       attempts: e.attempts,
     };
   }

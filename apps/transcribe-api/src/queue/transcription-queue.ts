@@ -13,8 +13,16 @@ export interface JobContext {
 /** Runs one job; resolves with its result, throws to fail it. */
 export type JobProcessor = (input: JobInput, ctx: JobContext) => Promise<TranscriptionResult>;
 
+/**
+ * Called for a job that the queue failed without running it, which only happens on Redis: its
+ * workers died mid-job more often than TRANSCRIBE_MAX_STALLED_COUNT allows. The processor's own
+ * clean-up (upload, event) never ran for it, so this hook does it.
+ */
+export type AbandonedJobHandler = (input: JobInput, reason: string) => Promise<void>;
+
 export interface WorkerOptions {
   concurrency: number;
+  onAbandoned?: AbandonedJobHandler;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, Req, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiBadRequestResponse,
@@ -15,6 +15,7 @@ import {
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import { ApiError } from '@platform/errors';
+import type { Response } from 'express';
 import type { JobRecord, TranscriptionResult } from '../jobs/job-record';
 import type { StoredAudioFile } from '../uploads/audio-disk-storage';
 import { UploadErrorsInterceptor } from '../uploads/upload-errors.interceptor';
@@ -27,14 +28,24 @@ const missingFile = (): ApiError =>
     suggestion: 'Send multipart/form-data with the audio in the field named "file" (curl -F file=@audio.mp3).',
   });
 
+/** Aborts when the connection closes before the answer was sent (the client gave up waiting). */
+function abortedWhenClientLeaves(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
+  });
+  return controller.signal;
+}
+
 const UploadErrors = () =>
   applyDecorators(
     ApiConsumes('multipart/form-data'),
     ApiBody({ type: TranscribeUploadDto }),
-    ApiBadRequestResponse({ type: ErrorDto, description: 'no `file` part, or a malformed multipart body' }),
     ApiPayloadTooLargeResponse({ type: ErrorDto, description: 'file larger than TRANSCRIBE_MAX_UPLOAD_BYTES (500 MB)' }),
     ApiUnsupportedMediaTypeResponse({ type: ErrorDto, description: 'the bytes are not an audio or video container' }),
-    ApiUnprocessableEntityResponse({ type: ErrorDto, description: 'invalid `language` or `engine`' }),
+    ApiBadRequestResponse({ type: ErrorDto, description: 'no `file` part, an empty file, or a malformed multipart body' }),
+    ApiUnprocessableEntityResponse({ type: ErrorDto, description: 'invalid `language`, `engine` or `task`, or an unknown field' }),
+    ApiResponse({ status: 507, type: ErrorDto, description: 'no disk space left under DATA_DIR for the upload' }),
   );
 
 @ApiTags('transcription')
@@ -55,9 +66,13 @@ export class TranscribeController {
   @ApiResponse({ status: 502, type: ErrorDto, description: 'the engine failed or is unreachable (after retries)' })
   @ApiResponse({ status: 504, type: ErrorDto, description: 'the engine did not answer within TRANSCRIBE_ENGINE_TIMEOUT_SECONDS' })
   @ApiServiceUnavailableResponse({ type: ErrorDto, description: 'the chosen engine is not configured' })
-  async transcribe(@UploadedFile() file: StoredAudioFile | undefined, @Body() form: TranscribeFormDto): Promise<TranscriptionResult> {
+  async transcribe(
+    @UploadedFile() file: StoredAudioFile | undefined,
+    @Body() form: TranscribeFormDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TranscriptionResult> {
     if (!file) throw missingFile();
-    return this.service.transcribeNow(file, form);
+    return this.service.transcribeNow(file, form, abortedWhenClientLeaves(res));
   }
 
   @Post('transcribe/async')

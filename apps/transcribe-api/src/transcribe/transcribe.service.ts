@@ -3,7 +3,7 @@ import { ApiError } from '@platform/errors';
 import { randomUUID } from 'node:crypto';
 import { EngineError } from '../engines/engine-client';
 import { EnginesService } from '../engines/engines.service';
-import { DEFAULT_ENGINE, ENGINES, QUEUES, estimateWaitSeconds, toJobRecord, type EngineName, type JobInput, type JobRecord, type QueueStats, type TranscriptionResult } from '../jobs/job-record';
+import { DEFAULT_ENGINE, DEFAULT_TASK, ENGINES, QUEUES, estimateWaitSeconds, toJobRecord, type EngineName, type JobInput, type JobRecord, type QueueStats, type TranscriptionResult } from '../jobs/job-record';
 import { TranscriptionQueues } from '../queue/transcription-queue';
 import type { StoredAudioFile } from '../uploads/audio-disk-storage';
 import { removeUpload } from '../uploads/remove-upload';
@@ -27,23 +27,29 @@ export class TranscribeService {
     private readonly runner: TranscriptionRunner,
   ) {}
 
-  /** `POST /transcribe`: straight to the engine; the upload is removed whatever happens. */
-  async transcribeNow(file: StoredAudioFile, form: TranscribeFormDto): Promise<TranscriptionResult> {
+  /**
+   * `POST /transcribe`: straight to the engine; the upload is removed whatever happens. `signal`
+   * aborts when the client goes away, so that the engine stops working for nobody.
+   */
+  async transcribeNow(file: StoredAudioFile, form: TranscribeFormDto, signal?: AbortSignal): Promise<TranscriptionResult> {
     const engine = form.engine ?? DEFAULT_ENGINE;
     try {
       return await this.runner.run(
         engine,
         { path: file.path, filename: file.originalname, size: file.size, mediaType: file.media.mime },
-        { language: form.language ?? null },
+        { language: form.language ?? null, task: form.task ?? DEFAULT_TASK, signal },
       );
     } catch (err) {
+      if (signal?.aborted) throw new ApiError(499, 'CLIENT_CLOSED_REQUEST', 'The client closed the connection before the transcription ended.');
       if (err instanceof EngineNotConfiguredError) throw notConfigured(err);
       if (err instanceof EngineError) {
         const timedOut = /did not answer within/.test(err.message);
         throw new ApiError(timedOut ? 504 : 502, timedOut ? 'ENGINE_TIMEOUT' : 'ENGINE_ERROR', `Transcription failed: ${err.message}.`, {
           suggestion: err.transient
             ? 'The engine is down or overloaded: retry later, or use POST /transcribe/async, which queues the file.'
-            : 'Check that the file plays and is not corrupt, or retry with the other engine.',
+            : err.status === 404 || err.status === 405
+              ? 'The engine does not serve this request (task=translate needs its /v1/audio/translations): use task=transcribe, or the other engine.'
+              : 'Check that the file plays and is not corrupt, or retry with the other engine.',
         });
       }
       throw err;
@@ -60,6 +66,7 @@ export class TranscribeService {
       job_id: randomUUID(),
       engine,
       language: form.language ?? null,
+      task: form.task ?? DEFAULT_TASK,
       filename: file.originalname,
       file_size: file.size,
       media_type: file.media.mime,
@@ -79,20 +86,22 @@ export class TranscribeService {
       });
     }
     // The job is queued: from here on a failure only makes the estimate rougher.
-    let position = snapshot.status === 'queued' ? (snapshot.position ?? 1) : 0;
-    let estimatedWait = 0;
+    // queue_position counts the waiting jobs ahead of this one (0 = next), as the origin's RQ did.
+    let position = snapshot.status === 'queued' ? (snapshot.position ?? 0) : 0;
+    let estimatedWait: number;
     try {
       const [stats, average] = await Promise.all([queue.stats(), queue.averageJobSeconds()]);
-      if (snapshot.status === 'queued' && snapshot.position === null) position = Math.max(1, stats.queued);
-      estimatedWait = estimateWaitSeconds(Math.max(position, 1), stats.workers, average, QUEUES[engine]);
+      if (snapshot.status === 'queued' && snapshot.position === null) position = Math.max(0, stats.queued - 1);
+      // A job a worker already took waits for nothing.
+      estimatedWait = snapshot.status === 'queued' ? estimateWaitSeconds(position, stats.started, stats.workers, average, QUEUES[engine]) : 0;
     } catch (err) {
       this.logger.warn(`job ${input.job_id} queued, but its wait could not be estimated: ${String(err)}`);
-      estimatedWait = estimateWaitSeconds(Math.max(position, 1), 1, null, QUEUES[engine]);
+      estimatedWait = estimateWaitSeconds(position, 0, 1, null, QUEUES[engine]);
     }
     return {
       job_id: input.job_id,
       status: 'queued',
-      message: `Job queued in ${queue.spec.queueName}${position ? ` at position ${position}` : ''}; poll /transcribe/status/${input.job_id} until status is finished or failed.`,
+      message: `Transcription job queued: ${input.filename} (queue ${queue.spec.queueName}, ${position} job(s) ahead); poll /transcribe/status/${input.job_id} until status is finished or failed.`,
       queue_position: position,
       estimated_wait: estimatedWait,
       engine,

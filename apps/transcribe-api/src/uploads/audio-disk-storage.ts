@@ -30,6 +30,11 @@ export const unsupportedMediaType = (): ApiError =>
     suggestion: `Upload an audio or video file (${SUPPORTED_CONTAINERS}).`,
   });
 
+export const emptyFile = (): ApiError =>
+  new ApiError(400, 'EMPTY_FILE', 'The uploaded file is empty (0 bytes).', {
+    suggestion: 'Check that the recording was saved completely, then upload it again.',
+  });
+
 /**
  * A multer storage engine that streams the `file` part straight to `${dir}/<uuid>.upload` and
  * checks its first bytes against the audio/video magic numbers before writing anything: a file
@@ -54,6 +59,11 @@ export class AudioDiskStorage {
       stream.off('end', onEnd);
       stream.pause();
       const head = Buffer.concat(chunks);
+      if (head.length === 0) {
+        stream.resume();
+        cb(emptyFile());
+        return;
+      }
       const media = sniffMedia(head);
       if (!media) {
         stream.resume(); // let the parser move on; multer drains and answers with the error

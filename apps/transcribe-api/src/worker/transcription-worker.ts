@@ -42,7 +42,11 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     for (const queue of this.queues.all()) {
-      queue.startWorker((input, ctx) => this.process(input, ctx), { concurrency: this.config.TRANSCRIBE_WORKER_CONCURRENCY });
+      queue.startWorker((input, ctx) => this.process(input, ctx), {
+        concurrency: this.config.TRANSCRIBE_WORKER_CONCURRENCY,
+        // A job failed without running (its workers kept dying) ends like any failed job.
+        onAbandoned: (input, reason) => this.failed(input, reason),
+      });
     }
     this.logger.log(
       `workers consuming ${this.queues.all().map((q) => q.spec.queueName).join(' and ')} (${this.queues.kind}, concurrency ${this.config.TRANSCRIBE_WORKER_CONCURRENCY})`,
@@ -56,16 +60,12 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
       result = await this.runner.run(
         input.engine,
         { path: input.file_path, filename: input.filename, size: input.file_size, mediaType: input.media_type },
-        { language: input.language, signal: ctx.signal },
+        { language: input.language, task: input.task, signal: ctx.signal },
       );
     } catch (err) {
       // Stopped with this process: the job goes back to the queue and keeps its upload.
       if (ctx.signal.aborted) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      await removeUpload(input.file_path).catch(() => undefined);
-      this.logger.warn(`job ${input.job_id} failed: ${message}`);
-      this.jobsTotal.inc({ engine: input.engine, status: 'failed' });
-      await this.publish(input, null, message);
+      await this.failed(input, err instanceof Error ? err.message : String(err));
       throw err;
     }
     await removeUpload(input.file_path).catch((err) => this.logger.warn(`could not remove ${input.file_path}: ${String(err)}`));
@@ -74,6 +74,14 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
     this.jobSeconds.observe({ engine: input.engine }, result.processing_time);
     await this.publish(input, result, null);
     return result;
+  }
+
+  /** The end of a failed job: upload removed, counted, and published. */
+  private async failed(input: JobInput, message: string): Promise<void> {
+    await removeUpload(input.file_path).catch((err) => this.logger.warn(`could not remove ${input.file_path}: ${String(err)}`));
+    this.logger.warn(`job ${input.job_id} failed: ${message}`);
+    this.jobsTotal.inc({ engine: input.engine, status: 'failed' });
+    await this.publish(input, null, message);
   }
 
   /** Event id = job id: a job that a second worker finishes after a crash is reported once to idempotent consumers. */

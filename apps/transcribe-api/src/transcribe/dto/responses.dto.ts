@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ENGINES, type EngineName, type JobStatus } from '../../jobs/job-record';
+import { ENGINES, TASKS, type EngineName, type JobStatus, type TranscriptionTask } from '../../jobs/job-record';
 
 const JOB_STATUSES: JobStatus[] = ['queued', 'started', 'finished', 'failed'];
 
@@ -16,7 +16,7 @@ export class ResultMetadataDto {
   @ApiProperty({ description: 'container found in the bytes', example: 'audio/mpeg' }) media_type: string;
   @ApiProperty({ description: 'seconds spent in the engine', example: 12.4 }) processing_time: number;
   @ApiProperty({ nullable: true, type: String, example: 'fr' }) language: string | null;
-  @ApiProperty({ enum: ['transcribe'] }) task: 'transcribe';
+  @ApiProperty({ enum: TASKS }) task: TranscriptionTask;
   @ApiProperty({ enum: ENGINES }) service: EngineName;
 }
 
@@ -35,9 +35,13 @@ export class TranscriptionResultDto {
 export class AsyncSubmitResponseDto {
   @ApiProperty({ format: 'uuid' }) job_id: string;
   @ApiProperty({ enum: ['queued'] }) status: 'queued';
-  @ApiProperty({ example: 'Job queued in faster-whisper-transcription at position 1; poll /transcribe/status/{job_id}.' }) message: string;
-  @ApiProperty({ description: '1-based place among waiting jobs (1 = next)', example: 1 }) queue_position: number;
-  @ApiProperty({ description: 'seconds until the job starts, from the recent average job time', example: 0 }) estimated_wait: number;
+  @ApiProperty({ example: 'Transcription job queued: meeting.mp3 (queue faster-whisper-transcription, 0 job(s) ahead); poll /transcribe/status/{job_id} until status is finished or failed.' }) message: string;
+  @ApiProperty({ description: 'waiting jobs ahead of this one in its queue (0 = next), as the origin RQ service counts', example: 0 }) queue_position: number;
+  @ApiProperty({
+    description: 'seconds until a worker starts the job: jobs running and ahead, shared among the workers, each taking the mean time of the last 20 finished jobs (180 s / 45 s before any)',
+    example: 0,
+  })
+  estimated_wait: number;
   @ApiProperty({ enum: ENGINES }) engine: EngineName;
   @ApiProperty({ example: 'faster-whisper-transcription' }) queue_name: string;
   @ApiProperty({ example: '/transcribe/status/0b6d…' }) status_url: string;
@@ -50,11 +54,12 @@ export class JobStatusDto {
   @ApiProperty({ enum: ENGINES }) engine: EngineName;
   @ApiProperty({ example: 'faster-whisper-transcription' }) queue_name: string;
   @ApiProperty({ nullable: true, type: String, description: 'requested language, then the detected one once finished' }) language: string | null;
+  @ApiProperty({ enum: TASKS }) task: TranscriptionTask;
   @ApiProperty() filename: string;
   @ApiProperty({ description: 'bytes' }) file_size: number;
   @ApiProperty({ example: 'audio/wav' }) media_type: string;
   @ApiProperty({ nullable: true, type: Number, description: 'seconds of audio, once finished' }) audio_duration: number | null;
-  @ApiProperty({ nullable: true, type: Number, description: 'while queued: 1-based place in the queue' }) queue_position: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'while queued: waiting jobs ahead of it (0 = next)' }) queue_position: number | null;
   @ApiProperty({ description: 'times a worker started the job (2 after a worker died mid-job and another took over)' }) attempts: number;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) started_at: string | null;
