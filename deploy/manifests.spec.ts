@@ -47,7 +47,10 @@ const appDirs = fs.existsSync(path.join(root, 'apps'))
       .map((e) => e.name)
       .filter((n) => ['project.json', 'src'].some((f) => fs.existsSync(path.join(root, 'apps', n, f))))
   : [];
-const appNames = [...new Set([...APPS.map((a) => a.name), ...appDirs])].sort();
+/** Every app that exists has manifests; the table's apps that do not exist yet have none (checked below). */
+const appNames = [...appDirs].sort();
+/** The table's entries of the apps that exist. */
+const DEPLOYED = APPS.filter((a) => appDirs.includes(a.name));
 const entryOf = (name: string): AppEntry => {
   const entry = APPS.find((a) => a.name === name);
   if (!entry) throw new Error(`apps/${name} has no entry in deploy/apps.cjs: add it and run node deploy/generate.cjs`);
@@ -209,9 +212,9 @@ describe('cross-app manifests', () => {
     expect(backends).toContainEqual({ path: '/', backend: { name: 'gateway', port: { name: 'http' } } });
   });
 
-  it('points the gateway at every service', () => {
+  it('points the gateway at every deployed service', () => {
     const data = find(objectsOf('gateway'), 'ConfigMap', 'gateway-config')!.data;
-    for (const app of APPS.filter((a) => a.name !== 'gateway')) {
+    for (const app of DEPLOYED.filter((a) => a.name !== 'gateway')) {
       expect(data[`GATEWAY_UPSTREAM_${app.name.toUpperCase().replace(/-/g, '_')}`]).toBe(`http://${app.name}:${app.port}`);
     }
   });
@@ -248,7 +251,7 @@ describe('cross-app manifests', () => {
     expect(k.resources).toContain('../../base');
     expect(k.namespace).toEqual(expect.any(String));
     const images = new Map((k.images ?? []).map((i: any) => [i.name, i.newTag]));
-    for (const app of APPS) expect(images.get(`platform/${app.name}`)).toEqual(expect.any(String));
+    for (const app of DEPLOYED) expect(images.get(`platform/${app.name}`)).toEqual(expect.any(String));
   });
 
   it('makes prod reference existing Secrets instead of generating them', () => {
@@ -264,6 +267,19 @@ describe('cross-app manifests', () => {
       .filter(([rel, content]) => !fs.existsSync(path.join(root, rel)) || read(path.join(root, rel)) !== content)
       .map(([rel]) => rel);
     expect(stale).toEqual([]);
+    const rendered = new Set(Object.keys(render()));
+    const leftOver = yamlFiles(k8s).map((file) => path.relative(root, file)).filter((rel) => !rendered.has(rel));
+    expect(leftOver).toEqual([]);
+  });
+
+  it('deploys exactly the apps that exist: no Deployment or compose service for an app not built yet', () => {
+    const [base] = parseYaml(path.join(k8s, 'base', 'kustomization.yaml'));
+    expect([...base.resources].sort()).toEqual([...appDirs].sort());
+    const compose = parseYaml(path.join(root, 'docker', 'compose.yml'))[0];
+    const built = Object.values(compose.services as Record<string, { build?: { args?: { APP?: string } } }>)
+      .map((svc) => svc.build?.args?.APP)
+      .filter((app): app is string => Boolean(app));
+    expect([...new Set(built)].sort()).toEqual([...appDirs].sort());
   });
 
   it('runs PostgreSQL 16, RabbitMQ and Redis in compose and publishes the gateway on 3000', () => {
