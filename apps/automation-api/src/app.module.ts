@@ -5,6 +5,7 @@ import { AccountsModule } from './accounts/accounts.module';
 import { AccountEntity } from './accounts/entities/account.entity';
 import { ApiKeyEntity } from './accounts/entities/api-key.entity';
 import { AutomationsModule } from './automations/automations.module';
+import { ClicksModule } from './clicks/clicks.module';
 import { AutomationEntity } from './automations/entities/automation.entity';
 import { AutomationConfig } from './config';
 import { ContactsModule } from './contacts/contacts.module';
@@ -46,6 +47,7 @@ export class AppModule {
         PreviewModule,
         ImportsModule,
         EngineModule,
+        ClicksModule,
         // Development without platform credentials: the built-in sandbox (never in production).
         ...(isSandbox(config) ? [SandboxModule] : []),
       ],

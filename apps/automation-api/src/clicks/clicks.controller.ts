@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
-import { ApiFoundResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiFoundResponse, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ErrorDto } from '../common/error.dto';
 import { ClicksService } from './clicks.service';
@@ -14,13 +14,15 @@ export class ClicksController {
   @ApiOperation({
     summary: 'Click-tracking redirect',
     description:
-      'Links sent with `track_clicks` point to `${PUBLIC_BASE_URL}/r/{code}` (12 base62 characters from a CSPRNG). Counts the click on the run (`clicked`), tags the contact ' +
-      '`link_clicked` (source `link_clicked:YYYY-MM-DD`), logs an Event `link_clicked`, publishes `automation.link_clicked`, and redirects 302 to the target. Unknown code → 404.',
+      'Links sent with `track_clicks` point to `${PUBLIC_BASE_URL}/r/{code}` (12 base62 characters from a CSPRNG). Before answering, one statement stores the click and counts it on the run (`clicked`), tags the contact ' +
+      '`link_clicked` (source `link_clicked:YYYY-MM-DD`), logs an Event `link_clicked` and queues the bus event `automation.link_clicked`; then 302 to the target. Any other code → 404.',
   })
+  @ApiParam({ name: 'code', type: String })
   @ApiFoundResponse({ description: 'Location: the target URL' })
   @ApiNotFoundResponse({ type: ErrorDto })
-  async redirect(@Param('code') code: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const url = await this.clicks.click(code, req.ip ?? null, req.get('user-agent') ?? null);
+  async redirect(@Req() req: Request, @Res() res: Response): Promise<void> {
+    // Read from the request: no argument pipes on this hot path, and every code that is not a link is a 404.
+    const url = await this.clicks.click(String(req.params.code), req.ip ?? null, req.get('user-agent') ?? null);
     res.redirect(302, url);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
+import { MAX_INT4 } from '../common/id.pipe';
 import { ContactsRepository } from './contacts.repository';
 import type { ContactDto, ContactPageDto, ListContactsQueryDto, UpdateContactDto } from './dto/contact.dto';
 import type { ContactEntity } from './entities/contact.entity';
@@ -12,8 +13,8 @@ export class ContactsService {
     let beforeId: number | undefined;
     if (q.cursor) {
       const raw = Buffer.from(q.cursor, 'base64url').toString('utf8');
-      if (!/^\d{1,10}$/.test(raw)) throw new ApiError(400, 'VALIDATION_ERROR', 'cursor is invalid: pass next_cursor of the previous page');
-      beforeId = Number(raw);
+      beforeId = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
+      if (!(beforeId >= 1 && beforeId <= MAX_INT4)) throw new ApiError(400, 'VALIDATION_ERROR', 'cursor is invalid: pass next_cursor of the previous page');
     }
     const limit = q.limit ?? 50;
     const rows = await this.contacts.list(accountId, { search: q.search, tag: q.tag, beforeId, limit });

@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
-import { ClicksController } from '../clicks/clicks.controller';
-import { ClicksService } from '../clicks/clicks.service';
 import { EventsModule } from '../events/events.module';
 import { WebhooksController } from '../webhooks/webhooks.controller';
 import { WebhooksService } from '../webhooks/webhooks.service';
@@ -13,12 +11,12 @@ import { ReelScheduler } from './reel.scheduler';
 
 /**
  * The engine (part 2): webhook receiver → durable work queue → runs (state machine, sends with
- * intents) → customer webhooks and bus events; the click redirect.
+ * intents) → customer webhooks and bus events.
  */
 @Module({
   imports: [AccountsModule, EventsModule],
-  controllers: [WebhooksController, ClicksController],
-  providers: [EngineRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService, ClicksService],
+  controllers: [WebhooksController],
+  providers: [EngineRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
   exports: [EngineRepository, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
 })
 export class EngineModule {}

@@ -73,15 +73,6 @@ export interface SendRow {
   platform_id: string | null;
 }
 
-export interface ClickTarget {
-  link_id: string;
-  account_id: number;
-  automation_id: number | null;
-  run_id: string | null;
-  url: string;
-  position: number;
-}
-
 const STAMP_COLUMNS: readonly RunStamp[] = [
   'public_reply_sent_at',
   'dm_sent_at',
@@ -447,60 +438,6 @@ export class EngineRepository {
       [token, accountId, automationId, runId, url, position],
     );
     return token;
-  }
-
-  /** One indexed lookup (unique token). */
-  async clickTarget(token: string): Promise<ClickTarget | null> {
-    const [row] = await this.ds.query(
-      `SELECT id AS link_id, account_id, automation_id, run_id, url, position FROM ${this.s}.click_links WHERE token = $1`,
-      [token],
-    );
-    return row ?? null;
-  }
-
-  /** The click, stored durably on the response path (one insert); counted afterwards. */
-  async insertClick(target: ClickTarget, at: Date, ip: string | null, userAgent: string | null): Promise<string> {
-    const [row] = await this.ds.query(
-      `INSERT INTO ${this.s}.clicks (link_id, account_id, clicked_at, ip, user_agent) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-      [target.link_id, target.account_id, at, ip, userAgent?.slice(0, 500) ?? null],
-    );
-    return String(row.id);
-  }
-
-  /** Marks a click counted (once, whoever gets there first) and answers its link and time. */
-  async takeUncountedClick(m: EntityManager, clickId: string): Promise<(ClickTarget & { clicked_at: Date; token: string }) | null> {
-    const rows = rowsOf<ClickTarget & { clicked_at: Date; token: string }>(
-      await m.query(
-        `UPDATE ${this.s}.clicks c SET counted_at = now() FROM ${this.s}.click_links l
-          WHERE c.id = $1 AND c.counted_at IS NULL AND l.id = c.link_id
-          RETURNING l.id AS link_id, l.account_id, l.automation_id, l.run_id, l.url, l.position, l.token, c.clicked_at`,
-        [clickId],
-      ),
-    );
-    return rows[0] ?? null;
-  }
-
-  /** Clicks not counted yet (the process stopped between the redirect and the counting). */
-  async uncountedClicks(olderThanSeconds: number, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.ds.query(
-      `SELECT id FROM ${this.s}.clicks WHERE counted_at IS NULL AND clicked_at < now() - make_interval(secs => $1::double precision) ORDER BY id LIMIT $2`,
-      [olderThanSeconds, limit],
-    );
-    return rows.map((r) => String(r.id));
-  }
-
-  /** Counts the click on the run; returns the run after the update and whether it was the first click. */
-  async countClick(m: EntityManager, runId: string, at: Date): Promise<{ run: RunRow; first: boolean } | null> {
-    const rows = rowsOf<RunRow & { was_clicked: boolean }>(
-      await m.query(
-        `UPDATE ${this.s}.runs r SET click_count = r.click_count + 1, clicked_at = COALESCE(r.clicked_at, $2), updated_at = now()
-         FROM (SELECT id, clicked_at IS NOT NULL AS was_clicked FROM ${this.s}.runs WHERE id = $1 FOR UPDATE) old
-         WHERE r.id = old.id RETURNING r.*, old.was_clicked`,
-        [runId, at],
-      ),
-    );
-    const row = rows[0];
-    return row ? { run: row, first: !row.was_clicked } : null;
   }
 
   // ── customer webhooks ─────────────────────────────────────────────────────────────────────────

@@ -3,6 +3,9 @@ import { ApiError } from '@platform/errors';
 import type { EntityManager } from 'typeorm';
 import type { EventEntity } from './entities/event.entity';
 import { EventsRepository, type NewEvent } from './events.repository';
+
+/** Largest id of a `bigserial` column (PostgreSQL int8). */
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
 import type { EventDto, EventPageDto, ListEventsQueryDto } from './dto/event.dto';
 
 /** The activity log: what happened, newest first. Part 2's engine writes most entries. */
@@ -18,7 +21,7 @@ export class EventsService {
     let beforeId: string | undefined;
     if (q.cursor) {
       beforeId = Buffer.from(q.cursor, 'base64url').toString('utf8');
-      if (!/^\d{1,19}$/.test(beforeId)) throw new ApiError(400, 'VALIDATION_ERROR', 'cursor is invalid: pass next_cursor of the previous page');
+      if (!/^\d{1,19}$/.test(beforeId) || BigInt(beforeId) < 1n || BigInt(beforeId) > MAX_BIGINT) throw new ApiError(400, 'VALIDATION_ERROR', 'cursor is invalid: pass next_cursor of the previous page');
     }
     const limit = q.limit ?? 50;
     const rows = await this.events.list(accountId, { kind: q.kind, automation_id: q.automation_id, before_id: beforeId, limit });

@@ -39,6 +39,11 @@ export class GraphApiError extends ApiError {
     return this.kind === 'platform' && this.graph.code === 100 && /template|attachment/i.test(this.detail);
   }
 
+  /** The object (post, comment, user) does not exist or is not visible to the account: code 100, subcode 33. */
+  get objectMissing(): boolean {
+    return this.kind === 'platform' && this.graph.code === 100 && this.graph.subcode === 33;
+  }
+
   /** The platform refused a private reply because the comment already had one (or is too old). */
   get privateReplyRefused(): boolean {
     return this.graph.subcode === 2534025 || /invalid for a private reply|outside of allowed window/i.test(this.detail);

@@ -114,10 +114,20 @@ describe('endpoints that need the social platform (e2e)', () => {
       expect(new Date(byId.get(open.id).timestamp).toISOString()).toBe(byId.get(open.id).timestamp);
     });
 
-    it('answers 502 for a post the platform does not know', async () => {
-      const res = await get('/posts/does-not-exist/comments');
+    it('answers 404 for a post the platform does not know, 400 for an id that cannot be one, 502 when the platform fails', async () => {
+      let res = await get('/posts/1790000000000/comments');
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'Post 1790000000000 not found' });
+      for (const bad of ['%2E%2E', 'a.b', 'x%20y', '%00']) {
+        res = await get(`/posts/${bad}/comments`);
+        expect(res.status).toBe(400);
+        expect(Object.keys(res.body)).toEqual(['error']);
+      }
+      const media = ctx.fakeA.addMedia();
+      ctx.fakeA.fail({ path: `/${media.id}/comments`, status: 500, code: 2 });
+      res = await get(`/posts/${media.id}/comments`);
       expect(res.status).toBe(502);
-      expect(res.body.error).toEqual(expect.any(String));
+      expect(Object.keys(res.body)).toEqual(['error']);
     });
   });
 

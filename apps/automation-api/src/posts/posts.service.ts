@@ -3,6 +3,8 @@ import type { AccountEntity } from '../accounts/entities/account.entity';
 import { coversPost, isLive } from '../automations/automation.presenter';
 import { AutomationsService } from '../automations/automations.service';
 import type { AutomationEntity } from '../automations/entities/automation.entity';
+import { ApiError } from '@platform/errors';
+import { GraphApiError } from '../graph/graph-api.error';
 import { GraphService } from '../graph/graph.service';
 import type { GraphComment, GraphMedia } from '../graph/graph-client';
 import { RunsRepository } from '../runs/runs.repository';
@@ -69,7 +71,12 @@ export class PostsService {
 
   async comments(account: AccountEntity, mediaId: string, limit: number): Promise<CommentDto[]> {
     const client = this.graph.client(account);
-    const page = await client.listComments(mediaId, { limit });
+    const page = await client.listComments(mediaId, { limit }).catch((err: unknown) => {
+      if (err instanceof GraphApiError && err.objectMissing) {
+        throw new ApiError(404, 'NOT_FOUND', `Post ${mediaId} not found`, { suggestion: 'GET /api/v1/posts lists the posts of this account with their ids.' });
+      }
+      throw err;
+    });
     const accountId = account.ig_user_id ?? (await client.getAccount()).user_id ?? null;
     const answers = await this.runs.serviceAnswers(account.id, page.data.map((c) => c.id));
     return page.data.map((c) => toCommentDto(c, accountId, answers.answeredComments, answers.ownReplyIds));

@@ -21,7 +21,7 @@ export class RateLimitDto {
 }
 
 export class StatusDto {
-  @ApiProperty({ enum: ['connected', 'not_connected', 'token_invalid', 'token_expired'], description: 'Connection state stored for the account' })
+  @ApiProperty({ enum: ['connected', 'not_connected', 'token_invalid', 'token_expired', 'sandbox'], description: 'Connection state stored for the account (`sandbox`: development without platform credentials, connected to the built-in sandbox)' })
   account_status: string;
   @ApiProperty({ type: String, nullable: true, description: 'Error text when the social platform API does not answer, otherwise null' }) problem: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Error text when only the webhook subscription could not be read (or lacks required fields)' })

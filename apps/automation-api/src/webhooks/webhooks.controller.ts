@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Header, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, Header, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { ApiExtraModels, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ErrorDto } from '../common/error.dto';
@@ -39,8 +39,9 @@ export class WebhooksController {
   })
   @ApiOkResponse({ description: '`EVENT_RECEIVED`' })
   @ApiUnauthorizedResponse({ type: ErrorDto })
-  async receive(@Req() req: Request & { rawBody?: Buffer }, @Headers('x-hub-signature-256') signature: string | undefined, @Body() body: unknown): Promise<string> {
-    await this.webhooks.receive(req.rawBody, signature, body);
+  async receive(@Req() req: Request & { rawBody?: Buffer }, @Headers('x-hub-signature-256') signature: string | undefined): Promise<string> {
+    // The parsed body straight from the request: the platform's payload is not API input (no pipes).
+    await this.webhooks.receive(req.rawBody, signature, req.body as unknown);
     return 'EVENT_RECEIVED';
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { verifyHmacSignature } from '@platform/http-safety';
+import { stripNul } from '../common/strip-nul';
 import { AutomationConfig } from '../config';
 import { EngineRepository, type NewInbound } from '../engine/engine.repository';
 import { InboundWorker } from '../engine/inbound.worker';
@@ -36,7 +37,9 @@ export class WebhooksService {
     return challenge ?? '';
   }
 
-  async receive(raw: Buffer | undefined, signature: string | undefined, body: unknown): Promise<number> {
+  async receive(raw: Buffer | undefined, signature: string | undefined, parsed: unknown): Promise<number> {
+    // JSON carries U+0000 only as the escape \u0000; PostgreSQL stores neither it nor ids holding it.
+    const body = raw?.includes('\\u0000') ? stripNul(parsed) : parsed;
     const entries: WebhookEntry[] = Array.isArray((body as { entry?: unknown })?.entry) ? (body as { entry: WebhookEntry[] }).entry : [];
     const ids = [...new Set(entries.map((e) => String(e.id ?? '')).filter(Boolean))];
     const accounts = await this.repo.accountsByIgUserIds(ids);

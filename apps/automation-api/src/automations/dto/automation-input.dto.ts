@@ -29,7 +29,8 @@ export const IsOptionalNotNull = () => ValidateIf((_o: object, v: unknown) => v 
 
 const HTTPS_URL = { protocols: ['https'], require_protocol: true, require_tld: false };
 const HTTPS_MESSAGE = (field: string) => ({ message: `${field} must be an https URL` });
-const WITH_ZONE = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
+/** A date and time with a zone: `2026-12-01T18:00:00+01:00`, `…Z` (a date alone has no zone). */
+const WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
 
 export class ExtraLinkDto {
   @ApiProperty({ example: 'Shop' })
@@ -88,7 +89,7 @@ export class AutomationInputDto {
   @ApiPropertyOptional({ nullable: true, example: '2026-12-01T18:00:00+01:00', description: 'With next_post: planned publish time, ISO 8601 with time zone' })
   @IsOptional()
   @IsISO8601({ strict: true })
-  @Matches(WITH_ZONE, { message: 'reel_publish_at must include a time zone (Z or ±hh:mm)' })
+  @Matches(WITH_ZONE, { message: 'reel_publish_at must be a date and time with a time zone, e.g. 2026-12-01T18:00:00+01:00 (Z or ±hh:mm)' })
   reel_publish_at?: string | null;
 
   @ApiPropertyOptional({ type: [String], default: [], description: 'Trigger words, case-insensitive', example: ['guide'] })

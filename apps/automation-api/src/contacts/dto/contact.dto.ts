@@ -15,7 +15,7 @@ export class ContactDto {
   @ApiProperty({ description: 'ISO 8601 (UTC)' }) first_seen_at: string;
   @ApiProperty({ description: 'ISO 8601 (UTC)' }) last_seen_at: string;
   @ApiProperty({ type: String, nullable: true }) last_inbound_at: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Origin, for example `import:<tool>`, `automation:<id>` or `link_clicked <date>`' }) source: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Origin, for example `import:<tool>` or `link_clicked:YYYY-MM-DD` (the day of the last tracked click)' }) source: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Tool an imported contact came from' }) imported_from: string | null;
 }
 

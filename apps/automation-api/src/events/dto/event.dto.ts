@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { MAX_INT4 } from '../../common/id.pipe';
 import { CursorPageQueryDto } from '../../common/cursor-page-query.dto';
 
 export class EventDto {
@@ -8,8 +9,11 @@ export class EventDto {
   @ApiProperty({ description: 'ISO 8601 (UTC)' }) created_at: string;
   @ApiProperty({
     description:
-      'What happened, for example automation_created, automation_updated, automation_deleted, go_live, paused, resumed, migration_finished, ' +
-      'reel_attached, import; and from the engine: comment_received, dm_sent, link_sent, email_captured, clicked, skipped, skipped_other_tool, error',
+      'What happened. Automation changes: automation_created, automation_updated, automation_deleted, go_live, paused, resumed, migration_finished, ' +
+      'reel_attached, import. The engine: triggered, public_reply_sent, dm_sent, button_tapped, gated, gate_passed, email_asked, email_retry, ' +
+      'email_captured, email_expired, link_sent, link_resent, link_clicked, followed_up, follow_up_outside_window, follow_up_not_needed, ' +
+      'follow_status_unknown, skipped, skipped_other_tool, send_uncertain, template_fallback, error, reel_suggested, reel_expired, ' +
+      'webhook_retry, webhook_delivered, webhook_failed',
   })
   kind: string;
   @ApiProperty({ type: String, nullable: true }) username: string | null;
@@ -36,5 +40,6 @@ export class ListEventsQueryDto extends CursorPageQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_INT4)
   automation_id?: number;
 }

@@ -1,6 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { PipeTransform } from '@nestjs/common';
+import { ApiError } from '@platform/errors';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+/**
+ * Path id of a post: the platform's ids are digits (letters, `_` and `-` allowed for other id
+ * schemes). Anything else — dots, slashes, spaces — could not name a post and must never become part
+ * of a Graph API path (`..` would reach another endpoint).
+ */
+export class MediaIdPipe implements PipeTransform<string, string> {
+  transform(value: string): string {
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(value)) throw new ApiError(400, 'VALIDATION_ERROR', 'id must be a post id as listed by GET /api/v1/posts');
+    return value;
+  }
+}
 
 export const POST_TYPES = ['reel', 'image', 'video', 'carousel', 'story'] as const;
 

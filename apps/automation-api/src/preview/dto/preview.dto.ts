@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { MAX_INT4 } from '../../common/id.pipe';
 import { PreviewStepDto } from '../../automations/dto/automation.dto';
 import { TRIGGERS, type Trigger } from '../../automations/entities/automation.entity';
 
@@ -31,6 +32,7 @@ export class PreviewRequestDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(MAX_INT4)
   automation_id?: number;
 
   @ApiPropertyOptional({ default: false, description: 'Also consider drafts (by default only automations that answer now)' })
