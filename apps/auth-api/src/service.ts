@@ -4,6 +4,13 @@ import { AuthApiModule } from './app.module';
 import { createUserCommand, CREATE_USER_USAGE } from './bootstrap/create-user.command';
 import { AuthApiConfig } from './config';
 
+/**
+ * Peers whose `X-Forwarded-For` is believed: the gateway, an ingress and sidecars sit on loopback or
+ * private networks. The client address the login limits count is then the first address that is not
+ * such a proxy, so a client on the internet cannot pick a fresh one per attempt by sending the header.
+ */
+export const TRUSTED_PROXIES = 'loopback, linklocal, uniquelocal';
+
 export const authApiService: ServiceDefinition<AuthApiConfig> = {
   name: 'auth-api',
   port: 3004,
@@ -27,7 +34,8 @@ export const authApiService: ServiceDefinition<AuthApiConfig> = {
       '',
       '**Errors** of both realms: `{"detail": "<message>"}` — 401 (with `WWW-Authenticate: Bearer`), 403, 409, 422 (validation, the detail names each bad field), 429 (with `Retry-After`).',
       '',
-      '**Rate limits**: login attempts (both realms) 10 per minute per client IP and account, 100 per minute per client IP (configurable).',
+      '**Rate limits**: failed login attempts (both realms) 10 per minute per client IP and account, 100 per minute per client IP ' +
+        '(configurable); at the limit every attempt of that client is refused with 429 until the window ends. Successful logins do not count.',
       '',
       '**Events** (RabbitMQ topic exchange `platform.events`, stored in a transactional outbox with the change and published once the ' +
         'broker confirms, also after an outage): `auth.session_revoked` when a logistics session is revoked by logout or by refresh-token ' +
@@ -36,6 +44,9 @@ export const authApiService: ServiceDefinition<AuthApiConfig> = {
         '(`realm`, `userId`, `email`, `role`, `createdAt`). A broker outage does not affect logins: `/readyz` reports `broker` down meanwhile.',
     ].join('\n'),
     configure: (b) => b.addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+  },
+  configure: (app) => {
+    app.set('trust proxy', TRUSTED_PROXIES);
   },
   commands: {
     'create-user': {

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
+import { GatewayProxy } from './proxy/gateway-proxy';
 import { gatewayService } from './service';
 
 /** A fake service: echoes what it received, with a few special paths. */
@@ -14,12 +15,48 @@ interface Upstream {
   uploadReceived: number;
   uploadHash: string | undefined;
   received: { method: string; url: string; headers: IncomingHttpHeaders }[];
+  /** URLs of requests whose connection closed before the upstream finished its response */
+  closedEarly: string[];
+  /** resolves the pending /stream response (see below) */
+  releaseStream: () => void;
+  /** the socket of an upgrade to /slow-upgrade, not answered yet */
+  pendingUpgrade: Socket | undefined;
 }
 
 async function startUpstream(name: string): Promise<Upstream> {
-  const upstream: Upstream = { server: undefined as never, url: '', uploadReceived: 0, uploadHash: undefined, received: [] };
+  const upstream: Upstream = {
+    server: undefined as never,
+    url: '',
+    uploadReceived: 0,
+    uploadHash: undefined,
+    received: [],
+    closedEarly: [],
+    releaseStream: () => undefined,
+    pendingUpgrade: undefined,
+  };
   const server = http.createServer((req, res) => {
     upstream.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.closedEarly.push(req.url ?? '');
+    });
+    if (req.url === '/stream') {
+      // A long response: the first chunk now, the rest when the test releases it.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first;');
+      upstream.releaseStream = () => res.end('last');
+      return;
+    }
+    if (req.url === '/too-large') {
+      // Refuses an upload without reading it (as a size limit or an auth check does).
+      res.writeHead(413, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'too large' }));
+      return;
+    }
+    if (req.url === '/hop-by-hop') {
+      res.writeHead(200, { connection: 'x-hop-secret', 'x-hop-secret': '1', 'keep-alive': 'timeout=5', 'x-kept': 'yes' });
+      res.end('ok');
+      return;
+    }
     const status = /^\/status\/(\d{3})/.exec(req.url ?? '');
     if (status) {
       res.writeHead(Number(status[1]), { 'content-type': 'text/plain', 'set-cookie': ['a=1', 'b=2'] });
@@ -53,6 +90,10 @@ async function startUpstream(name: string): Promise<Upstream> {
   // A raw upgrade echo: answers 101 and sends back every byte it receives.
   server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
     upstream.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    if (req.url === '/slow-upgrade') {
+      upstream.pendingUpgrade = socket; // answered (or not) by the test
+      return;
+    }
     if (req.url === '/refuse') {
       socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 7\r\nconnection: close\r\n\r\nrefused');
       return;
@@ -80,6 +121,12 @@ interface Reply {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+}
+
+/** Polls `condition` until it holds (a bounded wait for something another socket does). */
+async function eventually(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(condition()).toBe(true);
 }
 
 function request(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
@@ -129,6 +176,7 @@ describe('gateway (e2e, fake upstreams)', () => {
     await app?.close();
     for (const u of [auth, email]) {
       if (!u) continue;
+      u.pendingUpgrade?.destroy(); // upgraded sockets are not the server's to close
       const closed = new Promise((r) => u.server.close(r));
       u.server.closeAllConnections();
       await closed;
@@ -189,6 +237,16 @@ describe('gateway (e2e, fake upstreams)', () => {
     const res = await request(gw, 'GET', '/auth/whoami', { 'x-request-id': 'client-id-42' });
     expect(res.headers['x-request-id']).toBe('client-id-42');
     expect(JSON.parse(res.body).headers['x-request-id']).toBe('client-id-42');
+  });
+
+  it.each([
+    ['spaces', 'not a safe id'],
+    ['an oversized one', 'x'.repeat(129)],
+  ])("replaces a client X-Request-Id the services would refuse (%s), and uses the new one everywhere", async (_case, id) => {
+    const res = await request(gw, 'GET', '/auth/whoami', { 'x-request-id': id });
+    const sent = res.headers['x-request-id'];
+    expect(sent).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(res.body).headers['x-request-id']).toBe(sent);
   });
 
   it('answers 502 in JSON when the upstream is down', async () => {
@@ -302,6 +360,125 @@ describe('gateway (e2e, fake upstreams)', () => {
     const [res] = (await once(req, 'response')) as [IncomingMessage];
     expect(res.statusCode).toBe(502);
     res.resume();
+  });
+
+  it('streams a response: the client reads the first chunk while the upstream is still sending', async () => {
+    const req = http.request(`${gw}/auth/stream`, { agent: false });
+    req.end();
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
+    const [first] = (await once(res, 'data')) as [Buffer];
+    expect(first.toString()).toBe('first;');
+    auth.releaseStream();
+    const rest: Buffer[] = [];
+    res.on('data', (c: Buffer) => rest.push(c));
+    await once(res, 'end');
+    expect(Buffer.concat(rest).toString()).toBe('last');
+  });
+
+  it('abandons the upstream request when the client goes away in the middle of the response', async () => {
+    const req = http.request(`${gw}/auth/stream`, { agent: false });
+    req.on('error', () => undefined);
+    req.end();
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
+    await once(res, 'data');
+    const before = auth.closedEarly.filter((u) => u === '/stream').length;
+    req.destroy();
+    await eventually(() => auth.closedEarly.filter((u) => u === '/stream').length > before);
+  });
+
+  it('abandons the upstream request when the client aborts an upload', async () => {
+    auth.uploadReceived = 0;
+    const req = http.request(`${gw}/auth/upload`, { method: 'POST', agent: false, headers: { 'content-length': String(10 * 1024 * 1024) } });
+    req.on('error', () => undefined);
+    req.write(randomBytes(64 * 1024));
+    await eventually(() => auth.uploadReceived > 0);
+    req.destroy();
+    await eventually(() => auth.closedEarly.includes('/upload'));
+  });
+
+  it('relays an early refusal of an upload whole, without waiting for the rest of the body', async () => {
+    const res = await new Promise<Reply>((resolve, reject) => {
+      const req = http.request(
+        `${gw}/auth/too-large`,
+        { method: 'POST', agent: false, headers: { 'content-type': 'application/octet-stream', 'content-length': String(500 * 1024 * 1024) } },
+        (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => {
+            req.destroy(); // the client gives up the rest of the upload once refused
+            resolve({ status: r.statusCode ?? 0, headers: r.headers, body: Buffer.concat(chunks).toString() });
+          });
+          r.on('error', reject);
+        },
+      );
+      req.on('error', () => undefined);
+      const chunk = randomBytes(64 * 1024);
+      const pump = (): void => {
+        while (!req.destroyed && req.write(chunk));
+        if (!req.destroyed) req.once('drain', pump);
+      };
+      pump();
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toEqual({ error: 'too large' });
+  });
+
+  it.each(['POST', 'PUT', 'DELETE', 'OPTIONS'])('passes a chunked %s body (no Content-Length) through intact', async (method) => {
+    const res = await new Promise<Reply>((resolve, reject) => {
+      const req = http.request(
+        `${gw}/auth/chunked`,
+        { method, agent: false, headers: { 'transfer-encoding': 'chunked', 'content-type': 'text/plain' } },
+        (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, headers: r.headers, body: Buffer.concat(chunks).toString() }));
+        },
+      );
+      req.on('error', reject);
+      req.write('GET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n');
+      req.end('tail');
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ method, url: '/chunked', body: 'GET /smuggled HTTP/1.1\r\nhost: x\r\n\r\ntail' });
+    // The pooled upstream connection is still in step: the next request gets its own answer.
+    const next = await request(gw, 'GET', '/auth/after-chunked');
+    expect(JSON.parse(next.body)).toMatchObject({ url: '/after-chunked', body: '' });
+    expect(auth.received.some((r) => r.url === '/smuggled')).toBe(false);
+  });
+
+  it('removes hop-by-hop headers on the way back', async () => {
+    const res = await request(gw, 'GET', '/auth/hop-by-hop');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-kept']).toBe('yes');
+    expect(res.headers['x-hop-secret']).toBeUndefined();
+    expect(res.headers['keep-alive']).toBeUndefined();
+  });
+
+  it('closes the upstream connection of an upgrade whose client left before the upstream answered', async () => {
+    auth.pendingUpgrade = undefined;
+    const req = http.request(`${gw}/auth/slow-upgrade`, { agent: false, headers: { connection: 'Upgrade', upgrade: 'websocket' } });
+    req.on('error', () => undefined);
+    req.end();
+    await eventually(() => auth.pendingUpgrade !== undefined);
+    const upstreamSocket = auth.pendingUpgrade!;
+    // The upstream end sees the gateway's side end (or fail); read so that the end is noticed.
+    const closed = new Promise((resolve) => {
+      upstreamSocket.once('end', resolve);
+      upstreamSocket.once('close', resolve);
+    });
+    upstreamSocket.resume();
+    req.destroy();
+    // Accepting now must not leave a half-open tunnel behind: the gateway closes its side.
+    upstreamSocket.on('error', () => undefined);
+    upstreamSocket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\n\r\n');
+    await closed;
+    await eventually(() => (app.get(GatewayProxy) as unknown as { engine: { openTunnels: number } }).engine.openTunnels === 0);
+  }, 10_000);
+
+  it('adds X-Request-Id to its own answers (service list, 404)', async () => {
+    expect((await request(gw, 'GET', '/')).headers['x-request-id']).toBeDefined();
+    expect((await request(gw, 'GET', '/nope')).headers['x-request-id']).toBeDefined();
+    expect((await request(gw, 'GET', '/nope', { 'x-request-id': 'mine-1' })).headers['x-request-id']).toBe('mine-1');
   });
 
   it('lists the services with prefix, upstream, docs and reachability at GET /', async () => {

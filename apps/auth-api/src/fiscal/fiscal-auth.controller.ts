@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Post, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -12,17 +12,18 @@ import {
 } from '@nestjs/swagger';
 import { CurrentUser } from '@platform/auth';
 import { DetailErrorDto } from '../common/detail-error.dto';
-import { LoginRateLimitGuard } from '../rate-limit/login-rate-limit.guard';
 import { LoginFormDto } from './dto/login-form.dto';
 import { TokenResponseDto } from './dto/token-response.dto';
 import { UserDto } from './dto/user.dto';
 import type { FiscalUser } from './entities/fiscal-user.entity';
 import { FiscalAuthService, type TokenResponse } from './fiscal-auth.service';
+import { FormBodyGuard } from './form-body.guard';
 import { FiscalJwtGuard } from './fiscal-jwt.guard';
 
 const RATE_LIMIT_DOC =
-  'Login attempts are limited per client IP and account (default 10 per minute) and per client IP (default 100 per minute); ' +
-  'over the limit: 429 `{detail}` with `Retry-After` (seconds).';
+  'Failed login attempts are limited per client IP and account (default 10 per minute) and per client IP (default 100 per minute); ' +
+  'at the limit every attempt of that client is refused until the window ends: 429 `{detail}` with `Retry-After` (seconds). ' +
+  'Successful logins do not count.';
 
 @ApiTags('auth (part B: login API)')
 @Controller('api/v1/auth')
@@ -31,16 +32,19 @@ export class FiscalAuthController {
 
   @Post('login')
   @HttpCode(200)
-  @UseGuards(LoginRateLimitGuard)
-  @ApiOperation({ summary: 'Log in with email and password', description: `Form fields \`username\` (the email) and \`password\`. ${RATE_LIMIT_DOC}` })
+  @UseGuards(FormBodyGuard)
+  @ApiOperation({
+    summary: 'Log in with email and password',
+    description: `Form fields \`username\` (the email) and \`password\`, sent as \`application/x-www-form-urlencoded\` (another content type: 422). ${RATE_LIMIT_DOC}`,
+  })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ type: LoginFormDto })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiUnauthorizedResponse({ type: DetailErrorDto, description: '`{detail: "Incorrect email or password"}` (also for inactive users)' })
-  @ApiUnprocessableEntityResponse({ type: DetailErrorDto, description: 'A form field is missing or invalid' })
+  @ApiUnprocessableEntityResponse({ type: DetailErrorDto, description: 'A form field is missing or invalid, or the body is not a urlencoded form' })
   @ApiTooManyRequestsResponse({ type: DetailErrorDto, description: RATE_LIMIT_DOC })
-  login(@Body() form: LoginFormDto): Promise<TokenResponse> {
-    return this.auth.login(form.username, form.password);
+  login(@Body() form: LoginFormDto, @Ip() ip: string): Promise<TokenResponse> {
+    return this.auth.login(form.username, form.password, ip);
   }
 
   @Get('me')

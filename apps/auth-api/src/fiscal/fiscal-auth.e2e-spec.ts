@@ -71,7 +71,21 @@ describe('part B login API (e2e)', () => {
       expect(res.body.detail).toMatch(/username/);
     });
 
-    it('limits attempts per IP and account: 429 {detail} with Retry-After', async () => {
+    it('answers 422 {detail} to a JSON body: the login is a urlencoded form', async () => {
+      const res = await t.http
+        .post('/api/v1/auth/login')
+        .set('X-Forwarded-For', freshIp())
+        .send({ username: ADMIN.email, password: ADMIN.password })
+        .expect(422);
+      expect(res.body).toEqual({ detail: expect.stringMatching(/application\/x-www-form-urlencoded/) });
+    });
+
+    it('does not count successful logins against the limits', async () => {
+      const ip = freshIp();
+      for (let i = 0; i < 12; i++) await login(ADMIN.email, ADMIN.password, ip).expect(200);
+    });
+
+    it('limits failed attempts per IP and account: 429 {detail} with Retry-After, also for the right password', async () => {
       const ip = freshIp();
       for (let i = 0; i < 10; i++) await login(ADMIN.email, 'wrong-password', ip).expect(401);
       const res = await login(ADMIN.email, ADMIN.password, ip).expect(429);
@@ -185,6 +199,14 @@ describe('part B login API (e2e)', () => {
       });
       await t.http.post('/api/v1/auth/refresh').set('Authorization', `Bearer ${issued}`).expect(401);
     });
+  });
+
+  it('believes X-Forwarded-For only from loopback and private-network peers (the gateway, an ingress)', () => {
+    const trust = t.app.getHttpAdapter().getInstance().get('trust proxy fn') as (addr: string, hop: number) => boolean;
+    expect(trust('127.0.0.1', 0)).toBe(true);
+    expect(trust('10.1.2.3', 0)).toBe(true);
+    expect(trust('::1', 0)).toBe(true);
+    expect(trust('203.0.113.9', 0)).toBe(false);
   });
 
   it('documents every route in Swagger, the login form as urlencoded', async () => {

@@ -4,6 +4,7 @@ import { withTransaction } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AuthUserCreated, Outbox } from '@platform/messaging';
 import { DataSource } from 'typeorm';
+import { LoginRateLimiter } from '../rate-limit/login-rate-limiter';
 import { TokenService } from '../tokens/token.service';
 import type { FiscalUser } from './entities/fiscal-user.entity';
 import { FiscalUsersRepository } from './fiscal-users.repository';
@@ -30,17 +31,22 @@ export class FiscalAuthService {
     private readonly tokens: TokenService,
     private readonly dataSource: DataSource,
     private readonly outbox: Outbox,
+    private readonly limiter: LoginRateLimiter,
   ) {}
 
   /**
    * Checks the credentials (the password is verified, against a dummy hash for unknown emails, so
    * the answer takes as long either way) and issues a 24-hour token. Unknown email, wrong password
-   * and inactive account all give the same 401.
+   * and inactive account all give the same 401; failures count against the login limits of the
+   * client `ip` (429 at the limit).
    */
-  async login(email: string, password: string): Promise<TokenResponse> {
-    const user = await this.users.findByEmail(email);
-    const ok = await verifyPassword(user?.passwordHash, password);
-    if (!user || !ok || !user.isActive) throw incorrectCredentials();
+  async login(email: string, password: string, ip: string): Promise<TokenResponse> {
+    const user = await this.limiter.guard(ip, email, async () => {
+      const found = await this.users.findByEmail(email);
+      const ok = await verifyPassword(found?.passwordHash, password);
+      return found && ok && found.isActive ? found : null;
+    });
+    if (!user) throw incorrectCredentials();
     return this.issue(user);
   }
 

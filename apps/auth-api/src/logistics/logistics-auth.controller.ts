@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Post, Req, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiNoContentResponse,
@@ -11,7 +11,6 @@ import {
 } from '@nestjs/swagger';
 import { bearerToken, CurrentUser, type GuardRequest } from '@platform/auth';
 import { DetailErrorDto } from '../common/detail-error.dto';
-import { LoginRateLimitGuard } from '../rate-limit/login-rate-limit.guard';
 import { LogisticsLoginDto, LogisticsTokenResponseDto, LogoutRequestDto, RefreshRequestDto } from './dto/logistics-auth.dto';
 import { LogisticsUserDto } from './dto/logistics-user.dto';
 import { LogisticsAuthService, type LogisticsPrincipal, type LogisticsTokens } from './logistics-auth.service';
@@ -23,8 +22,9 @@ type AuthRequest = GuardRequest & { id?: unknown };
 const requestId = (req: AuthRequest): string | undefined => (typeof req.id === 'string' ? req.id : undefined);
 
 const RATE_LIMIT_DOC =
-  'Login attempts are limited per client IP and account (default 10 per minute) and per client IP (default 100 per minute); ' +
-  'over the limit: 429 `{detail}` with `Retry-After` (seconds).';
+  'Failed login attempts are limited per client IP and account (default 10 per minute) and per client IP (default 100 per minute); ' +
+  'at the limit every attempt of that client is refused until the window ends: 429 `{detail}` with `Retry-After` (seconds). ' +
+  'Successful logins do not count.';
 
 @ApiTags('logistics auth (part G)')
 @Controller('api/v1/logistics/auth')
@@ -33,7 +33,6 @@ export class LogisticsAuthController {
 
   @Post('login')
   @HttpCode(200)
-  @UseGuards(LoginRateLimitGuard)
   @ApiOperation({
     summary: 'Log in to the logistics realm',
     description: `Returns a 1-hour access token and a 7-day refresh token (a new login session). Errors are \`{detail}\`. ${RATE_LIMIT_DOC}`,
@@ -42,8 +41,8 @@ export class LogisticsAuthController {
   @ApiUnauthorizedResponse({ type: DetailErrorDto, description: '`{detail: "Incorrect email or password"}` (also for inactive users)' })
   @ApiUnprocessableEntityResponse({ type: DetailErrorDto, description: 'Missing or invalid field' })
   @ApiTooManyRequestsResponse({ type: DetailErrorDto, description: RATE_LIMIT_DOC })
-  login(@Body() body: LogisticsLoginDto): Promise<LogisticsTokens> {
-    return this.auth.login(body.email, body.password);
+  login(@Body() body: LogisticsLoginDto, @Ip() ip: string): Promise<LogisticsTokens> {
+    return this.auth.login(body.email, body.password, ip);
   }
 
   @Post('refresh')

@@ -6,6 +6,7 @@ import { AuthSessionRevoked, Outbox, type AuthSessionRevokedReason } from '@plat
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { LOGISTICS_REFRESH_TTL_SECONDS } from '../config';
+import { LoginRateLimiter } from '../rate-limit/login-rate-limiter';
 import { TokenService } from '../tokens/token.service';
 import type { LogisticsRole, LogisticsUser } from './entities/logistics-user.entity';
 import { LogisticsUsersRepository } from './logistics-users.repository';
@@ -40,13 +41,20 @@ export class LogisticsAuthService {
     private readonly tokens: TokenService,
     private readonly dataSource: DataSource,
     private readonly outbox: Outbox,
+    private readonly limiter: LoginRateLimiter,
   ) {}
 
-  /** Checks the credentials (constant time for unknown emails) and starts a new session (refresh-token family). */
-  async login(email: string, password: string): Promise<LogisticsTokens> {
-    const user = await this.users.findByEmail(email);
-    const ok = await verifyPassword(user?.passwordHash, password);
-    if (!user || !ok || !user.isActive) throw logisticsUnauthorized('Incorrect email or password');
+  /**
+   * Checks the credentials (constant time for unknown emails) and starts a new session (refresh-token
+   * family). Failures count against the login limits of the client `ip` (429 at the limit).
+   */
+  async login(email: string, password: string, ip: string): Promise<LogisticsTokens> {
+    const user = await this.limiter.guard(ip, email, async () => {
+      const found = await this.users.findByEmail(email);
+      const ok = await verifyPassword(found?.passwordHash, password);
+      return found && ok && found.isActive ? found : null;
+    });
+    if (!user) throw logisticsUnauthorized('Incorrect email or password');
     return this.issue(user, randomUUID());
   }
 

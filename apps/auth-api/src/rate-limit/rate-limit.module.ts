@@ -39,7 +39,7 @@ export class LoginCountersLifecycle implements OnModuleInit, OnApplicationShutdo
           redisUrl: config.REDIS_URL,
           keyPrefix: `${config.REDIS_KEY_PREFIX}login:`,
           onRedisError: (err) => logger.warn(`redis: ${err.message}`),
-          onFallback: (err) => logger.warn(`login attempts counted in this process while Redis fails: ${err.message}`),
+          onFallback: (err) => logger.warn(`failed logins counted in this process while Redis fails: ${err.message}`),
         });
       },
     },

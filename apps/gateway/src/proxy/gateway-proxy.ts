@@ -107,9 +107,9 @@ export class GatewayProxy implements OnApplicationShutdown {
     this.requests.inc({ upstream: outcome.service, status: String(outcome.status) });
     this.duration.observe({ upstream: outcome.service }, outcome.durationMs / 1000);
     if (outcome.status === 502) {
-      this.logger.warn(
-        `${outcome.method} ${outcome.path} → ${outcome.service} failed: ${outcome.error ?? 'unavailable'} (request ${outcome.requestId})`,
-      );
+      // Without the query string: it may carry a key or token (webhook verification, Socket.IO auth).
+      const path = outcome.path.split('?', 1)[0];
+      this.logger.warn(`${outcome.method} ${path} → ${outcome.service} failed: ${outcome.error ?? 'unavailable'} (request ${outcome.requestId})`);
     }
   }
 }

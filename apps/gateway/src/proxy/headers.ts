@@ -38,6 +38,13 @@ export interface ForwardedInfo {
 /** Headers for the upstream request: hop-by-hop removed, X-Forwarded-* and X-Request-Id set. */
 export function upstreamRequestHeaders(headers: IncomingHttpHeaders, info: ForwardedInfo): OutgoingHttpHeaders {
   const out = stripHopByHop(headers);
+  // Transfer-Encoding frames the body on this hop, but a body without Content-Length needs a framing
+  // on the next hop too: keep it (Node only accepts request codings ending in chunked, which it then
+  // re-applies). Without it, Node's client sends the body of a DELETE or OPTIONS unframed, and the
+  // upstream would read those bytes as the next request on the pooled connection.
+  if (headers['transfer-encoding'] !== undefined && headers['content-length'] === undefined) {
+    out['transfer-encoding'] = headers['transfer-encoding'];
+  }
   const forwardedFor = headers['x-forwarded-for'];
   const client = info.remoteAddress ?? 'unknown';
   out['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${client}` : client;
@@ -47,11 +54,4 @@ export function upstreamRequestHeaders(headers: IncomingHttpHeaders, info: Forwa
   out['x-forwarded-prefix'] = typeof outerPrefix === 'string' ? `${outerPrefix.replace(/\/+$/, '')}${info.prefix}` : info.prefix;
   out['x-request-id'] = info.requestId;
   return out;
-}
-
-/** The request id: the client's X-Request-Id when it sent a usable one. */
-export function incomingRequestId(headers: IncomingHttpHeaders): string | undefined {
-  const value = headers['x-request-id'];
-  if (typeof value !== 'string' || value.length === 0 || value.length > 200) return undefined;
-  return value;
 }

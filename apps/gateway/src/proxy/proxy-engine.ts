@@ -1,11 +1,11 @@
 // Forwards HTTP requests and WebSocket upgrades to an upstream with node:http, streaming bodies both
 // ways (nothing is buffered: backpressure flows through pipe), over keep-alive agents.
-import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
+import { requestIdFrom } from '@platform/platform';
 import type { RouteMatch } from '../routes/route-table';
-import { incomingRequestId, stripHopByHop, upstreamRequestHeaders } from './headers';
+import { stripHopByHop, upstreamRequestHeaders } from './headers';
 
 export interface ProxyOutcome {
   service: string;
@@ -25,6 +25,9 @@ export interface ProxyEngineOptions {
   /** called once per proxied request or upgrade when it completes or fails */
   onComplete?: (outcome: ProxyOutcome) => void;
 }
+
+/** What a client may send on an upgrade before the upstream's handshake answer (kept for the upstream). */
+const MAX_EARLY_UPGRADE_BYTES = 64 * 1024;
 
 export class ProxyEngine {
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' });
@@ -167,7 +170,13 @@ export class ProxyEngine {
     const { route } = match;
     const upstream = route.upstream;
     const secure = upstream.protocol === 'https:';
-    const report = this.reporter(req, match, started, requestId);
+    const reporter = this.reporter(req, match, started, requestId);
+    let reported = false;
+    const report = (status: number, error?: string): void => {
+      if (reported) return;
+      reported = true;
+      reporter(status, error);
+    };
 
     const headers = upstreamRequestHeaders(req.headers, {
       remoteAddress: req.socket.remoteAddress,
@@ -178,9 +187,6 @@ export class ProxyEngine {
     headers.connection = 'Upgrade';
     if (req.headers.upgrade) headers.upgrade = req.headers.upgrade;
 
-    this.tunnels.add(socket);
-    socket.once('close', () => this.tunnels.delete(socket));
-    socket.on('error', () => proxyReq.destroy());
     const proxyReq = (secure ? https : http).request({
       protocol: upstream.protocol,
       hostname: upstream.hostname,
@@ -193,17 +199,51 @@ export class ProxyEngine {
     });
     this.applyTimeouts(proxyReq, route.name);
 
+    this.tunnels.add(socket);
+    // The client left, before or after the handshake: the upstream side goes too (an upstream
+    // answering later must not find a half-open tunnel).
+    socket.once('close', () => {
+      this.tunnels.delete(socket);
+      proxyReq.destroy();
+    });
+    socket.on('error', () => socket.destroy());
+    // Until the upstream answers, read from the client so that its leaving is noticed (the server's
+    // sockets are half-open capable, and a socket nobody reads reports no end), keeping what it sends
+    // for the upstream. A WebSocket client sends nothing before the handshake, so this stays small.
+    const early: Buffer[] = head.length > 0 ? [head] : [];
+    let earlyBytes = head.length;
+    const onEarlyData = (chunk: Buffer): void => {
+      early.push(chunk);
+      earlyBytes += chunk.length;
+      if (earlyBytes > MAX_EARLY_UPGRADE_BYTES) socket.destroy();
+    };
+    const onEarlyEnd = (): void => {
+      socket.destroy();
+    };
+    socket.on('data', onEarlyData);
+    socket.once('end', onEarlyEnd);
+    const stopEarlyReading = (): void => {
+      socket.removeListener('data', onEarlyData);
+      socket.removeListener('end', onEarlyEnd);
+      socket.pause(); // pipe() resumes it; in between nothing may flow into the void
+    };
+
     proxyReq.on('upgrade', (proxyRes, proxySocket, proxyHead) => {
+      stopEarlyReading();
+      if (socket.destroyed) {
+        proxySocket.destroy();
+        report(499, 'client closed the connection');
+        return;
+      }
       proxySocket.setTimeout(0);
       proxySocket.setNoDelay(true);
       socket.setNoDelay(true);
       socket.write(rawHead(101, proxyRes.statusMessage ?? 'Switching Protocols', proxyRes.rawHeaders));
       if (proxyHead.length > 0) socket.write(proxyHead);
-      if (head.length > 0) proxySocket.write(head);
+      for (const chunk of early) proxySocket.write(chunk);
       proxySocket.on('error', () => socket.destroy());
-      socket.on('error', () => proxySocket.destroy());
       proxySocket.on('close', () => socket.destroy());
-      socket.on('close', () => proxySocket.destroy());
+      socket.once('close', () => proxySocket.destroy());
       proxySocket.pipe(socket);
       socket.pipe(proxySocket);
       report(101);
@@ -212,6 +252,12 @@ export class ProxyEngine {
     // The upstream refused the upgrade with an ordinary response: relay it and close.
     proxyReq.on('response', (proxyRes) => {
       const status = proxyRes.statusCode ?? 502;
+      stopEarlyReading();
+      if (socket.destroyed) {
+        proxyRes.resume();
+        report(499, 'client closed the connection');
+        return;
+      }
       socket.write(rawHead(status, proxyRes.statusMessage ?? '', withoutHopByHopRaw(proxyRes.rawHeaders)));
       proxyRes.pipe(socket, { end: false });
       proxyRes.on('end', () => socket.destroySoon());
@@ -220,6 +266,10 @@ export class ProxyEngine {
     });
 
     proxyReq.on('error', (err) => {
+      if (socket.destroyed) {
+        report(499, 'client closed the connection');
+        return;
+      }
       if (socket.writable) {
         const body = unavailableBody(route.name);
         socket.write(
@@ -265,11 +315,15 @@ export class ProxyEngine {
   }
 }
 
-/** The id the platform's request logger gave the request, else the client's X-Request-Id, else a new one. */
+/**
+ * The id the platform's request logger gave the request, else the client's X-Request-Id when it is
+ * one the services accept too (the platform's rule), else a new one: the gateway, the service and the
+ * response then carry the same id.
+ */
 function requestIdOf(req: IncomingMessage): string {
   const id = (req as IncomingMessage & { id?: unknown }).id;
   if (typeof id === 'string' && id.length > 0) return id;
-  return incomingRequestId(req.headers) ?? randomUUID();
+  return requestIdFrom(req);
 }
 
 export function unavailableBody(service: string): string {
