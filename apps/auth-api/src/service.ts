@@ -4,13 +4,6 @@ import { AuthApiModule } from './app.module';
 import { createUserCommand, CREATE_USER_USAGE } from './bootstrap/create-user.command';
 import { AuthApiConfig } from './config';
 
-/**
- * Peers whose `X-Forwarded-For` is believed: the gateway, an ingress and sidecars sit on loopback or
- * private networks. The client address the login limits count is then the first address that is not
- * such a proxy, so a client on the internet cannot pick a fresh one per attempt by sending the header.
- */
-export const TRUSTED_PROXIES = 'loopback, linklocal, uniquelocal';
-
 export const authApiService: ServiceDefinition<AuthApiConfig> = {
   name: 'auth-api',
   port: 3004,
@@ -44,9 +37,6 @@ export const authApiService: ServiceDefinition<AuthApiConfig> = {
         '(`realm`, `userId`, `email`, `role`, `createdAt`). A broker outage does not affect logins: `/readyz` reports `broker` down meanwhile.',
     ].join('\n'),
     configure: (b) => b.addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
-  },
-  configure: (app) => {
-    app.set('trust proxy', TRUSTED_PROXIES);
   },
   commands: {
     'create-user': {

@@ -13,6 +13,9 @@ import { createHttpLogger, createRootLogger } from './logging/logging';
 import { MetricsService } from './metrics/metrics.service';
 import { PlatformModule } from './platform.module';
 import type { ServiceDefinition } from './service-definition';
+
+/** Peers whose X-Forwarded-For / -Proto are believed (Express `trust proxy`). */
+export const TRUSTED_PROXIES = 'loopback, linklocal, uniquelocal';
 import { setupSwagger } from './swagger/swagger';
 
 export interface CreateServiceAppOptions {
@@ -102,7 +105,9 @@ async function buildApp<C extends BaseConfig>(
   try {
     app.useLogger(app.get(Logger));
     app.flushLogs();
-    app.set('trust proxy', true);
+    // X-Forwarded-* is believed only from the gateway, an ingress or a sidecar (loopback and private
+    // networks), so a client cannot choose its own req.ip (rate limits, logs) by sending the header.
+    app.set('trust proxy', TRUSTED_PROXIES);
     app.disable('x-powered-by');
 
     const tracker = new InFlightTracker();

@@ -136,6 +136,12 @@ describe('createServiceApp', () => {
     expect(alias.text).toContain('swagger-ui-bundle.js');
   });
 
+  it('believes X-Forwarded-For only from loopback and private-network peers', () => {
+    const trust = app.getHttpAdapter().getInstance().get('trust proxy fn') as (addr: string, hop: number) => boolean;
+    for (const peer of ['127.0.0.1', '::1', '10.1.2.3', '172.16.0.9', '192.168.1.1', 'fd00::1', '169.254.1.1']) expect({ peer, trusted: trust(peer, 0) }).toEqual({ peer, trusted: true });
+    for (const peer of ['8.8.8.8', '203.0.113.7', '2001:db8::1']) expect({ peer, trusted: trust(peer, 0) }).toEqual({ peer, trusted: false });
+  });
+
   it('echoes X-Request-Id and generates one when absent', async () => {
     const echoed = await http().get('/api/v1/items/1').set('X-Request-Id', 'req-abc-123').expect(200);
     expect(echoed.headers['x-request-id']).toBe('req-abc-123');

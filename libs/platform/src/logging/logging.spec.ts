@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
-import { createRootLogger, requestIdFrom } from './logging';
+import { createRootLogger, loggableUrl, requestIdFrom } from './logging';
 
 function capture(): { stream: Writable; lines: () => Record<string, any>[] } {
   const chunks: string[] = [];
@@ -51,5 +51,16 @@ describe('logging', () => {
     expect(requestIdFrom(req())).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(requestIdFrom(req('bad id\nwith newline'))).not.toContain('bad');
     expect(requestIdFrom(req('x'.repeat(200)))).toHaveLength(36);
+  });
+
+  it('keeps paths and harmless query values, and redacts credential-like query parameters', () => {
+    expect(loggableUrl('/api/v1/items/1')).toBe('/api/v1/items/1');
+    expect(loggableUrl('/contacts?limit=20&search=ann')).toBe('/contacts?limit=20&search=ann');
+    expect(loggableUrl('/auth/oauth/github/callback?code=abc123&state=xyz')).toBe('/auth/oauth/github/callback?code=[redacted]&state=[redacted]');
+    expect(loggableUrl('/x?api_key=k&Access%5FToken=t&flag')).toBe('/x?api_key=[redacted]&Access%5FToken=[redacted]&flag');
+    expect(loggableUrl('/webhooks?hub.mode=subscribe&hub.verify_token=v&hub.challenge=c')).toBe(
+      '/webhooks?hub.mode=subscribe&hub.verify_token=[redacted]&hub.challenge=[redacted]',
+    );
+    expect(loggableUrl('/x?%E0%A4%A=1&token=2')).toBe('/x?%E0%A4%A=1&token=[redacted]');
   });
 });

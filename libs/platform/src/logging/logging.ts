@@ -57,6 +57,34 @@ export function createRootLogger(service: string, level: LogLevel, destination?:
   return destination ? pino(options, destination) : pino(options);
 }
 
+/** Query parameters whose values never reach the logs (OAuth codes, signed links, keys). */
+const SECRET_QUERY_PARAM = /token|key|secret|password|code|state|signature|sig|auth|session|hub\.challenge/i;
+
+/**
+ * The request URL for the log line: the path as it is, and the value of every query parameter that
+ * may carry a credential replaced by `[redacted]` (an OAuth callback's `code`, a `?token=` link).
+ */
+export function loggableUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const query = url
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // a malformed escape: match on the raw name
+      }
+      return SECRET_QUERY_PARAM.test(name) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, at)}?${query}`;
+}
+
 /**
  * pino-http middleware: sets `req.id` (incoming X-Request-Id or a new uuid), echoes it in the
  * `X-Request-Id` response header, binds it to `req.log` as `requestId`, logs one line per request.
@@ -79,7 +107,7 @@ export function createHttpLogger(logger: Logger): HttpLogger {
       req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
         id: req.id,
         method: req.method,
-        url: req.url,
+        url: loggableUrl(req.url),
         remoteAddress: req.remoteAddress,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
