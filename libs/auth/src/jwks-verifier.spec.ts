@@ -106,6 +106,17 @@ describe('JwksVerifier', () => {
     await expect(verifier.verify(makeToken(rsa.privateKey, { alg: 'RS256', kid: 'k' }, claims))).rejects.toMatchObject({ code: 'algorithm' });
   });
 
+  it('refuses an ECDSA key on another curve than the algorithm names, and critical header extensions', async () => {
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' });
+    // Published without `alg`, so only the curve tells that ES256 does not apply to this key.
+    const { fn } = fakeFetch([{ keys: [{ ...p384.publicKey.export({ format: 'jwk' }), kid: 'c384' }, jwk(ec.publicKey, 'c1', 'ES256')] }]);
+    const verifier = new JwksVerifier({ jwksUrl: 'x', fetch: fn, now, algorithms: ['ES256'] });
+    await expect(verifier.verify(makeToken(p384.privateKey, { alg: 'ES256', kid: 'c384' }, claims))).rejects.toMatchObject({ code: 'algorithm' });
+    await expect(verifier.verify(makeToken(ec.privateKey, { alg: 'ES256', kid: 'c1', crit: ['exp'] }, claims))).rejects.toMatchObject({
+      code: 'malformed',
+    });
+  });
+
   it('reports an unreachable JWKS clearly', async () => {
     const failing = (async () => {
       throw new Error('connect ECONNREFUSED');

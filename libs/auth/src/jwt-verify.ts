@@ -66,6 +66,8 @@ export function decodeJwt(token: string): DecodedJwt {
   }
   const header = parseSegment(parts[0], 'header');
   if (typeof header['alg'] !== 'string') throw new JwtVerificationError('malformed', 'JWT header lacks alg');
+  // RFC 7515 §4.1.11: extensions the recipient must understand; this verifier understands none.
+  if (header['crit'] !== undefined) throw new JwtVerificationError('malformed', 'JWT header has critical extensions (crit)');
   return {
     header: header as unknown as JwtHeader,
     claims: parseSegment(parts[1], 'payload') as JwtClaims,
@@ -74,16 +76,19 @@ export function decodeJwt(token: string): DecodedJwt {
   };
 }
 
+/** The one curve each ECDSA algorithm is defined on (RFC 7518 §3.4). */
+const CURVE: Partial<Record<JwsAlgorithm, string>> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
+
 /** Verifies a decoded token's signature with `key` for `alg`. */
 export function verifySignature(decoded: DecodedJwt, key: KeyObject): boolean {
   const alg = decoded.header.alg as JwsAlgorithm;
-  if (!(alg in DIGEST)) throw new JwtVerificationError('algorithm', `Unsupported JWT algorithm ${alg}`);
+  if (!Object.hasOwn(DIGEST, alg)) throw new JwtVerificationError('algorithm', `Unsupported JWT algorithm ${alg}`);
   const keyType = key.asymmetricKeyType;
   const fits =
     (alg.startsWith('RS') && keyType === 'rsa') ||
-    (alg.startsWith('ES') && keyType === 'ec') ||
+    (alg.startsWith('ES') && keyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === CURVE[alg]) ||
     (alg === 'EdDSA' && (keyType === 'ed25519' || keyType === 'ed448'));
-  if (!fits) throw new JwtVerificationError('algorithm', `Key type ${keyType} does not match ${alg}`);
+  if (!fits) throw new JwtVerificationError('algorithm', `Key type ${keyType}${keyType === 'ec' ? ` (${key.asymmetricKeyDetails?.namedCurve})` : ''} does not match ${alg}`);
   const data = Buffer.from(decoded.signingInput, 'ascii');
   return alg.startsWith('ES')
     ? cryptoVerify(DIGEST[alg], data, { key, dsaEncoding: 'ieee-p1363' }, decoded.signature)

@@ -30,13 +30,12 @@ export const DATABASE_MODULE_OPTIONS = 'PLATFORM_DATABASE_MODULE_OPTIONS';
 /** Readiness `SELECT 1` fails after this long. */
 export const READINESS_TIMEOUT_MS = 2_000;
 
-
 function resolveRuntime(config: BaseConfig, opts: DatabaseModuleOptions): DatabaseRuntime {
   const schema = assertSchemaName(
     config.DATABASE_SCHEMA ?? opts.schema,
     'The database schema (DATABASE_SCHEMA, ServiceDefinition.schema or DatabaseModule.forRoot({ schema }))',
   );
-    return {
+  return {
     schema,
     embedded: !config.DATABASE_URL,
     dataDir: config.DATA_DIR,
@@ -169,7 +168,14 @@ export class DatabaseModule {
           },
           dataSourceFactory: async (options) => {
             const { runtime, ...typeorm } = options as DataSourceOptions & { runtime: DatabaseRuntime };
-            return openDataSource(typeorm as DataSourceOptions, runtime);
+            try {
+              return await openDataSource(typeorm as DataSourceOptions, runtime);
+            } catch (err) {
+              // The app will not start, so its shutdown hook never releases the embedded instance it
+              // acquired: release it here, or the last app's exit would leave PGlite running.
+              if (runtime.embedded) await releaseEmbeddedPostgres(runtime.dataDir).catch(() => undefined);
+              throw err;
+            }
           },
         }),
       ],

@@ -40,6 +40,14 @@ describe('assertPublicUrl', () => {
     ['http://2130706433/', 'BLOCKED_ADDRESS'],
     ['http://0x7f.1/', 'BLOCKED_ADDRESS'],
     ['http://0/', 'BLOCKED_ADDRESS'],
+    ['http://0.0.0.0:3000/', 'BLOCKED_ADDRESS'],
+    ['http://0177.0.0.1/', 'BLOCKED_ADDRESS'],
+    ['http://017700000001/', 'BLOCKED_ADDRESS'],
+    ['http://127.1/', 'BLOCKED_ADDRESS'],
+    ['http://0xA9FEA9FE/', 'BLOCKED_ADDRESS'],
+    ['http://[::]/', 'BLOCKED_ADDRESS'],
+    ['http://[::ffff:a9fe:a9fe]/', 'BLOCKED_ADDRESS'],
+    ['http://[0:0:0:0:0:ffff:7f00:1]/', 'BLOCKED_ADDRESS'],
     ['http://[::1]:8080/', 'BLOCKED_ADDRESS'],
     ['http://[::ffff:127.0.0.1]/', 'BLOCKED_ADDRESS'],
     ['http://169.254.169.254/latest/meta-data/', 'BLOCKED_ADDRESS'],
@@ -61,6 +69,8 @@ describe('assertPublicUrl', () => {
     expect(assertPublicUrl('http://127.0.0.1:8080/', { allowPrivate: true }).port).toBe('8080');
     expect(assertPublicUrl('http://localhost/', { allowPrivate: true }).hostname).toBe('localhost');
     expect(codeOf(() => assertPublicUrl('http://169.254.169.254/', { allowPrivate: true }))).toBe('BLOCKED_ADDRESS');
+    expect(codeOf(() => assertPublicUrl('http://2852039166/', { allowPrivate: true }))).toBe('BLOCKED_ADDRESS');
+    expect(codeOf(() => assertPublicUrl('http://[::ffff:169.254.169.254]/', { allowPrivate: true }))).toBe('BLOCKED_ADDRESS');
   });
 
   it('names the address class in the message', () => {

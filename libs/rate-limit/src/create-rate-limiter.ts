@@ -15,6 +15,8 @@ export interface CreateRateLimiterOptions {
   onRedisError?: (err: Error) => void;
   /** Called when a request was counted in memory because Redis failed; default: ignored. */
   onFallback?: (err: Error) => void;
+  /** A hit Redis has not answered within this many ms is counted in memory instead (default 1000). */
+  redisTimeoutMs?: number;
 }
 
 /**
@@ -24,11 +26,12 @@ export interface CreateRateLimiterOptions {
  */
 export function createRateLimiter(options: CreateRateLimiterOptions = {}): RateLimiter {
   let redisLimiter: RedisRateLimiter | undefined;
-  if (options.redis) redisLimiter = new RedisRateLimiter(options.redis, { keyPrefix: options.keyPrefix });
-  else if (options.redisUrl) {
+  if (options.redis) {
+    redisLimiter = new RedisRateLimiter(options.redis, { keyPrefix: options.keyPrefix, timeoutMs: options.redisTimeoutMs });
+  } else if (options.redisUrl) {
     const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
     redis.on('error', (err: Error) => options.onRedisError?.(err));
-    redisLimiter = new RedisRateLimiter(redis, { keyPrefix: options.keyPrefix, ownsConnection: true });
+    redisLimiter = new RedisRateLimiter(redis, { keyPrefix: options.keyPrefix, ownsConnection: true, timeoutMs: options.redisTimeoutMs });
   }
   return redisLimiter ? new FallbackRateLimiter(redisLimiter, new MemoryRateLimiter(), options.onFallback) : new MemoryRateLimiter();
 }

@@ -43,7 +43,15 @@ export interface RedisRateLimiterOptions {
   keyPrefix?: string;
   /** The limiter opened `redis` itself: {@link RedisRateLimiter.close} quits it. */
   ownsConnection?: boolean;
+  /**
+   * A hit that Redis has not answered within this many ms fails (default 1000), so a hung or
+   * half-open connection hands the request to the fallback instead of holding it: ioredis itself
+   * would keep the command queued until the connection is declared lost, or forever.
+   */
+  timeoutMs?: number;
 }
+
+export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
 
 /** Counters in Redis, shared by every replica; one atomic Lua script per request. */
 export class RedisRateLimiter extends RateLimiter {
@@ -85,13 +93,28 @@ export class RedisRateLimiter extends RateLimiter {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
+  private async withTimeout<T>(work: Promise<T>): Promise<T> {
+    const ms = this.options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+      // The command may still fail after the timeout: that rejection is expected and already handled.
+      work.catch(() => undefined);
+    }
+  }
+
   private async run(rules: readonly RateLimitRule[], windowMs: number, countAlways: boolean): Promise<RateLimitDecision[]> {
     rules.forEach((r) => assertLimit(r.limit));
     assertWindow(windowMs);
     if (rules.length === 0) return [];
     const keys = rules.map((r) => this.redisKey(r.key));
     const args = [String(windowMs), countAlways ? '1' : '0', ...rules.map((r) => String(r.limit))];
-    const out = (await this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...args)) as number[];
+    const out = (await this.withTimeout(this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...args))) as number[];
     return rules.map((r, i) => {
       const count = Number(out[i * 3]);
       const ttl = Number(out[i * 3 + 1]);

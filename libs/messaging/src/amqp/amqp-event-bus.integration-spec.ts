@@ -230,4 +230,45 @@ withRabbit('AmqpEventBus (RabbitMQ)', () => {
     expect(left.messageCount).toBe(1);
     expect(left.consumerCount).toBe(0);
   });
+
+  it('close() also waits for the handlers of a consumer whose set-up was still running', async () => {
+    // A queue with a message waiting, before the consumer under test exists.
+    const late = rabbit.queue('late');
+    const first = newBus();
+    await first.start();
+    await first.subscribe(late, [OrderShipped], async () => undefined);
+    await first.close();
+    const bus = newBus();
+    await bus.start();
+    await bus.publish(OrderShipped, { orderId: 'waiting' });
+
+    // close() is held up by an in-flight handler of another consumer…
+    const busy = rabbit.queue('busy');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let busyStarted = false;
+    await bus.subscribe(busy, [OrderPlaced], async () => {
+      busyStarted = true;
+      await gate;
+    });
+    await bus.publish(OrderPlaced, { orderId: 'slow' });
+    await waitFor('the busy handler', () => busyStarted);
+
+    // …while the late consumer is still being set up, and starts handling its message meanwhile.
+    let lateRunning = 0;
+    let lateStarted = false;
+    const subscribed = bus.subscribe(late, [OrderShipped], async () => {
+      lateStarted = true;
+      lateRunning++;
+      await new Promise((r) => setTimeout(r, 200));
+      lateRunning--;
+    });
+    await new Promise((r) => setImmediate(r)); // the set-up is under way
+    const closed = bus.close();
+    await subscribed;
+    await waitFor('the late handler', () => lateStarted);
+    release();
+    await closed;
+    expect(lateRunning).toBe(0);
+  });
 });

@@ -19,7 +19,7 @@ import {
   SubscribeOptions,
   validateConsumerName,
 } from '../event-bus';
-import { runInEventContext } from '../log-context';
+import { runInEventContext, withContextCorrelation } from '../log-context';
 
 export interface AmqpEventBusOptions {
   /** `amqp://user:pass@host:port/vhost` */
@@ -148,7 +148,7 @@ export class AmqpEventBus extends EventBus {
   }
 
   async publish<T>(event: EventContract<T>, data: T, opts?: PublishOptions): Promise<void> {
-    await this.publishEnvelope(createEnvelope(event, data, this.opts.source, opts));
+    await this.publishEnvelope(createEnvelope(event, data, this.opts.source, withContextCorrelation(opts)));
   }
 
   async publishEnvelope(envelope: EventEnvelope<unknown>): Promise<void> {
@@ -227,6 +227,9 @@ export class AmqpEventBus extends EventBus {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     await this.connecting?.catch(() => undefined);
+    // A consumer being set up right now would start consuming after the cancels below: let it finish
+    // first (later queued set-ups see `closing` and do nothing).
+    await this.subscriptions;
     // 1. Stop taking new messages.
     for (const c of this.consumers.values()) {
       if (c.channel && c.consumerTag) await c.channel.cancel(c.consumerTag).catch(() => undefined);
@@ -301,11 +304,19 @@ export class AmqpEventBus extends EventBus {
     );
     connection.on('blocked', (reason: string) => this.logger.warn(`RabbitMQ blocked publishing: ${reason}`));
     connection.on('unblocked', () => this.logger.log('RabbitMQ unblocked publishing'));
+    if (this.closing) {
+      // close() ran while connecting: consume nothing, its handlers would not be waited for.
+      await connection.close().catch(() => undefined);
+      return;
+    }
     try {
       const channel = await this.openChannel(connection, 'publish');
       await channel.assertExchange(this.opts.exchange, 'topic', { durable: true });
       await channel.assertExchange(this.opts.dlx, 'topic', { durable: true });
-      for (const c of this.consumers.values()) await this.setupConsumer(connection, c);
+      for (const c of this.consumers.values()) {
+        if (this.closing) break;
+        await this.setupConsumer(connection, c);
+      }
       if (this.closing) {
         await connection.close().catch(() => undefined);
         return;

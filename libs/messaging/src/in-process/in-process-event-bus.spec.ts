@@ -136,6 +136,25 @@ describe('InProcessEventBus', () => {
     expect(seen).toEqual([2]);
   });
 
+  it('close() does not wait for the retry delay of a handler that failed while closing; the message stays queued', async () => {
+    const broker = new InProcessBroker({ retryDelayMs: 60_000, maxRetryDelayMs: 60_000 });
+    const producer = new InProcessEventBus('producer-api', broker);
+    const consumer = new InProcessEventBus('consumer-api', broker);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await consumer.subscribe('retry-on-close', [Ping], async () => {
+      await gate;
+      throw new Error('database already closing');
+    });
+    await producer.publish(Ping, { n: 1 });
+    await new Promise((r) => setImmediate(r));
+    const closed = consumer.close();
+    release();
+    // Resolves once the handler has settled, not a minute later when the retry is due.
+    await closed;
+    expect(broker.pending('retry-on-close')).toBe(1);
+  });
+
   it("runs handlers with the subscribing app's logger bound to the event's correlation id", async () => {
     const { broker, producer } = setup();
     const lines: Array<Record<string, unknown>> = [];
@@ -159,6 +178,33 @@ describe('InProcessEventBus', () => {
         eventType: 'test.ping',
       }),
     ]);
+  });
+
+  it("carries the request id of the publishing context, and a handler's follow-up events keep it", async () => {
+    const { broker, producer, consumer } = setup();
+    const appLogger = pino({ base: { service: 'consumer-api' } }, { write: () => undefined });
+    const seen: Array<[string, string | undefined]> = [];
+    await storage.run(new Store(appLogger), async () => {
+      await consumer.subscribe('first-hop', [Ping], async (e) => {
+        seen.push([e.type, e.correlationId]);
+        await consumer.publish(Pong, { n: e.data.n }); // no correlationId given
+      });
+      await consumer.subscribe('second-hop', [Pong], async (e) => void seen.push([e.type, e.correlationId]));
+    });
+    // As in an HTTP request: pino-http binds `requestId` to the request's logger.
+    const requestLogger = pino({ base: { service: 'producer-api' } }, { write: () => undefined }).child({ requestId: 'req-abc' });
+    await storage.run(new Store(requestLogger), () => producer.publish(Ping, { n: 1 }));
+    await producer.publish(Ping, { n: 2 }); // outside any request: none
+    await broker.whenIdle();
+    expect(seen).toHaveLength(4);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        ['test.ping', 'req-abc'],
+        ['test.ping', undefined],
+        ['test.pong', 'req-abc'],
+        ['test.pong', undefined],
+      ]),
+    );
   });
 
   it('check() always succeeds and the shared broker is a process-wide singleton', async () => {

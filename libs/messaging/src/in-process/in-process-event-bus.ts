@@ -18,7 +18,7 @@ import {
   SubscribeOptions,
   validateConsumerName,
 } from '../event-bus';
-import { runInEventContext } from '../log-context';
+import { runInEventContext, withContextCorrelation } from '../log-context';
 
 interface QueuedMessage {
   body: string;
@@ -50,6 +50,8 @@ class ConsumerQueue {
    */
   scope = new AsyncResource('InProcessConsumer');
   idleWaiters: Array<() => void> = [];
+  /** `detach` waits here for the running handlers only: a pending retry stays queued (as in RabbitMQ). */
+  drainWaiters: Array<() => void> = [];
 
   constructor(
     readonly name: string,
@@ -139,7 +141,7 @@ export class InProcessBroker {
       if (!queue) continue;
       queue.active = false;
       queue.handlers.clear();
-      if (queue.inFlight > 0) waits.push(new Promise((resolve) => queue.idleWaiters.push(resolve)));
+      if (queue.inFlight > 0) waits.push(new Promise((resolve) => queue.drainWaiters.push(resolve)));
     }
     await Promise.all(waits);
   }
@@ -182,6 +184,11 @@ export class InProcessBroker {
   }
 
   private notifyIdle(queue: ConsumerQueue): void {
+    if (queue.inFlight === 0 && queue.drainWaiters.length > 0) {
+      const drained = queue.drainWaiters;
+      queue.drainWaiters = [];
+      for (const resolve of drained) resolve();
+    }
     if (queue.busy || queue.idleWaiters.length === 0) return;
     const waiters = queue.idleWaiters;
     queue.idleWaiters = [];
@@ -250,7 +257,7 @@ export class InProcessEventBus extends EventBus {
   }
 
   async publish<T>(event: EventContract<T>, data: T, opts?: PublishOptions): Promise<void> {
-    await this.publishEnvelope(createEnvelope(event, data, this.source, opts));
+    await this.publishEnvelope(createEnvelope(event, data, this.source, withContextCorrelation(opts)));
   }
 
   async publishEnvelope(envelope: EventEnvelope<unknown>): Promise<void> {

@@ -1,5 +1,7 @@
 import { withTransaction } from '@platform/database';
 import { createTestDatabase, createTestRabbit, testServices, type TestDatabase, type TestRabbit } from '@platform/testing';
+import { storage, Store } from 'nestjs-pino/storage';
+import pino from 'pino';
 import { DataSource } from 'typeorm';
 import { AmqpEventBus } from '../amqp/amqp-event-bus';
 import { defineEvent, EventEnvelope } from '../contracts/event-contract';
@@ -214,6 +216,67 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     await ds.query(`UPDATE ${schema}.outbox SET sent_at = now() - interval '8 days' WHERE event_id = $1`, [old.id]);
     await relay(new InProcessEventBus('billing-api', new InProcessBroker())).prune();
     expect((await outboxRows()).map((r) => r.event_id)).toEqual([pending.id]);
+  });
+
+  it("stores the request's id as correlation id when none is given, and cuts one too long for its column", async () => {
+    const outbox = new Outbox('billing-api');
+    const requestLogger = pino({ enabled: false }).child({ requestId: 'req-ambient' });
+    const ambient = await storage.run(new Store(requestLogger), () =>
+      withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: 'a', amount: 1 })),
+    );
+    const long = await withTransaction(ds, (m) =>
+      outbox.enqueue(m, InvoicePaid, { invoiceId: 'b', amount: 2 }, { correlationId: 'x'.repeat(300) }),
+    );
+    const rows: Array<{ event_id: string; correlation_id: string }> = await ds.query(
+      `SELECT event_id, correlation_id FROM ${schema}.outbox ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      { event_id: ambient.id, correlation_id: 'req-ambient' },
+      { event_id: long.id, correlation_id: 'x'.repeat(200) },
+    ]);
+  });
+
+  it("runs its rounds in its own context, not in that of the request whose commit woke it", async () => {
+    const contexts: Array<unknown> = [];
+    class ContextBus extends InProcessEventBus {
+      override async publishEnvelope(envelope: EventEnvelope<unknown>): Promise<void> {
+        contexts.push(storage.getStore()?.logger.bindings().requestId);
+        await super.publishEnvelope(envelope);
+      }
+    }
+    const r = relay(new ContextBus('billing-api', new InProcessBroker()), { pollIntervalMs: 600_000 });
+    const outbox = new Outbox('billing-api', r);
+    r.start();
+    await r.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the start-up round is over: the commit's wake-up starts the next
+    const requestLogger = pino({ enabled: false }).child({ requestId: 'req-commit' });
+    await storage.run(new Store(requestLogger), () =>
+      withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: 'ctx', amount: 1 })),
+    );
+    await waitFor('the publish after the commit', () => contexts.length === 1);
+    expect(contexts).toEqual([undefined]);
+  });
+
+  it('two relays (replicas) on one outbox publish every event exactly once', async () => {
+    const outbox = new Outbox('billing-api');
+    const ids = new Set<string>();
+    await withTransaction(ds, async (m) => {
+      for (let n = 0; n < 40; n++) ids.add((await outbox.enqueue(m, InvoicePaid, { invoiceId: `r-${n}`, amount: n })).id);
+    });
+    const published: string[] = [];
+    class CountingBus extends InProcessEventBus {
+      override async publishEnvelope(envelope: EventEnvelope<unknown>): Promise<void> {
+        published.push(envelope.id);
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    const broker = new InProcessBroker();
+    const [a, b] = [relay(new CountingBus('billing-api', broker), { batchSize: 5 }), relay(new CountingBus('billing-api', broker), { batchSize: 5 })];
+    const [na, nb] = await Promise.all([a.flush(), b.flush()]);
+    expect(na + nb).toBe(40);
+    expect(published).toHaveLength(40);
+    expect(new Set(published)).toEqual(ids);
+    expect((await outboxRows()).every((r) => r.sent_at !== null)).toBe(true);
   });
 
   it('refuses a non-uuid event id with a clear error', async () => {

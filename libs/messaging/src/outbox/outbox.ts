@@ -1,11 +1,15 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 import { claimDue } from '@platform/database';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import { createEnvelope, EventContract, EventEnvelope, PublishOptions } from '../contracts/event-contract';
 import { EventBus } from '../event-bus';
+import { withContextCorrelation } from '../log-context';
 import { OutboxMessage, ProcessedEvent } from './outbox.entities';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Length of `outbox.correlation_id`. */
+const MAX_CORRELATION_ID = 200;
 
 export interface OutboxRelayOptions {
   /** Rows claimed and published per round. Default 100. */
@@ -44,6 +48,12 @@ export class OutboxRelay {
   private readonly opts: Required<OutboxRelayOptions>;
   private readonly pendingCommits = new WeakSet<QueryRunner>();
   private readonly subscriber: EntitySubscriberInterface;
+  /**
+   * The async context the relay was created in (its app's logger). A wake-up comes from the request
+   * whose transaction committed; its rounds, and every poll timer chained from them, must not run
+   * (and log) in that request's context for the rest of the process's life.
+   */
+  private readonly scope = new AsyncResource('OutboxRelay');
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
   private again = false;
@@ -103,7 +113,7 @@ export class OutboxRelay {
       return;
     }
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.loop(), 0);
+    this.timer = this.scope.runInAsyncScope(() => setTimeout(() => void this.loop(), 0));
     this.timer.unref();
   }
 
@@ -260,8 +270,12 @@ export class Outbox {
     data: T,
     opts?: PublishOptions,
   ): Promise<EventEnvelope<T>> {
-    const envelope = createEnvelope(event, data, this.source, opts);
+    const envelope = createEnvelope(event, data, this.source, withContextCorrelation(opts));
     if (!UUID.test(envelope.id)) throw new Error(`Outbox event id must be a uuid, got ${JSON.stringify(envelope.id)}`);
+    // A correlation id taken from a consumed message can be any length; it must never fail the business write.
+    if (envelope.correlationId && envelope.correlationId.length > MAX_CORRELATION_ID) {
+      envelope.correlationId = envelope.correlationId.slice(0, MAX_CORRELATION_ID);
+    }
     tablePath(manager.connection, OutboxMessage);
     await manager.insert(OutboxMessage, {
       eventId: envelope.id,
