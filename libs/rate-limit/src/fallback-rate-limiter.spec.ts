@@ -9,6 +9,9 @@ class BrokenLimiter extends RateLimiter {
   hitAll(): Promise<RateLimitDecision[]> {
     return Promise.reject(new Error('connection refused'));
   }
+  peekAll(): Promise<RateLimitDecision[]> {
+    return Promise.reject(new Error('connection refused'));
+  }
   ping(): Promise<void> {
     return Promise.reject(new Error('connection refused'));
   }
@@ -26,7 +29,9 @@ describe('FallbackRateLimiter', () => {
     expect(allowed).toEqual([true, true, true, false, false]);
     const all = await limiter.hitAll([{ key: 'a', limit: 1 }, { key: 'b', limit: 5 }], 60_000);
     expect(all.map((d) => d.allowed)).toEqual([true, true]);
-    expect(failures).toHaveLength(6);
+    const peeked = await limiter.peekAll([{ key: 'a', limit: 1 }], 60_000);
+    expect(peeked.map((d) => d.allowed)).toEqual([false]);
+    expect(failures).toHaveLength(7);
     await expect(limiter.ping()).rejects.toThrow('connection refused');
   });
 

@@ -33,6 +33,15 @@ export class FallbackRateLimiter extends RateLimiter {
     }
   }
 
+  async peekAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]> {
+    try {
+      return await this.primary.peekAll(rules, windowMs);
+    } catch (err) {
+      this.onFallback(err as Error);
+      return this.fallback.peekAll(rules, windowMs);
+    }
+  }
+
   ping(): Promise<void> {
     return this.primary.ping();
   }

@@ -52,6 +52,19 @@ describe('MemoryRateLimiter', () => {
     });
   });
 
+  describe('peekAll', () => {
+    it('tells what hitAll would decide without counting anything', async () => {
+      const l = limiter();
+      expect(await l.peekAll([{ key: 'p', limit: 2 }], 60_000)).toEqual([{ allowed: true, limit: 2, remaining: 2, resetMs: 60_000 }]);
+      await l.hitAll([{ key: 'p', limit: 2 }], 60_000);
+      await l.hitAll([{ key: 'p', limit: 2 }], 60_000);
+      const peeked = await l.peekAll([{ key: 'p', limit: 2 }, { key: 'q', limit: 2 }], 60_000);
+      expect(peeked.map((d) => [d.allowed, d.remaining])).toEqual([[false, 0], [true, 2]]);
+      expect(l.size).toBe(1);
+      expect((await l.hitAll([{ key: 'q', limit: 2 }], 60_000))[0].remaining).toBe(1);
+    });
+  });
+
   it('prunes expired windows, so memory is bounded by the recent keys', async () => {
     const l = new MemoryRateLimiter({ now: () => now, sweepEveryMs: 1000 });
     for (let i = 0; i < 100; i++) await l.hit(`k${i}`, 10, 1000);

@@ -54,6 +54,17 @@ export class MemoryRateLimiter extends RateLimiter {
     return rules.map((r, i) => decision(r.limit, windows[i].count, windows[i].resetAt - t, within[i]));
   }
 
+  async peekAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]> {
+    rules.forEach((r) => assertLimit(r.limit));
+    assertWindow(windowMs);
+    const t = this.now();
+    return rules.map((r) => {
+      const w = this.windows.get(r.key);
+      const live = w && w.resetAt > t ? w : { count: 0, resetAt: t + windowMs };
+      return decision(r.limit, live.count, live.resetAt - t, live.count < r.limit);
+    });
+  }
+
   async ping(): Promise<void> {
     return undefined;
   }

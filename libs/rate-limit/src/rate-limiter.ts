@@ -31,6 +31,12 @@ export abstract class RateLimiter {
    */
   abstract hitAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]>;
 
+  /**
+   * The decisions {@link hitAll} would give for `rules` right now, counting nothing: for a check
+   * before work whose outcome decides whether it counts (a login counts only when it fails).
+   */
+  abstract peekAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]>;
+
   /** Throws when the counter store is unreachable (readiness checks). */
   abstract ping(): Promise<void>;
 

@@ -49,6 +49,17 @@ if (redisUrl) describe('RedisRateLimiter (real Redis)', () => {
     expect(perAccount.reduce((x, y) => x + y, 0)).toBe(10);
   });
 
+  it('peekAll reads the shared counters without counting', async () => {
+    const l = new RedisRateLimiter(a, { keyPrefix: t.prefix });
+    expect(await l.peekAll([{ key: 'peek', limit: 2 }], 60_000)).toEqual([{ allowed: true, limit: 2, remaining: 2, resetMs: 60_000 }]);
+    expect(await a.exists(`${t.prefix}peek`)).toBe(0);
+    await l.hit('peek', 2, 60_000);
+    await l.hit('peek', 2, 60_000);
+    const [full] = await new RedisRateLimiter(b, { keyPrefix: t.prefix }).peekAll([{ key: 'peek', limit: 2 }], 60_000);
+    expect(full).toMatchObject({ allowed: false, remaining: 0 });
+    expect(Number(await a.get(`${t.prefix}peek`))).toBe(2);
+  });
+
   it('starts a new window once the old one has expired', async () => {
     const l = new RedisRateLimiter(a, { keyPrefix: t.prefix });
     expect(await l.hit('short', 2, 60_000)).toMatchObject({ allowed: true, remaining: 1 });

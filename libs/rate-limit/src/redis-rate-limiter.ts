@@ -1,17 +1,19 @@
 import type Redis from 'ioredis';
 import { assertLimit, assertWindow, decision, RateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
 
+/** When the script counts: every request, only when every key is within its limit, or never (peek). */
+type CountMode = 'always' | 'all-within' | 'never';
+
 /**
  * The one script of the adapter, atomic in Redis (so replicas share exact counts).
- * KEYS: the counters. ARGV[1]: window in ms; ARGV[2]: '1' counts every request (refused ones too),
- * '0' counts only when every key is within its limit; ARGV[3…]: the limit of each key.
+ * KEYS: the counters. ARGV[1]: window in ms; ARGV[2]: the CountMode; ARGV[3…]: the limit of each key.
  * Returns, per key, {count after this request, ms left in the window, 1 when within the limit}.
  */
 const HIT_SCRIPT = `
 local window = tonumber(ARGV[1])
-local countAlways = ARGV[2] == '1'
+local mode = ARGV[2]
 local counts, ttls, within = {}, {}, {}
-local all = true
+local all = mode ~= 'never'
 for i = 1, #KEYS do
   local ttl = redis.call('PTTL', KEYS[i])
   local count = 0
@@ -27,7 +29,7 @@ for i = 1, #KEYS do
 end
 local out = {}
 for i = 1, #KEYS do
-  if countAlways or all then
+  if mode == 'always' or all then
     counts[i] = redis.call('INCR', KEYS[i])
     if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], window); ttls[i] = window end
   end
@@ -71,12 +73,16 @@ export class RedisRateLimiter extends RateLimiter {
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
-    const [d] = await this.run([{ key, limit }], windowMs, true);
+    const [d] = await this.run([{ key, limit }], windowMs, 'always');
     return d;
   }
 
   hitAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]> {
-    return this.run(rules, windowMs, false);
+    return this.run(rules, windowMs, 'all-within');
+  }
+
+  peekAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]> {
+    return this.run(rules, windowMs, 'never');
   }
 
   async ping(): Promise<void> {
@@ -108,18 +114,18 @@ export class RedisRateLimiter extends RateLimiter {
     }
   }
 
-  private async run(rules: readonly RateLimitRule[], windowMs: number, countAlways: boolean): Promise<RateLimitDecision[]> {
+  private async run(rules: readonly RateLimitRule[], windowMs: number, mode: CountMode): Promise<RateLimitDecision[]> {
     rules.forEach((r) => assertLimit(r.limit));
     assertWindow(windowMs);
     if (rules.length === 0) return [];
     const keys = rules.map((r) => this.redisKey(r.key));
-    const args = [String(windowMs), countAlways ? '1' : '0', ...rules.map((r) => String(r.limit))];
+    const args = [String(windowMs), mode, ...rules.map((r) => String(r.limit))];
     const out = (await this.withTimeout(this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...args))) as number[];
     return rules.map((r, i) => {
       const count = Number(out[i * 3]);
       const ttl = Number(out[i * 3 + 1]);
       // counting always: within means "this request's count is within the limit"
-      const within = countAlways ? count <= r.limit : out[i * 3 + 2] === 1;
+      const within = mode === 'always' ? count <= r.limit : out[i * 3 + 2] === 1;
       return decision(r.limit, count, ttl, within);
     });
   }

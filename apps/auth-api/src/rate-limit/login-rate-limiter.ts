@@ -14,12 +14,6 @@ export interface LoginRateLimits {
   windowMs: number;
 }
 
-/**
- * A rule no request is ever within: `hitAll` counts only when every rule is within its limit, so
- * adding it reads the other counters without counting (the port has no read-only call).
- */
-const READ_ONLY: RateLimitRule = { key: 'read-only', limit: 0 };
-
 /** 429 `{detail}` with `Retry-After`, in the error shape of both realms. */
 export function tooManyLoginAttempts(retryAfterSeconds: number): ApiError {
   return new ApiError(429, 'RATE_LIMITED', `Too many login attempts; try again in ${retryAfterSeconds} seconds`, {
@@ -57,8 +51,7 @@ export class LoginRateLimiter {
 
   /** Whether the client may try now (both counters below their limits); counts nothing. */
   async check(ip: string, account: string): Promise<LoginAttemptDecision> {
-    const decisions = await this.limiter.hitAll([...this.rules(ip, account), READ_ONLY], this.limits.windowMs);
-    return this.verdict(decisions.slice(0, 2));
+    return this.verdict(await this.limiter.peekAll(this.rules(ip, account), this.limits.windowMs));
   }
 
   /** Counts one failed attempt on both counters; refused (and counted nowhere) when either was full. */
