@@ -43,7 +43,14 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
 }
-type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+/** Called with a callback, autocannon returns the running instance (an EventEmitter). */
+interface AutocannonInstance {
+  on(event: 'response', listener: () => void): void;
+}
+interface Autocannon {
+  (opts: Record<string, unknown>): Promise<AutocannonResult>;
+  (opts: Record<string, unknown>, done: (err: Error | null, result: AutocannonResult) => void): AutocannonInstance;
+}
 // autocannon ships no type declarations; the shape used here is declared above.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as Autocannon;
@@ -112,17 +119,21 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
     const load = async (url: string, headers: Record<string, string>) => {
       const started = performance.now();
       let lastResponse = started;
-      const run = autocannon({
-        url,
-        method: 'POST',
-        connections,
-        amount: requests,
-        idReplacement: true,
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ email: 'u-[<id>]@bench.test', event: 'bench_event', data: { plan: 'pro' } }),
+      const result = await new Promise<AutocannonResult>((resolve, reject) => {
+        const run = autocannon(
+          {
+            url,
+            method: 'POST',
+            connections,
+            amount: requests,
+            idReplacement: true,
+            headers: { 'content-type': 'application/json', ...headers },
+            body: JSON.stringify({ email: 'u-[<id>]@bench.test', event: 'bench_event', data: { plan: 'pro' } }),
+          },
+          (err, done) => (err ? reject(err) : resolve(done)),
+        );
+        run.on('response', () => (lastResponse = performance.now()));
       });
-      run.on('response', () => (lastResponse = performance.now()));
-      const result = await run;
       return { ...result, seconds: (lastResponse - started) / 1000 };
     };
 
