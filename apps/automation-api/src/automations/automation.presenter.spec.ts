@@ -31,7 +31,7 @@ function automation(over: Partial<AutomationEntity> = {}): AutomationEntity {
 describe('automation presenter', () => {
   it('masks the webhook secret and formats the summary time', () => {
     expect(toAutomationDto(automation({ webhook_secret: 'x' })).webhook_secret).toBe('***');
-    expect(toAutomationDto(automation()).webhook_secret).toBeNull();
+    expect(toAutomationDto(automation()).webhook_secret).toBe('***');
     expect(sqlUtc(new Date('2026-01-02T03:04:05.678Z'))).toBe('2026-01-02 03:04:05');
   });
 

@@ -43,7 +43,9 @@ export function toAutomationDto(a: AutomationEntity): AutomationDto {
     email_retry_text: a.email_retry_text,
     email_skip_if_known: a.email_skip_if_known,
     webhook_url: a.webhook_url,
-    webhook_secret: a.webhook_secret ? MASKED_SECRET : null,
+    // The spec: "always returned masked as ***" — whether or not a secret is stored, so a response never
+    // tells anything about the secret (`notes` on create say when one is set without a URL).
+    webhook_secret: MASKED_SECRET,
     track_clicks: a.track_clicks,
     tags: a.tags,
     once_per_user: a.once_per_user,

@@ -68,7 +68,7 @@ describe('automations (e2e)', () => {
         email_retry_text: "Hm, that didn't look like an email. Just type it in here 🙂",
         email_skip_if_known: true,
         webhook_url: null,
-        webhook_secret: null,
+        webhook_secret: '***',
         track_clicks: true,
         tags: [],
         once_per_user: true,

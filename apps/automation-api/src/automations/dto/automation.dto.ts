@@ -41,7 +41,7 @@ export class AutomationDto {
   @ApiProperty() email_retry_text: string;
   @ApiProperty() email_skip_if_known: boolean;
   @ApiProperty({ type: String, nullable: true }) webhook_url: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '***', description: 'Always `***` when a secret is stored, null otherwise' }) webhook_secret: string | null;
+  @ApiProperty({ type: String, example: '***', description: 'Always `***`, whether or not a secret is stored: the secret is never returned. Sending `***` back in a PATCH keeps the stored one.' }) webhook_secret: string;
   @ApiProperty() track_clicks: boolean;
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty() once_per_user: boolean;
