@@ -1,21 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
-import { claimDue } from '@platform/database';
 import { hmacSignature, safeFetch } from '@platform/http-safety';
 import { PollingLoop } from '../common/polling-loop';
 import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
-import { EngineRepository } from './engine.repository';
-
-interface DeliveryRow {
-  id: string;
-  account_id: number;
-  automation_id: number | null;
-  run_id: string | null;
-  kind: string;
-  url: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-}
+import { DeliveriesRepository, type DeliveryRow } from './deliveries.repository';
 
 /**
  * Customer webhooks (`email_captured`, `link_sent`): POST of the stored JSON body to webhook_url
@@ -30,7 +18,7 @@ export class DeliveriesWorker implements OnApplicationBootstrap, BeforeApplicati
   private readonly loop: PollingLoop;
 
   constructor(
-    private readonly repo: EngineRepository,
+    private readonly deliveries: DeliveriesRepository,
     private readonly events: EventsService,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {
@@ -47,25 +35,16 @@ export class DeliveriesWorker implements OnApplicationBootstrap, BeforeApplicati
 
   /** Delivers what is due now; returns the number of attempts made. */
   async tick(): Promise<number> {
-    const t = `${this.repo.s}.webhook_deliveries`;
-    const rows = await claimDue<DeliveryRow>(this.repo.ds, {
-      table: t,
-      where: `status = 'pending' AND next_attempt_at <= now()`,
-      orderBy: 'next_attempt_at ASC',
-      limit: 20,
-      lease: { column: 'lease_until', seconds: 60 },
-    });
+    const rows = await this.deliveries.claimDue(20);
     await Promise.all(rows.map((r) => this.deliver(r)));
     return rows.length;
   }
 
   private async deliver(d: DeliveryRow): Promise<void> {
     const body = JSON.stringify(d.payload);
-    const [automation] = d.automation_id
-      ? await this.repo.ds.query(`SELECT webhook_secret FROM ${this.repo.s}.automations WHERE id = $1`, [d.automation_id])
-      : [undefined];
+    const secret = d.automation_id ? await this.deliveries.webhookSecret(d.automation_id) : null;
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'automation-api-webhooks/1.0' };
-    if (automation?.webhook_secret) headers['x-service-signature'] = hmacSignature(body, automation.webhook_secret);
+    if (secret) headers['x-service-signature'] = hmacSignature(body, secret);
     const allowPrivate = this.config.AUTOMATION_WEBHOOK_ALLOW_PRIVATE && this.config.NODE_ENV !== 'production';
     let status: number | null = null;
     let error: string | null = null;
@@ -79,20 +58,13 @@ export class DeliveriesWorker implements OnApplicationBootstrap, BeforeApplicati
     const attempts = d.attempts + 1;
     const base = { automation_id: d.automation_id, run_id: d.run_id, ref: `webhook_delivery:${d.id}` };
     if (error === null) {
-      await this.repo.ds.query(
-        `UPDATE ${this.repo.s}.webhook_deliveries SET status = 'delivered', attempts = $2, last_status = $3, last_error = NULL, delivered_at = now(), lease_until = NULL WHERE id = $1`,
-        [d.id, attempts, status],
-      );
+      await this.deliveries.markDelivered(d.id, attempts, status);
       await this.events.record(d.account_id, { ...base, kind: 'webhook_delivered', text: `${d.kind} → ${d.url} (HTTP ${status}, attempt ${attempts})` });
       return;
     }
     const final = attempts >= this.config.AUTOMATION_MAX_ATTEMPTS;
     const delay = Math.min(this.config.AUTOMATION_RETRY_BASE_MS * 2 ** (attempts - 1), 3_600_000);
-    await this.repo.ds.query(
-      `UPDATE ${this.repo.s}.webhook_deliveries SET status = $2, attempts = $3, last_status = $4, last_error = $5,
-         next_attempt_at = now() + make_interval(secs => $6::double precision), lease_until = NULL WHERE id = $1`,
-      [d.id, final ? 'failed' : 'pending', attempts, status, error.slice(0, 1000), delay / 1000],
-    );
+    await this.deliveries.markAttemptFailed(d.id, { attempts, status, error, final, retryInMs: delay });
     await this.events.record(d.account_id, { ...base, kind: final ? 'webhook_failed' : 'webhook_retry', text: `${d.kind} → ${d.url}: ${error} (attempt ${attempts})` });
   }
 }

@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { EventsModule } from '../events/events.module';
 import { WebhooksController } from '../webhooks/webhooks.controller';
 import { WebhooksService } from '../webhooks/webhooks.service';
+import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesWorker } from './deliveries.worker';
 import { EngineRepository } from './engine.repository';
 import { EngineService } from './engine.service';
@@ -16,7 +17,7 @@ import { ReelScheduler } from './reel.scheduler';
 @Module({
   imports: [AccountsModule, EventsModule],
   controllers: [WebhooksController],
-  providers: [EngineRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
+  providers: [EngineRepository, DeliveriesRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
   exports: [EngineRepository, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
 })
 export class EngineModule {}

@@ -176,6 +176,28 @@ export class EngineRepository {
   // ── automations ───────────────────────────────────────────────────────────────────────────────
 
   /** Automations that answer now: status active, active true, for this trigger. */
+  /**
+   * Accounts with next_post automations to look after (waiting for a reel, or attached and not yet
+   * backfilled), leased for `leaseSeconds` so that one replica checks an account per interval.
+   */
+  async claimReelAccounts(limit: number, leaseSeconds: number): Promise<number[]> {
+    const s = this.s;
+    const rows = await claimDue<{ id: number }>(this.ds, {
+      table: `${s}.accounts`,
+      where: `EXISTS (SELECT 1 FROM ${s}.automations a WHERE a.account_id = ${s}.accounts.id AND a.next_post
+                AND (a.reel_status = 'waiting' OR (a.reel_status = 'attached' AND a.reel_backfilled_at IS NULL)))`,
+      orderBy: 'id',
+      limit,
+      lease: { column: 'reel_lease_until', seconds: leaseSeconds },
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /** The account's next_post automations. */
+  nextPostAutomations(accountId: number): Promise<AutomationEntity[]> {
+    return this.ds.getRepository(AutomationEntity).find({ where: { account_id: accountId, next_post: true } });
+  }
+
   async liveAutomations(accountId: number, trigger: string, m?: EntityManager): Promise<AutomationEntity[]> {
     return this.q(m).getRepository(AutomationEntity).find({ where: { account_id: accountId, status: 'active', active: true, trigger: trigger as AutomationEntity['trigger'] } });
   }

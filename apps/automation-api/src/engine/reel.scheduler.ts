@@ -1,8 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { claimDue } from '@platform/database';
 import { AccountsService } from '../accounts/accounts.service';
 import type { AccountEntity } from '../accounts/entities/account.entity';
-import { AutomationEntity } from '../automations/entities/automation.entity';
 import { Clock } from '../common/clock';
 import { PollingLoop } from '../common/polling-loop';
 import { AutomationConfig } from '../config';
@@ -50,16 +48,9 @@ export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationS
 
   /** One pass over the accounts due now. */
   async tick(): Promise<void> {
-    const s = this.repo.s;
-    const claimed = await claimDue<{ id: number }>(this.repo.ds, {
-      table: `${s}.accounts`,
-      where: `EXISTS (SELECT 1 FROM ${s}.automations a WHERE a.account_id = ${s}.accounts.id AND a.next_post
-                AND (a.reel_status = 'waiting' OR (a.reel_status = 'attached' AND a.reel_backfilled_at IS NULL)))`,
-      orderBy: 'id',
-      limit: 50,
-      lease: { column: 'reel_lease_until', seconds: Math.max(0.02, (this.config.AUTOMATION_SCHEDULER_INTERVAL_MS * 0.9) / 1000) },
-    });
-    for (const { id } of claimed) {
+    const leaseSeconds = Math.max(0.02, (this.config.AUTOMATION_SCHEDULER_INTERVAL_MS * 0.9) / 1000);
+    const claimed = await this.repo.claimReelAccounts(50, leaseSeconds);
+    for (const id of claimed) {
       const account = await this.accounts.findById(id);
       if (!account) continue;
       try {
@@ -71,7 +62,7 @@ export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async checkAccount(account: AccountEntity): Promise<void> {
-    const automations = await this.repo.ds.getRepository(AutomationEntity).find({ where: { account_id: account.id, next_post: true } });
+    const automations = await this.repo.nextPostAutomations(account.id);
     const waiting = automations.filter((a) => a.reel_status === 'waiting');
     const now = this.clock.now();
     if (waiting.length && account.access_token) {
