@@ -58,13 +58,16 @@ export interface NewKeys {
 export class ProjectsRepository {
   constructor(private readonly db: Db) {}
 
+  /** Looked up on every API request (keys are never cached): a prepared statement unless inside `m`'s transaction. */
   async findByPublicKey(publicKey: string, m?: EntityManager): Promise<Project | null> {
-    const row = await this.db.one<ProjectRow>(`SELECT ${COLUMNS} FROM ${this.db.t('projects')} p WHERE p.public_key = $1`, [publicKey], m);
+    const sql = `SELECT ${COLUMNS} FROM ${this.db.t('projects')} p WHERE p.public_key = $1`;
+    const [row] = m ? await this.db.rows<ProjectRow>(sql, [publicKey], m) : await this.db.prepared<ProjectRow>('email_project_by_pk', sql, [publicKey]);
     return row ? toProject(row) : null;
   }
 
   async findBySecretKeyHash(hash: string): Promise<Project | null> {
-    const row = await this.db.one<ProjectRow>(`SELECT ${COLUMNS} FROM ${this.db.t('projects')} p WHERE p.secret_key_hash = $1`, [hash]);
+    const sql = `SELECT ${COLUMNS} FROM ${this.db.t('projects')} p WHERE p.secret_key_hash = $1`;
+    const [row] = await this.db.prepared<ProjectRow>('email_project_by_sk', sql, [hash]);
     return row ? toProject(row) : null;
   }
 

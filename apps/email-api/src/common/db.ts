@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { schemaOfDataSource, withTransaction } from '@platform/database';
+import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
  * Raw SQL access for the repositories: schema-qualified table names and a query helper that runs on
@@ -9,6 +11,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 @Injectable()
 export class Db {
   readonly schema: string;
+  /** Whether named prepared statements can be used (not on PGlite); asked once. */
+  private namedStatements?: Promise<boolean>;
 
   constructor(readonly dataSource: DataSource) {
     this.schema = schemaOfDataSource(dataSource);
@@ -35,6 +39,33 @@ export class Db {
     const raw = await (manager ?? this.dataSource.manager).query(sql, params);
     if (Array.isArray(raw) && typeof raw[1] === 'number') return raw[1];
     return 0;
+  }
+
+  /**
+   * Rows of a statement run on its own (autocommit, so it is atomic by itself) as a named prepared
+   * statement: parsed and planned once per pooled connection instead of on every call, and without
+   * TypeORM's query runner around it. For the hot paths only (`POST /v1/track`, key lookups), where
+   * planning and round trips cost more than running. `name` must stand for one fixed `text`.
+   *
+   * PGlite (the embedded database, and the tests' fallback) serves every connection from one
+   * session, where a name prepared through one connection would collide with the next: unnamed there.
+   */
+  async prepared<T>(name: string, text: string, params: unknown[]): Promise<T[]> {
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const named = await this.canName();
+    const { rows } = await pool.query(named ? { name: `${name}_${this.schema}`, text, values: params } : { text, values: params });
+    return rows as T[];
+  }
+
+  private canName(): Promise<boolean> {
+    this.namedStatements ??= this.dataSource.query(`SELECT version() AS v`).then(
+      ([row]: Array<{ v: string }>) => !/PGlite/i.test(row.v),
+      (err: unknown) => {
+        this.namedStatements = undefined; // the database did not answer: ask again next time
+        throw err;
+      },
+    );
+    return this.namedStatements;
   }
 
   transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {

@@ -64,6 +64,32 @@ describe('events: /v1/track, /events/*, activity, and the event bus (e2e, Rabbit
     expect(second.data.contactCreated).toBe(false);
   });
 
+  it('updates an existing contact: data merged, subscription kept unless given, a change recorded as contact.subscribed|unsubscribed', async () => {
+    const { project: p } = await newProject(t, 'Track updates');
+    const key = bearer(p.publicKey);
+    const names = async () => ((await t.http.get('/events/names').set(bearer(p.secretKey)).expect(200)).body as Array<{ name: string; count: number }>).map((n) => [n.name, n.count]);
+    const first = await t.http.post('/v1/track').set(key).send({ email: 'up@example.com', event: 'a', subscribed: false, data: { plan: 'free', seats: 1, keep: 'x' } }).expect(200);
+    const id = first.body.data.contact;
+    const contact = async () => (await t.http.get(`/contacts/${id}`).set(bearer(p.secretKey)).expect(200)).body;
+    // a new contact created unsubscribed is no subscription change
+    expect(await contact()).toMatchObject({ subscribed: false, data: { plan: 'free', seats: 1, keep: 'x' } });
+    const again = await t.http.post('/v1/track').set(key).send({ email: 'UP@example.com', event: 'b', data: { plan: 'pro', seats: null, keep: '' } }).expect(200);
+    expect(again.body.data.contact).toBe(id);
+    expect(again.body.data.event).not.toBe(first.body.data.event);
+    expect(await contact()).toMatchObject({ subscribed: false, data: { plan: 'pro', keep: 'x' } });
+    expect((await contact()).data).not.toHaveProperty('seats');
+    const bEvent = await eventually(async () => published.find((e) => e.data.eventId === again.body.data.event), 'event b');
+    expect(bEvent.data).toMatchObject({ contactId: id, contactCreated: false, properties: { plan: 'pro' } });
+    expect(await names()).toEqual(expect.arrayContaining([['a', 1], ['b', 1]]));
+    expect((await names()).map(([n]) => n)).not.toContain('contact.subscribed');
+    await t.http.post('/v1/track').set(key).send({ email: 'up@example.com', event: 'c', subscribed: true }).expect(200);
+    expect((await contact()).subscribed).toBe(true);
+    await t.http.post('/v1/track').set(key).send({ email: 'up@example.com', event: 'd', subscribed: true }).expect(200);
+    expect(await names()).toEqual(expect.arrayContaining([['contact.subscribed', 1]]));
+    const change = await eventually(async () => published.find((e) => e.data.contactId === id && e.data.event === 'contact.subscribed'), 'contact.subscribed');
+    expect(change.data).toMatchObject({ projectId: p.id, email: 'up@example.com', properties: null, contactCreated: false });
+  });
+
   it('is idempotent with an Idempotency-Key: one event, the same answer', async () => {
     const body = { email: 'idem@example.com', event: 'paid' };
     const key = randomUUID();

@@ -5,12 +5,13 @@ import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 import { TrackController } from './track.controller';
+import { TrackRepository } from './track.repository';
 import { TrackService } from './track.service';
 
 @Module({
   imports: [ContactsModule, IdempotencyModule],
   controllers: [TrackController, EventsController],
-  providers: [EventsRepository, EventsService, TrackService],
+  providers: [EventsRepository, EventsService, TrackRepository, TrackService],
   exports: [TrackService],
 })
 export class EventsModule {}

@@ -7,7 +7,7 @@ import { RequestId } from '../common/request-id.decorator';
 import { assertDataKeys } from '../contacts/contacts.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { TrackEventDto, TrackResponseDto } from './dto/track.dto';
-import { TrackService } from './track.service';
+import { TrackService, type TrackResult } from './track.service';
 
 const IDEMPOTENCY_DOC = ApiHeader({
   name: 'Idempotency-Key',
@@ -49,11 +49,13 @@ export class TrackController {
 
   private async record(ctx: ProjectContext, body: TrackEventDto, res: Response, key: string | undefined, requestId: string | undefined) {
     assertDataKeys(body.data);
-    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async (m) => {
-      const tracked = await this.tracking.track(m, ctx.project.id, body, requestId);
-      return ok({ contact: tracked.contact.id, event: tracked.eventId, timestamp: tracked.timestamp.toISOString() });
-    });
+    if (key === undefined) return answer(await this.tracking.trackAlone(ctx.project.id, body, requestId));
+    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async (m) => answer(await this.tracking.track(m, ctx.project.id, body, requestId)));
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
   }
+}
+
+function answer(tracked: TrackResult) {
+  return ok({ contact: tracked.contact.id, event: tracked.eventId, timestamp: tracked.timestamp.toISOString() });
 }

@@ -1,12 +1,16 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
-import { EmailEventTracked, Outbox } from '@platform/messaging';
+import { EmailEventTracked, Outbox, OutboxRelay } from '@platform/messaging';
+import { SERVICE_NAME } from '@platform/platform';
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { dataPatch, normalizeEmail, type Contact } from '../contacts/contact';
-import { ContactsRepository } from '../contacts/contacts.repository';
+import { Db } from '../common/db';
+import { newId } from '../common/ids';
+import { dataPatch, normalizeEmail } from '../contacts/contact';
 import { SubscriptionEvents } from '../contacts/subscription-events';
 import { isReservedEventName, splitTrackData } from './event';
 import { EventsRepository } from './events.repository';
+import { TrackRepository, type TrackWrite } from './track.repository';
 
 export interface TrackInput {
   email: string;
@@ -16,24 +20,32 @@ export interface TrackInput {
 }
 
 export interface TrackResult {
-  contact: Contact;
+  contact: { id: string; email: string; subscribed: boolean };
   contactCreated: boolean;
   eventId: string;
   timestamp: Date;
 }
 
+/** Length of the outbox's `correlation_id` column (a longer id is cut, never fails the write). */
+const MAX_CORRELATION_ID = 200;
+
 /**
  * POST /v1/track and everything else that records an event: the contact is created (subscribed
  * unless told otherwise) or updated, the event stored, and `email.event_tracked` enqueued in the
  * outbox of the same transaction, so the workflow engine sees exactly the events that committed.
+ * Contact, event and outbox row are one statement (TrackRepository); a change of subscription adds
+ * the `contact.subscribed|unsubscribed` event in the same transaction.
  */
 @Injectable()
 export class TrackService implements OnModuleInit {
   constructor(
-    private readonly contacts: ContactsRepository,
+    private readonly db: Db,
+    private readonly writes: TrackRepository,
     private readonly events: EventsRepository,
     private readonly outbox: Outbox,
+    private readonly relay: OutboxRelay,
     private readonly subscriptions: SubscriptionEvents,
+    @Inject(SERVICE_NAME) private readonly serviceName: string,
   ) {}
 
   onModuleInit(): void {
@@ -42,7 +54,33 @@ export class TrackService implements OnModuleInit {
     });
   }
 
+  /**
+   * Tracks in a transaction of its own. Without `subscribed` the subscription cannot change, so the
+   * single statement is the whole transaction (one round trip, one commit); with it, a change must
+   * also record `contact.subscribed|unsubscribed`, in the same transaction.
+   */
+  async trackAlone(projectId: string, input: TrackInput, correlationId?: string): Promise<TrackResult> {
+    if (input.subscribed !== undefined) return this.db.transaction((m) => this.track(m, projectId, input, correlationId));
+    const write = this.prepare(projectId, input, correlationId);
+    const row = await this.writes.track(undefined, write);
+    this.relay.wake();
+    return { contact: { id: row.contactId, email: row.email, subscribed: row.subscribed }, contactCreated: row.contactCreated, eventId: write.eventId, timestamp: row.createdAt };
+  }
+
+  /** Tracks inside the caller's transaction `m`. */
   async track(m: EntityManager, projectId: string, input: TrackInput, correlationId?: string): Promise<TrackResult> {
+    const write = this.prepare(projectId, input, correlationId);
+    const row = await this.writes.track(m, write);
+    this.relay.enqueued(m); // publish once this transaction commits
+    const contact = { id: row.contactId, email: row.email, subscribed: row.subscribed };
+    if (row.previousSubscribed !== null && row.previousSubscribed !== row.subscribed) {
+      await this.subscriptions.changed(m, projectId, contact, row.subscribed, correlationId);
+    }
+    return { contact, contactCreated: row.contactCreated, eventId: write.eventId, timestamp: row.createdAt };
+  }
+
+  /** Checks the name and builds the write: contact patch, event properties, the bus event's envelope. */
+  private prepare(projectId: string, input: TrackInput, correlationId: string | undefined): TrackWrite {
     if (isReservedEventName(input.event)) {
       throw new ApiError(422, 'VALIDATION_ERROR', 'Validation failed', {
         errors: [{ field: 'event', message: `"${input.event}" is reserved for events the platform records itself`, code: 'reserved_name' }],
@@ -50,13 +88,23 @@ export class TrackService implements OnModuleInit {
       });
     }
     const split = splitTrackData(input.data);
-    const upsert = await this.contacts.upsert(m, projectId, normalizeEmail(input.email), input.subscribed, true, dataPatch(split.contact));
-    const event = await this.events.insert(m, projectId, upsert.contact.id, input.event, split.event);
-    await this.publish(m, projectId, upsert.contact, event.id, input.event, split.event, upsert.isNew, correlationId);
-    if (upsert.previousSubscribed !== null && upsert.previousSubscribed !== upsert.contact.subscribed) {
-      await this.subscriptions.changed(m, projectId, upsert.contact, upsert.contact.subscribed, correlationId);
-    }
-    return { contact: upsert.contact, contactCreated: upsert.isNew, eventId: event.id, timestamp: event.createdAt };
+    return {
+      projectId,
+      email: normalizeEmail(input.email),
+      newContactId: newId('cnt'),
+      subscribed: input.subscribed,
+      patch: dataPatch(split.contact),
+      eventId: newId('evt'),
+      name: input.event,
+      properties: Object.keys(split.event).length ? split.event : null,
+      envelope: {
+        id: randomUUID(),
+        type: EmailEventTracked.type,
+        source: this.serviceName,
+        occurredAt: new Date(),
+        correlationId: correlationId ? correlationId.slice(0, MAX_CORRELATION_ID) : null,
+      },
+    };
   }
 
   /** Records an event the platform produces itself (reserved names), and publishes it. */
