@@ -117,14 +117,15 @@ async function buildApp<C extends BaseConfig>(
     if (def.bodyParser !== false) installBodyParsers(app, def.bodyLimit ?? '1mb');
 
     app.useGlobalPipes(
+      // First: PostgreSQL cannot store NUL characters or unpaired surrogates, and validators such as
+      // isEmail throw (URIError) on the latter — refused here, in the app's error shape, never a 500.
+      new RejectNulPipe(),
       new ValidationPipe({
         whitelist: true,
         forbidNonWhitelisted: true,
         transform: true,
         exceptionFactory: validationExceptionFactory,
       }),
-      // PostgreSQL cannot store NUL characters: refused here, in the app's error shape, not as a 500.
-      new RejectNulPipe(),
     );
     if (def.errorFilter) app.useGlobalFilters(def.errorFilter(config));
     await def.configure?.(app, config);

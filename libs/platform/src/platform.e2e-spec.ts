@@ -173,11 +173,14 @@ describe('createServiceApp', () => {
     expect(unknown.body.error.code).toBe('NOT_FOUND');
   });
 
-  it('refuses NUL characters in bodies and path parameters, naming the field, never a 500', async () => {
+  it('refuses NUL characters and unpaired surrogates in bodies and path parameters, naming the field, never a 500', async () => {
     const body = await http().post('/api/v1/items').send({ email: 'a\u0000@example.com', quantity: 3 }).expect(422);
     expect(body.body.error.errors).toEqual([expect.objectContaining({ field: 'email', code: 'invalid_string' })]);
     const param = await http().get('/api/v1/items/a%00b').expect(422);
     expect(param.body.error.errors).toEqual([expect.objectContaining({ field: 'id' })]);
+    // An unpaired surrogate escaped in JSON: not a character, refused by PostgreSQL's jsonb.
+    const lone = await http().post('/api/v1/items').set('Content-Type', 'application/json').send('{"email":"a\\ud800@example.com","quantity":3}').expect(422);
+    expect(lone.body.error.errors).toEqual([expect.objectContaining({ field: 'email', code: 'invalid_string' })]);
   });
 
   it('refuses JSON nested deeper than 32 levels before anything recurses over it', async () => {

@@ -98,15 +98,16 @@ describe('bad input on every kind of parameter (e2e)', () => {
     expect(ok.body.automation.reel_publish_at).toBe('2026-12-01T17:00:00.000Z');
   });
 
-  it('stores a platform delivery whose text holds NUL without the character (no 500, no lost comment)', async () => {
+  it('stores a platform delivery whose text holds NUL or an unpaired surrogate as storable text (no 500, no lost comment)', async () => {
     const entry = ctx.fakeA.state.account.user_id;
     const payload = {
       object: 'instagram',
-      entry: [{ id: entry, time: 1, changes: [{ field: 'comments', value: { id: 'nul-comment-1', from: { id: 'nul-user', username: 'n\u0000ul' }, text: 'hi\u0000 there', media: { id: 'm1' } } }] }],
+      entry: [{ id: entry, time: 1, changes: [{ field: 'comments', value: { id: 'nul-comment-1', from: { id: 'nul-user', username: 'n\u0000ul' }, text: 'hi\u0000 there \ud83d', media: { id: 'm1' } } }] }],
     };
     expect((await deliver(ctx, payload)).status).toBe(200);
     const [row] = await ctx.ds.query(`SELECT payload FROM ${ctx.schema}.inbound_events WHERE dedup_key = 'comment:nul-comment-1'`);
-    expect(row.payload).toMatchObject({ text: 'hi there', from: { id: 'nul-user', username: 'nul' } });
+    // NUL removed, the unpaired surrogate (a broken sender's half emoji) replaced by U+FFFD
+    expect(row.payload).toMatchObject({ text: 'hi there \ufffd', from: { id: 'nul-user', username: 'nul' } });
     // An entry id holding NUL cannot be an account: ignored (signature checked first), not a 500.
     const odd = { object: 'instagram', entry: [{ id: '17\u00008', time: 1, changes: [] }] };
     expect((await deliver(ctx, odd)).status).toBe(200);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { verifyHmacSignature } from '@platform/http-safety';
-import { stripNul } from '../common/strip-nul';
+import { mayNeedStripping, stripNul } from '../common/strip-nul';
 import { AutomationConfig } from '../config';
 import { EngineRepository, type NewInbound } from '../engine/engine.repository';
 import { InboundWorker } from '../engine/inbound.worker';
@@ -38,8 +38,8 @@ export class WebhooksService {
   }
 
   async receive(raw: Buffer | undefined, signature: string | undefined, parsed: unknown): Promise<number> {
-    // JSON carries U+0000 only as the escape \u0000; PostgreSQL stores neither it nor ids holding it.
-    const body = raw?.includes('\\u0000') ? stripNul(parsed) : parsed;
+    // JSON carries U+0000 and unpaired surrogates only as \u escapes; PostgreSQL stores neither.
+    const body = raw && mayNeedStripping(raw) ? stripNul(parsed) : parsed;
     const entries: WebhookEntry[] = Array.isArray((body as { entry?: unknown })?.entry) ? (body as { entry: WebhookEntry[] }).entry : [];
     const ids = [...new Set(entries.map((e) => String(e.id ?? '')).filter(Boolean))];
     const accounts = await this.repo.accountsByIgUserIds(ids);

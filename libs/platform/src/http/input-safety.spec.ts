@@ -1,4 +1,4 @@
-import { firstTooDeep, nulCharacters, RejectNulPipe } from './input-safety';
+import { firstTooDeep, RejectNulPipe, unstorableText } from './input-safety';
 import { RequestValidationException } from '@platform/errors';
 
 describe('firstTooDeep', () => {
@@ -22,19 +22,24 @@ describe('firstTooDeep', () => {
   });
 });
 
-describe('nulCharacters', () => {
+describe('unstorableText', () => {
   it('names every string and key holding a NUL, with its path', () => {
-    expect(nulCharacters({ a: 'ok', b: ['x', 'y\u0000'], 'c\u0000': 1 })).toEqual(
+    expect(unstorableText({ a: 'ok', b: ['x', 'y\u0000'], 'c\u0000': 1 })).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ field: 'b.1', code: 'invalid_string' }),
         expect.objectContaining({ field: 'c\u0000', code: 'invalid_key' }),
       ]),
     );
-    expect(nulCharacters({ a: 'fine', n: 1, d: new Date(), buf: Buffer.from([0]) })).toEqual([]);
+    expect(unstorableText({ a: 'fine', n: 1, d: new Date(), buf: Buffer.from([0]) })).toEqual([]);
+  });
+
+  it('names strings and keys holding an unpaired surrogate, and accepts paired ones (emoji)', () => {
+    expect(unstorableText({ ok: 'smile 😀', lone: 'a\ud800b', low: '\udc00', ['k\ud83d']: 1 }).map((e) => e.field).sort()).toEqual(['k\ud83d', 'lone', 'low']);
+    expect(unstorableText({ text: '😀 ok \u00e9' })).toEqual([]);
   });
 
   it('names a bare parameter by its own name', () => {
-    expect(nulCharacters('a\u0000b', 'id')).toEqual([expect.objectContaining({ field: 'id' })]);
+    expect(unstorableText('a\u0000b', 'id')).toEqual([expect.objectContaining({ field: 'id' })]);
   });
 });
 

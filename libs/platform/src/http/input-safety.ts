@@ -41,22 +41,35 @@ export function rejectDeepJson(max = MAX_JSON_DEPTH) {
 }
 
 const NUL = '\u0000';
-const NUL_MESSAGE = 'must not contain NUL (\\u0000) characters';
+/** A UTF-16 surrogate without its pair: not a character, and PostgreSQL refuses it in jsonb. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Every string (and object key) holding a NUL character, with its dotted path. */
-export function nulCharacters(value: unknown, field = ''): FieldError[] {
+/** Why PostgreSQL cannot store `text`, or null when it can. */
+function unstorable(text: string): string | null {
+  if (text.includes(NUL)) return 'must not contain NUL (\\u0000) characters';
+  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (it holds an unpaired UTF-16 surrogate such as \\ud800)';
+  return null;
+}
+
+/**
+ * Every string (and object key) PostgreSQL text and jsonb cannot hold — a NUL character or an
+ * unpaired surrogate — with its dotted path.
+ */
+export function unstorableText(value: unknown, field = ''): FieldError[] {
   const errors: FieldError[] = [];
   const stack: Array<{ value: unknown; path: string }> = [{ value, path: field }];
   while (stack.length) {
     const { value: item, path } = stack.pop()!;
     if (typeof item === 'string') {
-      if (item.includes(NUL)) errors.push({ field: path || 'body', message: `${path || 'body'} ${NUL_MESSAGE}`, code: 'invalid_string' });
+      const why = unstorable(item);
+      if (why) errors.push({ field: path || 'body', message: `${path || 'body'} ${why}`, code: 'invalid_string' });
       continue;
     }
     if (item === null || typeof item !== 'object' || Buffer.isBuffer(item) || item instanceof Date) continue;
     for (const [key, child] of Object.entries(item)) {
       const childPath = path ? `${path}.${key}` : key;
-      if (key.includes(NUL)) errors.push({ field: childPath, message: `the key ${NUL_MESSAGE}`, code: 'invalid_key' });
+      const why = unstorable(key);
+      if (why) errors.push({ field: childPath, message: `the key ${why}`, code: 'invalid_key' });
       stack.push({ value: child, path: childPath });
     }
   }
@@ -64,14 +77,15 @@ export function nulCharacters(value: unknown, field = ''): FieldError[] {
 }
 
 /**
- * PostgreSQL text and jsonb cannot hold the NUL character: a body, query or path value carrying one
- * would fail in the database (a 500). This global pipe refuses it first, naming the field.
+ * PostgreSQL text and jsonb cannot hold the NUL character (nor jsonb an unpaired surrogate): a body,
+ * query or path value carrying one would fail in the database (a 500). This global pipe refuses it
+ * first, naming the field.
  */
 @Injectable()
 export class RejectNulPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     if (metadata.type === 'custom') return value;
-    const errors = nulCharacters(value, metadata.data ?? '');
+    const errors = unstorableText(value, metadata.data ?? '');
     if (errors.length) throw new RequestValidationException(errors);
     return value;
   }
