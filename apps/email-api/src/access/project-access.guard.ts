@@ -1,10 +1,11 @@
 import { Inject, Injectable, SetMetadata, UseGuards, applyDecorators, createParamDecorator, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiBearerAuth, ApiCookieAuth, ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiHeader } from '@nestjs/swagger';
 import { bearerToken, cookieValue, hashApiKey } from '@platform/auth';
 import { ApiError } from '@platform/errors';
 import { rateLimitHeaders, resetSeconds } from '@platform/rate-limit';
 import type { Response } from 'express';
+import { ApiErrors, type ErrorDocs } from '../common/api-errors.decorator';
 import { SESSION_COOKIE } from '../config';
 import { ProjectRateLimiter } from '../rate-limit/project-rate-limiter';
 import { invalidApiKey, missingAuth, missingProject, notLoggedIn, projectAccessDenied, projectDisabled, roleRequired } from './errors';
@@ -132,15 +133,34 @@ export const projectNotFound = () =>
     suggestion: 'Check the project id; list your projects with GET /users/@me/projects.',
   });
 
+/** The errors {@link ProjectAccessGuard} gives with these options (the Swagger entries of every guarded route). */
+function accessErrors(opts: ProjectAccessOptions): ErrorDocs {
+  const keys = opts.publicKey ? 'the public (pk_…) or secret (sk_…) key' : 'the secret key (sk_…)';
+  const docs: ErrorDocs = {
+    401: [
+      `\`MISSING_AUTH\`: no Authorization header${opts.session ? ' and no session cookie' : ''}`,
+      `\`INVALID_API_KEY\`: not ${keys}${opts.publicKey ? '' : ' (a public key is refused here)'}, unknown, or rotated`,
+      ...(opts.session ? ['`UNAUTHORIZED`: the session cookie is invalid or expired'] : []),
+    ].join('; '),
+    403: [
+      '`PROJECT_DISABLED`: the project is disabled',
+      ...(opts.session && !opts.projectParam ? ['`PROJECT_ACCESS_DENIED`: the session user is no member of the X-Project-Id project'] : []),
+      ...(opts.roles ? [`\`FORBIDDEN\`: the session user's role is not ${opts.roles.join(' or ')}`] : []),
+    ].join('; '),
+    429: '`RATE_LIMIT_EXCEEDED`: more than the project\'s requests per minute (1000); wait `Retry-After` seconds',
+  };
+  if (opts.session && !opts.projectParam) docs[400] = '`MISSING_PROJECT`: a session without the `X-Project-Id` header';
+  if (opts.projectParam) docs[404] = `\`PROJECT_NOT_FOUND\`: no such project, the session user is no member, or the key belongs to another project`;
+  return docs;
+}
+
 /** Declares how a handler (or controller) is authenticated; see {@link ProjectAccessGuard}. */
 export function ProjectAccess(opts: ProjectAccessOptions = {}): MethodDecorator & ClassDecorator {
   const decorators = [
     SetMetadata(ACCESS, opts),
     UseGuards(ProjectAccessGuard),
     ApiBearerAuth(),
-    ApiResponse({ status: 401, description: '`MISSING_AUTH` or `INVALID_API_KEY` (wrong kind of key, unknown or rotated key)' }),
-    ApiResponse({ status: 403, description: '`PROJECT_DISABLED`, `PROJECT_ACCESS_DENIED` or `FORBIDDEN` (role)' }),
-    ApiResponse({ status: 429, description: '`RATE_LIMIT_EXCEEDED`: 1000 requests per minute per project; see `Retry-After`' }),
+    ApiErrors(accessErrors(opts)),
   ];
   if (opts.session) {
     decorators.push(ApiCookieAuth(SESSION_COOKIE));

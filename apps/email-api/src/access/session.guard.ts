@@ -1,6 +1,7 @@
 import { Injectable, UseGuards, applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { ApiCookieAuth, ApiResponse } from '@nestjs/swagger';
+import { ApiCookieAuth } from '@nestjs/swagger';
 import { JwtCookieGuard } from '@platform/auth';
+import { ApiErrors } from '../common/api-errors.decorator';
 import { SESSION_COOKIE } from '../config';
 import { notLoggedIn } from './errors';
 import { SessionService } from './session.service';
@@ -28,7 +29,7 @@ export function UserSession(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     UseGuards(SessionGuard),
     ApiCookieAuth(SESSION_COOKIE),
-    ApiResponse({ status: 401, description: '`UNAUTHORIZED`: no session or an expired one; log in first' }),
+    ApiErrors({ 401: '`UNAUTHORIZED`: no session cookie, or an invalid or expired one; log in with POST /auth/login' }),
   );
 }
 

@@ -1,32 +1,11 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsDate, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
-import { CursorQueryDto, DEFAULT_LIMIT } from '../common/list-query.dto';
+import { ApiErrors, PARAM_ERRORS } from '../common/api-errors.decorator';
+import { DEFAULT_LIMIT } from '../common/list-query.dto';
 import { decodeCursor, toPage } from '../common/pagination';
 import { ActivityRepository } from './activity.repository';
-
-export class ActivityQueryDto extends CursorQueryDto {
-  @ApiPropertyOptional({ description: 'Only this type (see GET /activity/types), e.g. `event` or `email.sent`' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  type?: string;
-
-  @ApiPropertyOptional({ description: 'Only activity of this contact' })
-  @IsOptional()
-  @Matches(/^cnt_[0-9a-z]+$/, { message: 'contactId must be a contact id (cnt_…)' })
-  contactId?: string;
-}
-
-export class SinceQueryDto {
-  @ApiPropertyOptional({ description: 'ISO 8601 start of the period (default: 30 days ago for stats, 24 hours ago for recent-count)' })
-  @IsOptional()
-  @Type(() => Date)
-  @IsDate()
-  since?: Date;
-}
+import { ACTIVITY_TYPES, ActivityPageDto, ActivityQueryDto, ActivityStatsDto, RecentCountDto, SinceQueryDto } from './dto/activity.dto';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -41,6 +20,8 @@ export class ActivityController {
     summary: 'Activity feed: tracked events and emails (queued, sent, failed, suppressed, stored), newest first',
     description: 'Items `{id, type, title, contactId, email, data, createdAt}`; cursor pagination like GET /contacts. Emails stored without SMTP_URL appear as `email.stored` with the reason in `data.statusReason`.',
   })
+  @ApiOkResponse({ type: ActivityPageDto })
+  @ApiErrors(PARAM_ERRORS, { 400: '`INVALID_CURSOR`: the cursor is not one this list returned' })
   async list(@CurrentProject() ctx: ProjectContext, @Query() query: ActivityQueryDto) {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const after = decodeCursor(query.cursor);
@@ -51,6 +32,8 @@ export class ActivityController {
 
   @Get('stats')
   @ApiOperation({ summary: 'Counts by type since `since` (default 30 days): `{since, total, events, emails, byType}`' })
+  @ApiOkResponse({ type: ActivityStatsDto })
+  @ApiErrors(PARAM_ERRORS)
   async stats(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
     const since = query.since ?? new Date(Date.now() - 30 * DAY);
     const byType = await this.activity.countsByType(ctx.project.id, since);
@@ -61,6 +44,8 @@ export class ActivityController {
 
   @Get('recent-count')
   @ApiOperation({ summary: 'Number of activity items since `since` (default 24 hours)' })
+  @ApiOkResponse({ type: RecentCountDto })
+  @ApiErrors(PARAM_ERRORS)
   async recentCount(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
     const since = query.since ?? new Date(Date.now() - DAY);
     return { since, count: await this.activity.count(ctx.project.id, { since }) };
@@ -68,6 +53,7 @@ export class ActivityController {
 
   @Get('types')
   @ApiOperation({ summary: 'Distinct activity types present in the project' })
+  @ApiOkResponse({ schema: { type: 'array', items: { type: 'string', enum: [...ACTIVITY_TYPES] } }, description: 'Alphabetical' })
   types(@CurrentProject() ctx: ProjectContext) {
     return this.activity.types(ctx.project.id);
   }

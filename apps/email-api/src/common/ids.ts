@@ -10,8 +10,15 @@ const POOL_BYTES = ID_BYTES * 128;
 let pool = Buffer.alloc(0);
 let offset = 0;
 
+export type IdPrefix = 'cnt' | 'evt' | 'eml' | 'job';
+
+/** The shape of an id made by {@link newId}, as a regular expression source (for the OpenAPI `pattern` of response ids). */
+export function idPattern(prefix: IdPrefix): string {
+  return `^${prefix}_[0-9a-z]{${ID_BYTES}}$`;
+}
+
 /** A prefixed random id such as `cnt_k3j9…` (20 base-36 characters, about 103 bits). */
-export function newId(prefix: 'cnt' | 'evt' | 'eml' | 'job'): string {
+export function newId(prefix: IdPrefix): string {
   if (offset + ID_BYTES > pool.length) {
     pool = randomBytes(POOL_BYTES);
     offset = 0;

@@ -1,10 +1,12 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ok } from '@platform/envelopes';
+import { ApiOkEnvelope, ok } from '@platform/envelopes';
 import type { Response } from 'express';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
+import { ApiErrors, JSON_BODY_ERRORS } from '../common/api-errors.decorator';
 import { RequestId } from '../common/request-id.decorator';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { SendResultDto } from './dto/send-response.dto';
 import { SendEmailDto } from './dto/send.dto';
 import { SendService } from './send.service';
 
@@ -20,6 +22,12 @@ export class SendController {
   @HttpCode(200)
   @ProjectAccess()
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'As for POST /v1/track: a retry with the same key and body returns the first answer and sends nothing again' })
+  @ApiOkEnvelope(SendResultDto, { description: '`{success: true, data: {emails, timestamp, delivery, note?}}`' })
+  @ApiErrors(JSON_BODY_ERRORS, {
+    400: '`INVALID_IDEMPOTENCY_KEY`: the Idempotency-Key is not 1 to 255 visible ASCII characters',
+    409: '`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body',
+    422: '`VALIDATION_ERROR`: also bad recipients (more than 50, invalid addresses), sender, refused headers, attachments above 10 MB in total, reserved `data` keys',
+  })
   @ApiOperation({
     summary: 'Send an email (secret key)',
     description:

@@ -1,5 +1,6 @@
 import { Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, PARAM_ERRORS } from '../common/api-errors.decorator';
 import { RequestId } from '../common/request-id.decorator';
 import { escapeHtml } from './render';
 import { UnsubscribeService } from './unsubscribe.service';
@@ -13,6 +14,9 @@ const page = (title: string, body: string) =>
  * the link; people who open it get a confirmation page whose button POSTs the same URL (a GET never
  * unsubscribes, so link scanners cannot unsubscribe anyone). No authentication: the link is signed.
  */
+const HTML_PAGE = { 'text/html': { schema: { type: 'string' } } };
+const INVALID_LINK = { 404: '`INVALID_UNSUBSCRIBE_LINK` (JSON, not HTML): the signature does not match or the contact no longer exists' };
+
 @ApiTags('Unsubscribe')
 @Controller('unsubscribe')
 export class UnsubscribeController {
@@ -22,6 +26,8 @@ export class UnsubscribeController {
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Confirmation page of an unsubscribe link (HTML)' })
+  @ApiOkResponse({ description: 'An HTML page: the unsubscribe button (a form POSTing to the same URL), or "You are unsubscribed"', content: HTML_PAGE })
+  @ApiErrors(PARAM_ERRORS, INVALID_LINK)
   async confirm(@Param('token') token: string): Promise<string> {
     const contact = await this.unsubscribe.contactOf(token);
     const email = escapeHtml(contact.email);
@@ -38,6 +44,8 @@ export class UnsubscribeController {
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'One-click unsubscribe (RFC 8058 List-Unsubscribe-Post target); idempotent' })
+  @ApiOkResponse({ description: 'An HTML page confirming the unsubscription (also when the contact already was)', content: HTML_PAGE })
+  @ApiErrors(PARAM_ERRORS, INVALID_LINK)
   async oneClick(@Param('token') token: string, @RequestId() requestId?: string): Promise<string> {
     const { email } = await this.unsubscribe.unsubscribe(token, requestId);
     return page('Unsubscribed', `<h1>You are unsubscribed</h1><p>${escapeHtml(email)} no longer receives marketing email from this sender.</p>`);

@@ -3,6 +3,7 @@ import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope, ok } from '@platform/envelopes';
 import type { Response } from 'express';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
+import { ApiErrors, JSON_BODY_ERRORS, type ErrorDocs } from '../common/api-errors.decorator';
 import { RequestId } from '../common/request-id.decorator';
 import { assertDataKeys } from '../contacts/contacts.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
@@ -14,6 +15,13 @@ const IDEMPOTENCY_DOC = ApiHeader({
   required: false,
   description: 'Retry-safe: a repeated request with the same key and body returns the first answer (header `Idempotent-Replayed: true`) without recording again; the same key with another body gives 409 `IDEMPOTENCY_KEY_REUSED`. Keys live 24 hours.',
 });
+
+/** What recording an event can refuse, besides the access errors. */
+const TRACK_ERRORS: ErrorDocs = {
+  400: '`INVALID_IDEMPOTENCY_KEY`: the Idempotency-Key is not 1 to 255 visible ASCII characters',
+  409: '`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body',
+  422: '`VALIDATION_ERROR`: a reserved event name (code `reserved_name`) or `data` key (code `reserved_key`)',
+};
 
 @ApiTags('Public API')
 @Controller()
@@ -27,7 +35,8 @@ export class TrackController {
   @HttpCode(200)
   @ProjectAccess({ publicKey: true })
   @IDEMPOTENCY_DOC
-  @ApiOkEnvelope(TrackResponseDto)
+  @ApiOkEnvelope(TrackResponseDto, { description: '`{success: true, data: {contact, event, timestamp}}`' })
+  @ApiErrors(JSON_BODY_ERRORS, TRACK_ERRORS)
   @ApiOperation({
     summary: 'Track an event (public or secret key)',
     description: 'Creates or updates the contact, records the event and starts matching workflows (via `email.event_tracked`). Answers `{success: true, data: {contact, event, timestamp}}`.',
@@ -41,7 +50,8 @@ export class TrackController {
   // The spec allows the public key on POST /v1/track only: the alias takes the secret key or a session.
   @ProjectAccess({ session: true })
   @IDEMPOTENCY_DOC
-  @ApiOkEnvelope(TrackResponseDto)
+  @ApiOkEnvelope(TrackResponseDto, { description: '`{success: true, data: {contact, event, timestamp}}`, as POST /v1/track' })
+  @ApiErrors(JSON_BODY_ERRORS, TRACK_ERRORS)
   @ApiOperation({ summary: 'Alias of POST /v1/track for the secret key and dashboard sessions (the public key: 401 INVALID_API_KEY)' })
   trackAlias(@CurrentProject() ctx: ProjectContext, @Body() body: TrackEventDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
     return this.record(ctx, body, res, key, requestId);

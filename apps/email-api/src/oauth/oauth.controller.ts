@@ -1,8 +1,9 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiFoundResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiFoundResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { cookieValue } from '@platform/auth';
 import type { Request, Response } from 'express';
 import { SessionService, setSessionCookie } from '../access/session.service';
+import { ApiErrors, PARAM_ERRORS } from '../common/api-errors.decorator';
 import { EmailApiConfig, SESSION_COOKIE } from '../config';
 import { OAUTH_PROVIDERS } from './oauth-providers';
 import { OAUTH_STATE_TTL_SECONDS, OAuthService, type OAuthCallbackQuery } from './oauth.service';
@@ -11,7 +12,8 @@ import { OAUTH_STATE_TTL_SECONDS, OAuthService, type OAuthCallbackQuery } from '
 export const OAUTH_STATE_COOKIE = 'email_oauth_state';
 
 const providerParam = { name: 'provider', enum: OAUTH_PROVIDERS, description: 'Must be configured (see GET /auth/oauth-config), else 404 `OAUTH_PROVIDER_NOT_FOUND`' };
-const envelope = (code: string) => ({ description: `Error envelope, code ${code}` });
+const PROVIDER_NOT_FOUND = { 404: '`OAUTH_PROVIDER_NOT_FOUND`: the provider is not configured on this server' };
+const location = (what: string) => ({ Location: { description: what, schema: { type: 'string', format: 'uri' } } });
 
 @ApiTags('Auth')
 @Controller('auth/oauth')
@@ -35,8 +37,11 @@ export class OAuthController {
       `The state (hashed) and the PKCE verifier are kept server-side for 10 minutes and work once; the state is also set in the HttpOnly cookie \`${OAUTH_STATE_COOKIE}\`, which the callback requires.`,
   })
   @ApiParam(providerParam)
-  @ApiFoundResponse({ description: 'Location: the provider\'s authorize URL' })
-  @ApiResponse({ status: 404, ...envelope('OAUTH_PROVIDER_NOT_FOUND') })
+  @ApiFoundResponse({
+    description: 'Redirect to the provider',
+    headers: { ...location('The provider\'s authorize URL'), 'Set-Cookie': { description: `\`${OAUTH_STATE_COOKIE}\`: HttpOnly, SameSite=Lax, 10 minutes`, schema: { type: 'string' } } },
+  })
+  @ApiErrors(PARAM_ERRORS, PROVIDER_NOT_FOUND)
   async start(@Param('provider') provider: string, @Res() res: Response): Promise<void> {
     const { url, state } = await this.oauth.start(provider);
     res.cookie(OAUTH_STATE_COOKIE, state, { ...this.stateCookieOptions(), maxAge: OAUTH_STATE_TTL_SECONDS * 1000 });
@@ -56,11 +61,15 @@ export class OAuthController {
   @ApiQuery({ name: 'code', required: false, description: 'Authorization code from the provider' })
   @ApiQuery({ name: 'state', required: true })
   @ApiQuery({ name: 'error', required: false, description: 'Set by the provider when the login failed or was cancelled (`access_denied`: 403 `OAUTH_ACCESS_DENIED`)' })
-  @ApiFoundResponse({ description: `Logged in: Set-Cookie \`${SESSION_COOKIE}\`, Location: DASHBOARD_URL` })
-  @ApiResponse({ status: 400, ...envelope('INVALID_OAUTH_STATE (missing, unknown, expired, reused or not this browser\'s) or INVALID_OAUTH_CODE') })
-  @ApiResponse({ status: 403, ...envelope('OAUTH_EMAIL_UNVERIFIED, OAUTH_ACCESS_DENIED or SIGNUPS_DISABLED (no account has the email)') })
-  @ApiResponse({ status: 404, ...envelope('OAUTH_PROVIDER_NOT_FOUND') })
-  @ApiResponse({ status: 502, ...envelope('OAUTH_PROVIDER_ERROR (token exchange refused, provider unreachable or an unexpected answer)') })
+  @ApiFoundResponse({
+    description: 'Logged in: redirect to the dashboard',
+    headers: { ...location('DASHBOARD_URL (default PUBLIC_BASE_URL)'), 'Set-Cookie': { description: `\`${SESSION_COOKIE}\` as set by POST /auth/login`, schema: { type: 'string' } } },
+  })
+  @ApiErrors(PARAM_ERRORS, PROVIDER_NOT_FOUND, {
+    400: '`INVALID_OAUTH_STATE`: the state is missing, unknown, expired, reused or not this browser\'s; `INVALID_OAUTH_CODE`: no `code`',
+    403: '`OAUTH_EMAIL_UNVERIFIED`: the provider account has no verified email; `OAUTH_ACCESS_DENIED`: the login was cancelled at the provider; `SIGNUPS_DISABLED`: no account has the email and signups are disabled',
+    502: '`OAUTH_PROVIDER_ERROR`: the token exchange was refused, the provider was unreachable or answered unexpectedly',
+  })
   async callback(@Param('provider') provider: string, @Query() query: OAuthCallbackQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
     const browserState = cookieValue(req, OAUTH_STATE_COOKIE);
     res.clearCookie(OAUTH_STATE_COOKIE, this.stateCookieOptions());

@@ -219,8 +219,10 @@ describe('OAuth login with GitHub and Google (e2e)', () => {
     const doc = (await t.http.get('/api/docs-json').expect(200)).body;
     const start = doc.paths['/auth/oauth/{provider}'].get;
     const callback = doc.paths['/auth/oauth/{provider}/callback'].get;
-    expect(Object.keys(start.responses).sort()).toEqual(['302', '404']);
-    expect(Object.keys(callback.responses).sort()).toEqual(['302', '400', '403', '404', '502']);
+    expect(Object.keys(start.responses).sort()).toEqual(['302', '404', '422', '500']);
+    expect(Object.keys(callback.responses).sort()).toEqual(['302', '400', '403', '404', '422', '500', '502']);
+    expect(callback.responses['403'].description).toContain('`OAUTH_EMAIL_UNVERIFIED`');
+    expect(callback.responses['302'].headers.Location).toBeDefined();
     expect(start.parameters.find((p: { name: string }) => p.name === 'provider').schema.enum).toEqual(['github', 'google']);
   });
 

@@ -1,7 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/api-errors.decorator';
 import { EmailApiConfig } from '../config';
 import { configuredProviders } from '../oauth/oauth-providers';
+import { ServerConfigDto } from './dto/config.dto';
 
 @ApiTags('System')
 @Controller('config')
@@ -13,6 +15,8 @@ export class ConfigController {
     summary: 'Feature flags of this server (no authentication)',
     description: '`signups`: POST /auth/signup is open; `smtp`: mail is delivered (else stored unsent); `dnsServers`: /v1/verify uses custom DNS servers; `oauthProviders`: the configured OAuth login providers (`github`, `google`); `billing`: billing is enabled (part 3).',
   })
+  @ApiOkResponse({ type: ServerConfigDto })
+  @ApiErrors()
   get() {
     return {
       signups: !this.config.DISABLE_SIGNUPS,

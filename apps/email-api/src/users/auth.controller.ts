@@ -1,14 +1,19 @@
 import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { SessionService, setSessionCookie } from '../access/session.service';
+import { ApiErrors, JSON_BODY_ERRORS } from '../common/api-errors.decorator';
 import { EmailApiConfig, SESSION_COOKIE } from '../config';
 import { OAuthService } from '../oauth/oauth.service';
 import { AuthService } from './auth.service';
 import { EmailOnlyDto, LoginDto, ResetPasswordDto, SignupDto, TokenDto } from './dto/auth.dto';
+import { MessageDto, OAuthConfigDto, UserDto } from './dto/user.dto';
 import { userView } from './user.view';
 
 const ACCEPTED = { message: 'If an account exists for this email, a message is on its way' };
+
+const SESSION_SET = { 'Set-Cookie': { description: `\`${SESSION_COOKIE}=<jwt>\`: HttpOnly, SameSite=Lax, Path=/, 7 days (Secure in production)`, schema: { type: 'string' } } };
+const BAD_TOKEN = { 400: '`INVALID_TOKEN`: the token is unknown, expired or already used' };
 
 @ApiTags('Auth')
 @Controller('auth')
@@ -29,6 +34,11 @@ export class AuthController {
     summary: 'Create an account (403 SIGNUPS_DISABLED when DISABLE_SIGNUPS is set)',
     description: 'Logs the new user in (session cookie) and mails an email-verification token (valid 24 h, single use).',
   })
+  @ApiCreatedResponse({ type: UserDto, description: 'The new account, logged in', headers: SESSION_SET })
+  @ApiErrors(JSON_BODY_ERRORS, {
+    403: '`SIGNUPS_DISABLED`: DISABLE_SIGNUPS is set on this server',
+    409: '`EMAIL_TAKEN`: an account with this email exists',
+  })
   async signup(@Body() body: SignupDto, @Res({ passthrough: true }) res: Response) {
     const user = await this.auth.signup(body.email, body.password, body.name);
     this.setSession(res, this.sessions.issue(user));
@@ -38,6 +48,8 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @ApiOperation({ summary: 'Log in: sets the HttpOnly session cookie `email_session` (7 days, SameSite=Lax)' })
+  @ApiOkResponse({ type: UserDto, description: 'The logged-in account', headers: SESSION_SET })
+  @ApiErrors(JSON_BODY_ERRORS, { 401: '`INVALID_CREDENTIALS`: unknown email or wrong password (also for accounts without a password)' })
   async login(@Body() body: LoginDto, @Res({ passthrough: true }) res: Response) {
     const user = await this.auth.login(body.email, body.password);
     this.setSession(res, this.sessions.issue(user));
@@ -46,6 +58,8 @@ export class AuthController {
 
   @Get('logout')
   @ApiOperation({ summary: 'Log out: clears the session cookie' })
+  @ApiOkResponse({ type: MessageDto, description: '`{"message": "Logged out"}`; Set-Cookie clears the session cookie (always, even without a session)' })
+  @ApiErrors()
   logout(@Res({ passthrough: true }) res: Response) {
     res.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: this.config.NODE_ENV === 'production', path: '/' });
     return { message: 'Logged out' };
@@ -58,6 +72,8 @@ export class AuthController {
       '`providers` lists exactly the OAuth providers configured on this server (`github` when GITHUB_CLIENT_ID/SECRET are set, `google` when GOOGLE_CLIENT_ID/SECRET are set); ' +
       'a login starts with a browser visit to `GET /auth/oauth/{provider}`.',
   })
+  @ApiOkResponse({ type: OAuthConfigDto })
+  @ApiErrors()
   oauthConfig() {
     return { password: true, signupsEnabled: !this.config.DISABLE_SIGNUPS, providers: this.oauth.providerNames() };
   }
@@ -65,6 +81,8 @@ export class AuthController {
   @Post('verify-email')
   @HttpCode(200)
   @ApiOperation({ summary: 'Verify the email address with the mailed token (single use, 24 h)' })
+  @ApiOkResponse({ type: MessageDto, description: '`{"message": "Email verified"}`' })
+  @ApiErrors(JSON_BODY_ERRORS, BAD_TOKEN)
   async verifyEmail(@Body() body: TokenDto) {
     await this.auth.verifyEmail(body.token);
     return { message: 'Email verified' };
@@ -73,6 +91,8 @@ export class AuthController {
   @Post('request-verification')
   @HttpCode(202)
   @ApiOperation({ summary: 'Mail a new verification token (earlier ones stop working); always 202' })
+  @ApiAcceptedResponse({ type: MessageDto, description: 'The same answer whether or not the account exists (no account enumeration)' })
+  @ApiErrors(JSON_BODY_ERRORS)
   async requestVerification(@Body() body: EmailOnlyDto) {
     await this.auth.requestVerification(body.email);
     return ACCEPTED;
@@ -81,6 +101,8 @@ export class AuthController {
   @Post('request-password-reset')
   @HttpCode(202)
   @ApiOperation({ summary: 'Mail a password-reset token (single use, 1 h); always 202' })
+  @ApiAcceptedResponse({ type: MessageDto, description: 'The same answer whether or not the account exists (no account enumeration)' })
+  @ApiErrors(JSON_BODY_ERRORS)
   async requestPasswordReset(@Body() body: EmailOnlyDto) {
     await this.auth.requestPasswordReset(body.email);
     return ACCEPTED;
@@ -89,6 +111,8 @@ export class AuthController {
   @Post('reset-password')
   @HttpCode(200)
   @ApiOperation({ summary: 'Set a new password with the mailed token; ends every existing session' })
+  @ApiOkResponse({ type: MessageDto, description: '`{"message": "Password changed; log in again"}`: every session of the account has ended' })
+  @ApiErrors(JSON_BODY_ERRORS, BAD_TOKEN)
   async resetPassword(@Body() body: ResetPasswordDto) {
     await this.auth.resetPassword(body.token, body.password);
     return { message: 'Password changed; log in again' };

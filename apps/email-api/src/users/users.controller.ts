@@ -1,11 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
 import { MANAGERS } from '../access/roles';
 import { CurrentUser, UserSession } from '../access/session.guard';
 import type { User } from '../access/users.repository';
+import { ApiErrors, JSON_BODY_ERRORS } from '../common/api-errors.decorator';
+import { CreatedProjectDto, MyProjectDto, ProjectDto, ProjectResetDto, ProjectSecurityDto, RotatedProjectDto } from '../projects/dto/project-response.dto';
 import { CreateProjectDto, ResetProjectDto, UpdateProjectDto } from '../projects/dto/projects.dto';
 import { ProjectsService } from '../projects/projects.service';
+import { UserDto } from './dto/user.dto';
 import { userView } from './user.view';
 
 /**
@@ -22,6 +25,7 @@ export class UsersController {
   @Get()
   @UserSession()
   @ApiOperation({ summary: 'The logged-in user' })
+  @ApiOkResponse({ type: UserDto })
   me(@CurrentUser() user: User) {
     return userView(user);
   }
@@ -29,6 +33,7 @@ export class UsersController {
   @Get('projects')
   @UserSession()
   @ApiOperation({ summary: 'Projects of the user with their role, public key and a hint of the secret key' })
+  @ApiOkResponse({ type: MyProjectDto, isArray: true, description: 'Oldest first' })
   list(@CurrentUser() user: User) {
     return this.projects.list(user.id);
   }
@@ -39,6 +44,8 @@ export class UsersController {
     summary: 'Create a project (the user becomes OWNER)',
     description: 'The answer holds the new `publicKey` (pk_…) and `secretKey` (sk_…). The secret key is stored hashed and never shown again (only `secretKeyHint`); rotate to get a new one.',
   })
+  @ApiCreatedResponse({ type: CreatedProjectDto })
+  @ApiErrors(JSON_BODY_ERRORS)
   create(@CurrentUser() user: User, @Body() body: CreateProjectDto) {
     return this.projects.create(user.id, body.name);
   }
@@ -46,6 +53,8 @@ export class UsersController {
   @Patch('projects/:id')
   @OWN(MANAGERS)
   @ApiOperation({ summary: 'Rename (OWNER or ADMIN)' })
+  @ApiOkResponse({ type: ProjectDto })
+  @ApiErrors(JSON_BODY_ERRORS)
   update(@CurrentProject() ctx: ProjectContext, @Body() body: UpdateProjectDto) {
     return this.projects.rename(ctx, body.name);
   }
@@ -54,6 +63,7 @@ export class UsersController {
   @OWN(['OWNER'])
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete the project with all its data (OWNER)' })
+  @ApiNoContentResponse({ description: 'Deleted with its contacts, events, emails, jobs and members' })
   async delete(@CurrentProject() ctx: ProjectContext): Promise<void> {
     await this.projects.delete(ctx);
   }
@@ -62,6 +72,7 @@ export class UsersController {
   @HttpCode(200)
   @OWN(MANAGERS)
   @ApiOperation({ summary: 'Rotate both keys at once (OWNER or ADMIN): the answer holds the new keys; the old ones stop working immediately, no grace period' })
+  @ApiOkResponse({ type: RotatedProjectDto })
   regenerate(@CurrentProject() ctx: ProjectContext) {
     return this.projects.regenerateKeys(ctx);
   }
@@ -69,6 +80,7 @@ export class UsersController {
   @Get('projects/:id/security')
   @OWN()
   @ApiOperation({ summary: 'Security overview: disabled state, keys (public key, secret hint, rotation time), owners, delivery failures of 30 days' })
+  @ApiOkResponse({ type: ProjectSecurityDto })
   security(@CurrentProject() ctx: ProjectContext) {
     return this.projects.security(ctx);
   }
@@ -80,6 +92,8 @@ export class UsersController {
     summary: 'Irreversible wipe of the project data (OWNER)',
     description: 'Deletes every contact, event, email, job and idempotency key; keeps the project, its keys and members. Body `{"confirm": "<project name>"}`; another value gives 400 CONFIRMATION_MISMATCH.',
   })
+  @ApiOkResponse({ type: ProjectResetDto })
+  @ApiErrors(JSON_BODY_ERRORS, { 400: '`CONFIRMATION_MISMATCH`: `confirm` is not the project name' })
   reset(@CurrentProject() ctx: ProjectContext, @Body() body: ResetProjectDto) {
     return this.projects.reset(ctx, body.confirm);
   }

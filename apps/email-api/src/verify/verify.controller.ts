@@ -1,17 +1,10 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { ok } from '@platform/envelopes';
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkEnvelope, ok } from '@platform/envelopes';
 import { ProjectAccess } from '../access/project-access.guard';
+import { ApiErrors, JSON_BODY_ERRORS } from '../common/api-errors.decorator';
+import { VerifyEmailDto, VerifyResultDto } from './dto/verify.dto';
 import { VerifyService } from './verify.service';
-
-export class VerifyEmailDto {
-  @ApiProperty({ example: 'someone@gmial.com', description: 'Any string: a malformed address is reported as invalid, not refused' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(320)
-  email: string;
-}
 
 @ApiTags('Public API')
 @Controller('v1')
@@ -21,6 +14,8 @@ export class VerifyController {
   @Post('verify')
   @HttpCode(200)
   @ProjectAccess()
+  @ApiOkEnvelope(VerifyResultDto, { description: '`{success: true, data: {email, valid, formatValid, domain, isDisposable, hasMxRecords, mxRecords, suggestedEmail, reasons}}`' })
+  @ApiErrors(JSON_BODY_ERRORS)
   @ApiOperation({
     summary: 'Check an address (secret key)',
     description:

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { idPattern } from '../../common/ids';
 import { CursorQueryDto } from '../../common/list-query.dto';
 
 export class TrackEventDto {
@@ -33,13 +34,13 @@ export class TrackEventDto {
 }
 
 export class TrackResponseDto {
-  @ApiProperty({ example: 'cnt_4f0c…', description: 'Id of the created or updated contact' })
+  @ApiProperty({ pattern: idPattern('cnt'), example: 'cnt_0a1b2c3d4e5f6g7h8i9j', description: 'Id of the created or updated contact' })
   contact: string;
 
-  @ApiProperty({ example: 'evt_9a2d…', description: 'Id of the stored event' })
+  @ApiProperty({ pattern: idPattern('evt'), example: 'evt_0a1b2c3d4e5f6g7h8i9j', description: 'Id of the stored event' })
   event: string;
 
-  @ApiProperty({ example: '2026-11-22T10:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z', description: 'When the event was recorded' })
   timestamp: string;
 }
 
