@@ -1,5 +1,5 @@
 import { All, Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createHmac } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { WebhooksService } from '../webhooks/webhooks.service';
@@ -48,6 +48,7 @@ export class SandboxController {
   @Post('comments')
   @HttpCode(201)
   @ApiOperation({ summary: 'A person comments on a sandbox post (sent to the webhook receiver)' })
+  @ApiCreatedResponse({ description: 'The comment as delivered', schema: { type: 'object', properties: { comment_id: { type: 'string' }, media_id: { type: 'string' }, user_id: { type: 'string' } } } })
   async comment(@Body() dto: SandboxCommentDto) {
     const c = this.platform.addComment({ text: dto.text, media_id: dto.media_id, user_id: dto.user_id ?? DEFAULT_USER, username: dto.username, parent_id: dto.parent_id });
     await this.deliver({
@@ -59,6 +60,7 @@ export class SandboxController {
   @Post('messages')
   @HttpCode(201)
   @ApiOperation({ summary: 'A person sends a direct message (or a story reply with story_id)' })
+  @ApiCreatedResponse({ description: 'The message as delivered', schema: { type: 'object', properties: { mid: { type: 'string' }, user_id: { type: 'string' } } } })
   async message(@Body() dto: SandboxMessageDto) {
     const user = this.platform.user(dto.user_id ?? DEFAULT_USER, dto.username);
     const mid = `mid.${this.platform.nextId()}`;
@@ -73,6 +75,7 @@ export class SandboxController {
   @Post('postbacks')
   @HttpCode(201)
   @ApiOperation({ summary: 'A person taps a postback button (payload from GET /sandbox/outbox)' })
+  @ApiCreatedResponse({ description: 'The tap as delivered', schema: { type: 'object', properties: { mid: { type: 'string' }, user_id: { type: 'string' } } } })
   async postback(@Body() dto: SandboxPostbackDto) {
     const user = this.platform.user(dto.user_id ?? DEFAULT_USER);
     const mid = `pb.${this.platform.nextId()}`;
@@ -83,13 +86,35 @@ export class SandboxController {
   @Post('users')
   @HttpCode(200)
   @ApiOperation({ summary: 'Creates or changes a sandbox person (follows the account or not)' })
+  @ApiOkResponse({ description: 'The person', schema: { type: 'object', properties: { id: { type: 'string' }, username: { type: 'string' }, follows: { type: 'boolean' } } } })
   user(@Body() dto: SandboxUserDto) {
     return this.platform.user(dto.user_id, dto.username, dto.follows);
   }
 
   @Get('outbox')
   @ApiOperation({ summary: 'What the service sent (DMs, private and public replies), newest last, and the sandbox posts' })
-  @ApiOkResponse({ description: '{sent: [{id, kind, to, message, at}], posts: [...]}' })
+  @ApiOkResponse({
+    description: 'Everything sent, newest last, and the sandbox posts (Graph API media objects)',
+    schema: {
+      type: 'object',
+      properties: {
+        sent: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              kind: { type: 'string', enum: ['public_reply', 'message'], description: 'message: a DM, or a private reply when `to` holds a comment_id' },
+              to: { type: 'object', description: '{comment_id} or {user_id} (and comment_id for a private reply)' },
+              message: { type: 'object', description: 'The Send API message: {text} or a button template attachment' },
+              at: { type: 'string', format: 'date-time' },
+            },
+          },
+        },
+        posts: { type: 'array', items: { type: 'object' } },
+      },
+    },
+  })
   outbox() {
     return { sent: this.platform.sent, posts: this.platform.media };
   }

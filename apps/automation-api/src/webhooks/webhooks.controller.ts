@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
-import { ApiExtraModels, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ErrorDto } from '../common/error.dto';
 import { CustomerWebhookDto } from '../engine/dto/customer-webhook.dto';
@@ -21,7 +21,7 @@ export class WebhooksController {
   @ApiQuery({ name: 'hub.mode', required: false })
   @ApiQuery({ name: 'hub.verify_token', required: false })
   @ApiQuery({ name: 'hub.challenge', required: false })
-  @ApiOkResponse({ description: 'The challenge, text/plain' })
+  @ApiOkResponse({ description: 'The challenge, echoed', content: { 'text/plain': { schema: { type: 'string', example: '1158201444' } } } })
   @ApiForbiddenResponse({ type: ErrorDto })
   verify(@Query('hub.mode') mode?: string, @Query('hub.verify_token') token?: string, @Query('hub.challenge') challenge?: string): Promise<string> {
     return this.webhooks.verify(mode, token, challenge);
@@ -37,7 +37,11 @@ export class WebhooksController {
       'keyed by the platform id (comment id, message mid, postback mid: redeliveries are dropped), and answers 200 `EVENT_RECEIVED` at once; processing runs off the request path. ' +
       'Ignored: the account\'s own comments (`from.id == entry.id`), echoes (`is_echo`), deleted messages, unknown accounts.',
   })
-  @ApiOkResponse({ description: '`EVENT_RECEIVED`' })
+  @ApiBody({
+    description: "The platform's delivery: `{object: 'instagram', entry: [{id, time, changes?: [{field, value}], messaging?: [...]}]}` (its Graph API webhook format)",
+    schema: { type: 'object', required: ['object', 'entry'], properties: { object: { type: 'string', example: 'instagram' }, entry: { type: 'array', items: { type: 'object' } } } },
+  })
+  @ApiOkResponse({ description: 'Stored (or a redelivery, dropped)', content: { 'text/plain': { schema: { type: 'string', enum: ['EVENT_RECEIVED'] } } } })
   @ApiUnauthorizedResponse({ type: ErrorDto })
   async receive(@Req() req: Request & { rawBody?: Buffer }, @Headers('x-hub-signature-256') signature: string | undefined): Promise<string> {
     // The parsed body straight from the request: the platform's payload is not API input (no pipes).
