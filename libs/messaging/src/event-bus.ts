@@ -40,7 +40,7 @@ export abstract class EventBus {
     opts?: SubscribeOptions,
   ): Promise<void>;
 
-  /** Readiness: throws when the broker is unreachable. */
+  /** Readiness: throws when the broker is unreachable, or when a consumer of this bus cannot consume (the message says which and why). */
   abstract check(): Promise<void>;
 
   /** Starts connecting (idempotent). */

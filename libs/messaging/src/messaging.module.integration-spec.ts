@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule, withTransaction } from '@platform/database';
 import { BaseConfig, type ServiceDefinition } from '@platform/platform';
 import { createTestApp, createTestRabbit, testServices, uniqueSuffix, type TestApp, type TestRabbit } from '@platform/testing';
+import { connect } from 'amqplib';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { AmqpEventBus } from './amqp/amqp-event-bus';
 import { EventEnvelope } from './contracts/event-contract';
@@ -23,9 +24,9 @@ class CreateOutbox1700000000000 implements MigrationInterface {
   }
 }
 
-async function waitFor(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
+async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -38,7 +39,8 @@ function definition(rabbit?: TestRabbit): ServiceDefinition {
       MessagingModule.forRoot({
         outbox: true,
         relay: { pollIntervalMs: 100 },
-        amqp: rabbit ? { exchange: rabbit.exchange, dlx: rabbit.dlx } : undefined,
+        // Short reconnect/consumer-retry backoff so a recovering consumer is seen within the test.
+        amqp: rabbit ? { exchange: rabbit.exchange, dlx: rabbit.dlx, reconnectDelayMs: 50, maxReconnectDelayMs: 500 } : undefined,
       }),
     ],
   })
@@ -96,6 +98,33 @@ describe('MessagingModule in an app', () => {
       await waitFor('delivery', () => received.length === 1);
       expect(received[0]).toEqual({ ...envelope, source: 'transcribe-api', correlationId: 'req-1', data: sample });
     });
+
+    if (useAmqp) {
+      it('reports a consumer whose queue the broker refuses in /readyz while publishing goes on', async () => {
+        const bus = t.app.get(EventBus);
+        const consumer = rabbit!.queue('refused');
+        // The queue exists without the dead-letter arguments the bus declares: PRECONDITION_FAILED.
+        const admin = await connect(rabbit!.url);
+        try {
+          const channel = await admin.createChannel();
+          await channel.assertQueue(consumer, { durable: true });
+          await bus.subscribe(consumer, [TranscribeJobFinished], async () => undefined);
+
+          const res = await t.http.get('/readyz').expect(503);
+          expect(res.body.checks.broker.status).toBe('down');
+          expect(res.body.checks.broker.error).toContain(`consumer "${consumer}"`);
+          expect(res.body.checks.broker.error).toContain("PRECONDITION_FAILED - inequivalent arg 'x-dead-letter-exchange'");
+          expect(res.body.checks.database).toEqual({ status: 'up' });
+          await expect(bus.publish(TranscribeJobFinished, sample)).resolves.toBeUndefined();
+
+          // Once the conflicting queue is gone the consumer's own retry declares it: ready again.
+          await channel.deleteQueue(consumer);
+          await waitFor('readiness', async () => (await t.http.get('/readyz')).status === 200);
+        } finally {
+          await admin.close().catch(() => undefined);
+        }
+      });
+    }
 
     it('closes the bus with the app', async () => {
       const bus = t.app.get(EventBus);

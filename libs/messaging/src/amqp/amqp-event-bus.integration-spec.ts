@@ -64,6 +64,19 @@ withRabbit('AmqpEventBus (RabbitMQ)', () => {
     adminChannel = await admin.createChannel();
   });
 
+  /** Consumers of a queue, or -1 while it does not exist (probed on a throwaway channel: a 404 closes it). */
+  async function consumerCount(queue: string): Promise<number> {
+    const probe = await admin.createChannel();
+    probe.on('error', () => undefined);
+    try {
+      return (await probe.checkQueue(queue)).consumerCount;
+    } catch {
+      return -1;
+    } finally {
+      await probe.close().catch(() => undefined);
+    }
+  }
+
   afterEach(async () => {
     // Each test's consumers stop, so later tests' events reach only their own queues.
     await Promise.all(buses.splice(0).map((b) => b.close()));
@@ -203,6 +216,78 @@ withRabbit('AmqpEventBus (RabbitMQ)', () => {
     await waitFor('delivery after the reconnect', () => received.includes('after'));
     // At-least-once: 'before' comes again if its ack was lost with the socket; consumers dedupe by id.
     expect([...new Set(received)]).toEqual(['before', 'after']);
+  });
+
+  it('isolates a consumer whose queue cannot be declared: publishing and other consumers go on, check() names it, and it recovers', async () => {
+    // A's queue already exists without the dead-letter arguments the bus declares: RabbitMQ refuses
+    // the redeclaration with PRECONDITION_FAILED and closes the channel that tried.
+    const a = rabbit.queue('conflicting');
+    const b = rabbit.queue('healthy');
+    await adminChannel.assertQueue(a, { durable: true });
+    const bus = newBus();
+    const gotA: string[] = [];
+    const gotB: string[] = [];
+    // Subscribed before start: both are set up by the connect itself.
+    await bus.subscribe(a, [OrderPlaced], async (e) => void gotA.push(e.data.orderId));
+    await bus.subscribe(b, [OrderPlaced], async (e) => void gotB.push(e.data.orderId));
+    await bus.start();
+    expect(bus.connected).toBe(true);
+
+    await bus.publish(OrderPlaced, { orderId: 'first' });
+    await waitFor('delivery to the healthy consumer', () => gotB.includes('first'));
+
+    // Readiness names the consumer, its queue, the broker's reason and what to do; it is not "broker unavailable".
+    const consumerProblem = () =>
+      bus.check().then(
+        () => null,
+        (e: Error) => e,
+      );
+    const problem = await consumerProblem();
+    expect(problem).not.toBeNull();
+    expect(problem).not.toBeInstanceOf(BrokerUnavailableError);
+    expect(problem?.message).toContain(`consumer "${a}"`);
+    expect(problem?.message).toContain(`queue "${a}"`);
+    expect(problem?.message).toContain("PRECONDITION_FAILED - inequivalent arg 'x-dead-letter-exchange'");
+    expect(problem?.message).toContain('delete the queue');
+    expect(problem?.message).not.toContain(b);
+
+    // A broker outage meanwhile: the reconnect re-establishes publishing and B, and A keeps failing alone.
+    const first = bus.rawConnection as unknown as { connection: { stream: { destroy(err?: Error): void } } };
+    first.connection.stream.destroy(new Error('simulated network failure'));
+    await waitFor('the reconnect', () => bus.connected && bus.rawConnection !== (first as unknown));
+    await waitFor('A to be reported again', async () => (await consumerProblem())?.message.includes(a) ?? false);
+    await bus.publish(OrderPlaced, { orderId: 'second' });
+    await waitFor('delivery to B after the reconnect', () => gotB.includes('second'));
+
+    // Removing the conflicting queue lets A's own retry declare it and start consuming.
+    const connection = bus.rawConnection;
+    await adminChannel.deleteQueue(a);
+    await waitFor('the consumer to recover', async () => (await consumerProblem()) === null);
+    await bus.publish(OrderPlaced, { orderId: 'third' });
+    await waitFor('delivery to both consumers', () => gotA.includes('third') && gotB.includes('third'));
+    expect(gotA).toEqual(['third']);
+    expect([...new Set(gotB)]).toEqual(['first', 'second', 'third']);
+    expect(bus.rawConnection).toBe(connection);
+  });
+
+  it('re-declares only the consumer whose queue was deleted under it, keeping the connection', async () => {
+    const bus = newBus();
+    await bus.start();
+    const connection = bus.rawConnection;
+    const a = rabbit.queue('deleted');
+    const b = rabbit.queue('untouched');
+    const gotA: string[] = [];
+    const gotB: string[] = [];
+    await bus.subscribe(a, [OrderPlaced], async (e) => void gotA.push(e.data.orderId));
+    await bus.subscribe(b, [OrderPlaced], async (e) => void gotB.push(e.data.orderId));
+
+    // The broker cancels A's consumer; A declares its queue again (with its bindings) on a new channel.
+    await adminChannel.deleteQueue(a);
+    await waitFor('the queue to be declared again', async () => (await consumerCount(a)) === 1);
+    await bus.publish(OrderPlaced, { orderId: 'after' });
+    await waitFor('delivery to both consumers', () => gotA.includes('after') && gotB.includes('after'));
+    expect(bus.rawConnection).toBe(connection);
+    await expect(bus.check()).resolves.toBeUndefined();
   });
 
   it('close() lets in-flight handlers finish and leaves unconsumed messages in the queue', async () => {

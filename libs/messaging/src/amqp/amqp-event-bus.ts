@@ -38,9 +38,9 @@ export interface AmqpEventBusOptions {
   retryDelayMs?: number;
   /** Cap of the redelivery delay. Default 60 s. */
   maxRetryDelayMs?: number;
-  /** First reconnect delay, doubled per failed attempt. Default 250 ms. */
+  /** First reconnect delay, doubled per failed attempt; also paces a failing consumer's set-up retries. Default 250 ms. */
   reconnectDelayMs?: number;
-  /** Cap of the reconnect delay. Default 30 s. */
+  /** Cap of the reconnect and consumer set-up retry delays. Default 30 s. */
   maxReconnectDelayMs?: number;
   /** How long `publish` waits for the broker's confirm. Default 10 s. */
   publishTimeoutMs?: number;
@@ -56,13 +56,41 @@ interface ConsumerState {
   handlers: Map<string, EventHandler>;
   prefetch: number;
   maxRetries: number;
+  /** The consumer's own channel while it consumes; null while disconnected or not (yet) set up. */
   channel: ConfirmChannel | null;
   consumerTag: string | null;
+  /** Event types bound to the queue by the set-up of the current channel. */
+  bound: Set<string>;
   inFlight: Set<Promise<void>>;
+  /** Tail of this consumer's set-up and bind operations: one at a time, so a queue never gets two channels. */
+  ops: Promise<void>;
+  /** Why the consumer is not consuming (last set-up failure or lost channel); null once it consumes. */
+  failure: string | null;
+  /** Failed set-up attempts in a row on the current connection (drives the retry backoff). */
+  failedAttempts: number;
+  retryTimer: NodeJS.Timeout | null;
 }
 
 /** Headers RabbitMQ adds when dead-lettering; not copied onto republished messages. */
 const BROKER_HEADERS = /^x-(death|first-death-|last-death-)/;
+
+/** What an operator does about a consumer set-up the broker refused (`''` when there is nothing specific). */
+export function consumerSetupHint(brokerMessage: string): string {
+  if (/inequivalent arg/i.test(brokerMessage)) {
+    return 'The queue exists with other arguments than this service declares (RabbitMQ cannot change them): move its messages, delete the queue, and the next attempt re-creates it.';
+  }
+  if (/ACCESS[_-]REFUSED/i.test(brokerMessage)) {
+    return "The RabbitMQ user may not use this queue or exchange: grant configure, write and read permissions on the consumer's queues (rabbitmqctl set_permissions).";
+  }
+  if (/RESOURCE[_-]LOCKED/i.test(brokerMessage)) {
+    return 'Another connection holds the queue exclusively: stop it or rename this consumer.';
+  }
+  return '';
+}
+
+function errorMessage(err: unknown): string {
+  return (err instanceof Error ? err.message : '') || String(err);
+}
 
 /** Removes the password from a URL for logs and error messages. */
 export function redactUrl(url: string): string {
@@ -84,6 +112,12 @@ export function redactUrl(url: string): string {
  * topic exchange `platform.dlx` with key `<consumer>`. Publishing uses confirm channels.
  * The connection is re-established with exponential backoff; topology and consumers are
  * re-asserted on every connect. `publish` never waits for a reconnect: it fails fast.
+ *
+ * Publishing and each consumer are isolated from one another: the connection counts as up once
+ * its publish channel and the exchanges are in place, and every consumer is then set up on its own
+ * channel. A consumer the broker refuses (its queue exists with other arguments, access refused)
+ * or whose channel closes is retried on its own with backoff and reported by `check()`, while
+ * publishing and the other consumers go on.
  */
 export class AmqpEventBus extends EventBus {
   private readonly logger = new Logger('AmqpEventBus');
@@ -92,8 +126,6 @@ export class AmqpEventBus extends EventBus {
   private connection: ChannelModel | null = null;
   private publishChannel: ConfirmChannel | null = null;
   private connecting: Promise<void> | null = null;
-  /** Serialises consumer set-up so two subscribe calls never open two channels for one queue. */
-  private subscriptions: Promise<void> = Promise.resolve();
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reconnectAttempt = 0;
   private lastError: string | null = null;
@@ -129,12 +161,17 @@ export class AmqpEventBus extends EventBus {
     return this.connection;
   }
 
-  /** Connects (first attempt awaited, failures retried in the background). Never throws. */
+  /**
+   * Connects (first attempt awaited, failures retried in the background). Consumers subscribed
+   * before have had their first set-up attempt when it resolves (a failed one is retried in the
+   * background too). Never throws.
+   */
   async start(): Promise<void> {
     if (this.closing) throw new Error('AmqpEventBus is closed');
     if (this.started) return this.connecting ?? undefined;
     this.started = true;
     await this.connect();
+    await Promise.all([...this.consumers.values()].map((c) => c.ops));
   }
 
   /** Resolves once connected (tests and start-up code that must wait for the broker). */
@@ -178,7 +215,6 @@ export class AmqpEventBus extends EventBus {
     if (events.length === 0) throw new Error(`subscribe(${consumer}) needs at least one event`);
     if (this.closing) throw new Error('AmqpEventBus is closed');
     let state = this.consumers.get(consumer);
-    const newTypes = events.map((e) => e.type).filter((t) => !state?.types.has(t));
     if (!state) {
       state = {
         name: consumer,
@@ -188,7 +224,12 @@ export class AmqpEventBus extends EventBus {
         maxRetries: opts.maxRetries ?? this.opts.maxRetries,
         channel: null,
         consumerTag: null,
+        bound: new Set(),
         inFlight: new Set(),
+        ops: Promise.resolve(),
+        failure: null,
+        failedAttempts: 0,
+        retryTimer: null,
       };
       this.consumers.set(consumer, state);
     }
@@ -196,29 +237,24 @@ export class AmqpEventBus extends EventBus {
       state.types.add(e.type);
       state.handlers.set(e.type, handler);
     }
-    const target = state;
-    const run = this.subscriptions.then(async () => {
-      await this.connecting;
-      // While disconnected the consumer is set up on the next connect.
-      const connection = this.connection;
-      if (!connection || this.closing) return;
-      try {
-        if (!target.channel) {
-          await this.setupConsumer(connection, target);
-        } else {
-          for (const type of newTypes) await target.channel.bindQueue(consumer, this.opts.exchange, type);
-        }
-      } catch (err) {
-        // Lost the connection meanwhile: the reconnect sets the consumer up with all its events.
-        if (this.connection === connection) throw err;
-      }
-    });
-    this.subscriptions = run.catch(() => undefined);
-    await run;
+    // Resolves once the consumer consumes, or once its set-up failed: the failure is logged, retried
+    // in the background and reported by check(), so one bad queue never stops the app's start-up.
+    await this.syncConsumer(state);
   }
 
+  /**
+   * Readiness. Throws `BrokerUnavailableError` while there is no connection (nothing can be
+   * published), and a plain `Error` naming each consumer that is not consuming and the broker's
+   * reason while publishing works (see the README, "Readiness").
+   */
   async check(): Promise<void> {
     if (!this.connected) throw new BrokerUnavailableError(this.unavailableMessage());
+    const failing = [...this.consumers.values()].filter((c) => !c.channel && c.failure);
+    if (failing.length === 0) return;
+    const which = failing.map((c) => `consumer "${c.name}" ${c.failure} (retrying, attempt ${c.failedAttempts})`);
+    throw new Error(
+      `RabbitMQ is connected and publishing works, but ${failing.length} consumer(s) are not consuming: ${which.join('; ')}`,
+    );
   }
 
   async close(): Promise<void> {
@@ -226,14 +262,24 @@ export class AmqpEventBus extends EventBus {
     this.closing = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
+    for (const c of this.consumers.values()) this.clearConsumerRetry(c);
+    // 1. Stop taking new messages: the consumers that consume now at once (before any await, so no
+    //    handler finishing meanwhile can ack its way to the next message), then those whose set-up
+    //    was under way (later queued set-ups see `closing` and do nothing).
+    const cancelled = new Set<string>();
+    const cancelConsuming = () =>
+      Promise.all(
+        [...this.consumers.values()].map((c) => {
+          if (!c.channel || !c.consumerTag || cancelled.has(c.consumerTag)) return undefined;
+          cancelled.add(c.consumerTag);
+          return c.channel.cancel(c.consumerTag).catch(() => undefined);
+        }),
+      );
+    const cancelling = cancelConsuming();
     await this.connecting?.catch(() => undefined);
-    // A consumer being set up right now would start consuming after the cancels below: let it finish
-    // first (later queued set-ups see `closing` and do nothing).
-    await this.subscriptions;
-    // 1. Stop taking new messages.
-    for (const c of this.consumers.values()) {
-      if (c.channel && c.consumerTag) await c.channel.cancel(c.consumerTag).catch(() => undefined);
-    }
+    await Promise.all([...this.consumers.values()].map((c) => c.ops));
+    await cancelling;
+    await cancelConsuming();
     // 2. Let in-flight handlers finish (their acks still need the channels).
     const inFlight = [...this.consumers.values()].flatMap((c) => [...c.inFlight]);
     if (inFlight.length > 0) {
@@ -251,10 +297,7 @@ export class AmqpEventBus extends EventBus {
     const connection = this.connection;
     this.connection = null;
     this.publishChannel = null;
-    for (const c of this.consumers.values()) {
-      c.channel = null;
-      c.consumerTag = null;
-    }
+    for (const c of this.consumers.values()) this.resetConsumer(c);
     if (connection) await connection.close().catch(() => undefined);
   }
 
@@ -290,7 +333,7 @@ export class AmqpEventBus extends EventBus {
     try {
       connection = await amqp.connect(this.connectionUrl(), { timeout: 10_000 });
     } catch (err) {
-      this.lastError = (err as Error).message || String(err);
+      this.lastError = errorMessage(err);
       this.scheduleReconnect();
       return;
     }
@@ -310,13 +353,12 @@ export class AmqpEventBus extends EventBus {
       return;
     }
     try {
-      const channel = await this.openChannel(connection, 'publish');
+      // Publishing needs only this channel and the exchanges; consumers are set up afterwards, each
+      // on its own, so a consumer the broker refuses never keeps the bus from connecting.
+      const channel = await connection.createConfirmChannel();
+      this.watchChannel(channel, 'publish', (reason) => this.onPublishChannelClosed(connection, reason));
       await channel.assertExchange(this.opts.exchange, 'topic', { durable: true });
       await channel.assertExchange(this.opts.dlx, 'topic', { durable: true });
-      for (const c of this.consumers.values()) {
-        if (this.closing) break;
-        await this.setupConsumer(connection, c);
-      }
       if (this.closing) {
         await connection.close().catch(() => undefined);
         return;
@@ -328,15 +370,13 @@ export class AmqpEventBus extends EventBus {
       else this.logger.log(`Connected to RabbitMQ at ${redactUrl(this.opts.url)}`);
       this.reconnectAttempt = 0;
     } catch (err) {
-      this.lastError = (err as Error).message || String(err);
-      this.logger.error(`Setting up RabbitMQ topology failed: ${this.lastError}`);
-      for (const c of this.consumers.values()) {
-        c.channel = null;
-        c.consumerTag = null;
-      }
+      this.lastError = errorMessage(err);
+      this.logger.error(`Setting up the RabbitMQ publish channel and exchanges failed: ${this.lastError}`);
       await connection.close().catch(() => undefined);
       this.scheduleReconnect();
+      return;
     }
+    for (const c of this.consumers.values()) void this.syncConsumer(c);
   }
 
   private onConnectionClosed(connection: ChannelModel, err?: Error): void {
@@ -344,8 +384,9 @@ export class AmqpEventBus extends EventBus {
     this.connection = null;
     this.publishChannel = null;
     for (const c of this.consumers.values()) {
-      c.channel = null;
-      c.consumerTag = null;
+      this.resetConsumer(c);
+      this.clearConsumerRetry(c);
+      c.failedAttempts = 0;
     }
     if (this.closing) return;
     this.lastError = err?.message ?? 'connection closed';
@@ -356,8 +397,7 @@ export class AmqpEventBus extends EventBus {
   private scheduleReconnect(): void {
     if (this.closing || this.reconnectTimer) return;
     this.reconnectAttempt++;
-    const base = retryDelay(this.reconnectAttempt, this.opts.reconnectDelayMs, this.opts.maxReconnectDelayMs);
-    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
+    const delay = this.backoff(this.reconnectAttempt);
     if (this.reconnectAttempt === 1 || this.reconnectAttempt % 10 === 0) {
       this.logger.warn(
         `RabbitMQ at ${redactUrl(this.opts.url)} unreachable (${this.lastError}); retry ${this.reconnectAttempt} in ${delay} ms`,
@@ -370,55 +410,176 @@ export class AmqpEventBus extends EventBus {
     this.reconnectTimer.unref();
   }
 
+  private backoff(attempt: number): number {
+    const base = retryDelay(attempt, this.opts.reconnectDelayMs, this.opts.maxReconnectDelayMs);
+    return Math.round(base * (0.8 + Math.random() * 0.4));
+  }
+
   /**
-   * A confirm channel whose unexpected close (a channel-level error such as a topology conflict)
-   * closes the connection, so the whole client state is rebuilt by the reconnect loop.
+   * Listens on a channel so that its errors never crash the process; `onUnexpectedClose` runs with
+   * the broker's reason when it closes without the whole connection going down (a channel-level
+   * error), and logs it: an 'error' is always followed by 'close', so it is not logged twice, and a
+   * failing consumer's retries are not logged each time.
    */
-  private async openChannel(connection: ChannelModel, purpose: string): Promise<ConfirmChannel> {
-    const channel = await connection.createConfirmChannel();
+  private watchChannel(channel: ConfirmChannel, purpose: string, onUnexpectedClose: (reason: string) => void): void {
+    let reason = 'closed by the broker';
     channel.on('error', (err: Error) => {
-      this.lastError = err.message;
-      this.logger.warn(`RabbitMQ ${purpose} channel error: ${err.message}`);
+      reason = err.message;
     });
     channel.on('handler-error', (err: Error, event: string) =>
       this.logger.error(`Error in the ${purpose} channel "${event}" listener: ${err.message}`),
     );
-    channel.on('close', () => {
-      // When the whole connection went down, its 'close' follows in the same tick: let that handle it.
-      setImmediate(() => {
-        if (this.closing || this.connection !== connection) return;
-        this.logger.warn(`RabbitMQ ${purpose} channel closed unexpectedly; reconnecting`);
-        void connection.close().catch(() => undefined);
-      });
-    });
-    return channel;
+    // When the whole connection went down, its 'close' follows in the same tick: let that handle it.
+    channel.on('close', () => setImmediate(() => onUnexpectedClose(reason)));
+  }
+
+  /** Without its publish channel the bus cannot publish: rebuild the connection (this re-asserts the exchanges). */
+  private onPublishChannelClosed(connection: ChannelModel, reason: string): void {
+    if (this.closing || this.connection !== connection) return;
+    this.lastError = reason;
+    this.logger.warn(`RabbitMQ publish channel closed unexpectedly (${reason}); reconnecting`);
+    void connection.close().catch(() => undefined);
+  }
+
+  /**
+   * Brings a consumer in line with the current connection: sets it up when it has no channel, else
+   * binds event types added since. Queued per consumer; never rejects (failures are retried).
+   */
+  private syncConsumer(c: ConsumerState): Promise<void> {
+    c.ops = c.ops
+      .then(async () => {
+        await this.connecting;
+        const connection = this.connection;
+        // While disconnected the consumer is set up on the next connect.
+        if (!connection || this.closing) return;
+        if (c.channel) await this.bindNewTypes(c, c.channel);
+        else await this.setupConsumer(connection, c);
+      })
+      .catch((err: unknown) => this.logger.error(`Consumer "${c.name}" set-up crashed: ${errorMessage(err)}`));
+    return c.ops;
+  }
+
+  private async bindNewTypes(c: ConsumerState, channel: ConfirmChannel): Promise<void> {
+    try {
+      for (const type of c.types) {
+        if (c.bound.has(type)) continue;
+        await channel.bindQueue(c.name, this.opts.exchange, type);
+        c.bound.add(type);
+      }
+    } catch (err) {
+      // The channel closed under the bind: its close handler sets the consumer up again, with every type.
+      this.logger.warn(`Consumer "${c.name}" could not bind new event types (${errorMessage(err)}); setting it up again`);
+    }
   }
 
   private async setupConsumer(connection: ChannelModel, c: ConsumerState): Promise<void> {
-    const channel = await this.openChannel(connection, `consumer ${c.name}`);
-    await channel.prefetch(c.prefetch);
-    await channel.assertQueue(c.name, {
-      durable: true,
-      arguments: { 'x-dead-letter-exchange': this.opts.dlx, 'x-dead-letter-routing-key': c.name },
-    });
-    await channel.assertQueue(`${c.name}.retry`, {
-      durable: true,
-      arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': c.name },
-    });
-    await channel.assertQueue(`${c.name}.dlq`, { durable: true });
-    await channel.bindQueue(`${c.name}.dlq`, this.opts.dlx, c.name);
-    for (const type of c.types) await channel.bindQueue(c.name, this.opts.exchange, type);
-    const { consumerTag } = await channel.consume(c.name, (msg) => this.onMessage(connection, c, channel, msg));
-    c.channel = channel;
-    c.consumerTag = consumerTag;
+    let channel: ConfirmChannel | null = null;
+    let step = 'open a channel';
+    try {
+      channel = await connection.createConfirmChannel();
+      const own = channel;
+      this.watchChannel(own, `consumer ${c.name}`, (reason) => this.onConsumerChannelClosed(connection, c, own, reason));
+      step = 'set its prefetch';
+      await channel.prefetch(c.prefetch);
+      step = `declare queue "${c.name}"`;
+      await channel.assertQueue(c.name, {
+        durable: true,
+        arguments: { 'x-dead-letter-exchange': this.opts.dlx, 'x-dead-letter-routing-key': c.name },
+      });
+      step = `declare queue "${c.name}.retry"`;
+      await channel.assertQueue(`${c.name}.retry`, {
+        durable: true,
+        arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': c.name },
+      });
+      step = `declare queue "${c.name}.dlq"`;
+      await channel.assertQueue(`${c.name}.dlq`, { durable: true });
+      step = `bind queue "${c.name}.dlq" to exchange "${this.opts.dlx}"`;
+      await channel.bindQueue(`${c.name}.dlq`, this.opts.dlx, c.name);
+      const bound = new Set<string>();
+      for (const type of c.types) {
+        step = `bind queue "${c.name}" to exchange "${this.opts.exchange}" with key "${type}"`;
+        await channel.bindQueue(c.name, this.opts.exchange, type);
+        bound.add(type);
+      }
+      step = `consume from queue "${c.name}"`;
+      const { consumerTag } = await channel.consume(c.name, (msg) => this.onMessage(connection, c, own, msg));
+      if (this.connection !== connection) {
+        await own.close().catch(() => undefined); // the connection was lost meanwhile: the reconnect starts over
+        return;
+      }
+      c.channel = channel;
+      c.consumerTag = consumerTag;
+      c.bound = bound;
+      if (c.failure) {
+        this.logger.log(`Consumer "${c.name}" is consuming again (after ${c.failedAttempts} failed attempt(s): ${c.failure})`);
+      }
+      c.failure = null;
+      c.failedAttempts = 0;
+    } catch (err) {
+      // After a channel-level error the broker has closed the channel already; otherwise close it here.
+      await channel?.close().catch(() => undefined);
+      await this.onConsumerSetupFailed(connection, c, `could not ${step}: ${errorMessage(err)}`);
+    }
+  }
+
+  /** Records why a consumer is not consuming, logs it clearly and retries that consumer alone. */
+  private async onConsumerSetupFailed(connection: ChannelModel, c: ConsumerState, reason: string): Promise<void> {
+    // A set-up cut short by a lost connection is not the consumer's fault: the reconnect starts it over.
+    await new Promise((r) => setImmediate(r));
+    if (this.closing || this.connection !== connection) return;
+    const hint = consumerSetupHint(reason);
+    const failure = hint ? `${reason}. ${hint}` : reason;
+    const changed = failure !== c.failure;
+    c.failure = failure;
+    c.failedAttempts++;
+    const delay = this.backoff(c.failedAttempts);
+    // Logged when the reason changes and every 10th attempt, not on every retry of a lasting problem.
+    if (changed || c.failedAttempts % 10 === 0) {
+      this.logger.error(
+        `Consumer "${c.name}" is not consuming: ${failure}${failure.endsWith('.') ? '' : '.'} Publishing and the other consumers go on; ` +
+          `retry ${c.failedAttempts} in ${delay} ms (readiness reports it until then).`,
+      );
+    }
+    this.scheduleConsumerRetry(connection, c, delay);
+  }
+
+  private onConsumerChannelClosed(connection: ChannelModel, c: ConsumerState, channel: ConfirmChannel, reason: string): void {
+    if (this.closing || this.connection !== connection || c.channel !== channel) return;
+    this.resetConsumer(c);
+    void this.onConsumerSetupFailed(connection, c, `lost its channel: ${reason}`);
+  }
+
+  private scheduleConsumerRetry(connection: ChannelModel, c: ConsumerState, delay: number): void {
+    if (this.closing || c.retryTimer) return;
+    c.retryTimer = setTimeout(() => {
+      c.retryTimer = null;
+      // A new connection sets up every consumer itself.
+      if (this.connection === connection) void this.syncConsumer(c);
+    }, delay);
+    c.retryTimer.unref();
+  }
+
+  private clearConsumerRetry(c: ConsumerState): void {
+    if (c.retryTimer) clearTimeout(c.retryTimer);
+    c.retryTimer = null;
+  }
+
+  private resetConsumer(c: ConsumerState): void {
+    c.channel = null;
+    c.consumerTag = null;
+    c.bound = new Set();
   }
 
   private onMessage(connection: ChannelModel, c: ConsumerState, channel: ConfirmChannel, msg: ConsumeMessage | null): void {
     if (msg === null) {
-      // The broker cancelled the consumer (queue deleted): rebuild everything.
-      if (!this.closing && this.connection === connection) {
-        this.logger.warn(`RabbitMQ cancelled consumer ${c.name}; reconnecting`);
-        void connection.close().catch(() => undefined);
+      // The broker cancelled the consumer (its queue was deleted): declare it again on a new channel;
+      // the old one closes once its running handlers have settled their messages.
+      if (!this.closing && this.connection === connection && c.channel === channel) {
+        this.logger.warn(`RabbitMQ cancelled consumer "${c.name}" (queue deleted?); declaring its queue again`);
+        this.resetConsumer(c);
+        const running = [...c.inFlight];
+        void Promise.allSettled(running).then(() => channel.close().catch(() => undefined));
+        void this.syncConsumer(c);
       }
       return;
     }
