@@ -3,9 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { schemaOfDataSource } from '@platform/database';
 import { AutomationLinkClicked, OutboxMessage } from '@platform/messaging';
 import { randomUUID } from 'node:crypto';
-import type { Pool, QueryConfig } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { PreparedStatements } from '../common/prepared-statements';
 
 /** Where the click being counted comes from: a new request (by token) or a stored, uncounted row. */
 type ClickSource = 'token' | 'stored';
@@ -32,17 +31,17 @@ export interface CountedClick {
  * UPDATE on the newest row version, so exactly one click sees 1.
  *
  * Planning this statement costs PostgreSQL more than running it, so it is a named prepared
- * statement, parsed and planned once per pooled connection: measured here ~3× the statements per
- * second of the unnamed form. It goes to the pg pool directly (TypeORM's `query` has no statement
- * names). PGlite (embedded, and the tests' fallback) serves every connection from one session, where
- * a name prepared by one connection would collide with the next: unnamed there.
+ * statement ({@link PreparedStatements}), parsed and planned once per pooled connection: measured
+ * here ~3× the statements per second of the unnamed form.
  */
 @Injectable()
 export class ClicksRepository {
-  private readonly statements = new Map<ClickSource, QueryConfig>();
-  private named?: Promise<boolean>;
+  private readonly statements = new Map<ClickSource, string>();
+  private readonly prepared: PreparedStatements;
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(@InjectDataSource() private readonly ds: DataSource) {
+    this.prepared = new PreparedStatements(ds);
+  }
 
   /** Stores and counts a click of `token`; null when no link has that token (nothing is written). */
   async clickByToken(token: string, at: Date, ip: string | null, userAgent: string | null, envelope: ClickEnvelope): Promise<CountedClick | null> {
@@ -68,25 +67,18 @@ export class ClicksRepository {
   }
 
   private async run(source: ClickSource, values: unknown[]): Promise<CountedClick | null> {
-    const pool = (this.ds.driver as PostgresDriver).master as Pool;
-    const { rows } = await pool.query<CountedClick>({ ...(await this.statement(source)), values });
-    return rows[0] ?? null;
+    const [row] = await this.prepared.query<CountedClick>(`automation_click_${source}_${this.schema}`, this.statement(source), values);
+    return row ?? null;
   }
 
   /** The statement, built once per source (parameters $1–$3 are the envelope, then the click). */
-  private async statement(source: ClickSource): Promise<QueryConfig> {
-    let statement = this.statements.get(source);
-    if (!statement) {
-      const text = buildClickStatement(this.schema, this.ds.getMetadata(OutboxMessage).tablePath, source);
-      this.named ??= this.ds.query(`SELECT version() AS v`).then(([row]: Array<{ v: string }>) => !/PGlite/i.test(row.v));
-      const named = await this.named.catch((err: unknown) => {
-        this.named = undefined; // the database did not answer: ask again with the next click
-        throw err;
-      });
-      statement = named ? { name: `automation_click_${source}_${this.schema}`, text } : { text };
-      this.statements.set(source, statement);
+  private statement(source: ClickSource): string {
+    let text = this.statements.get(source);
+    if (!text) {
+      text = buildClickStatement(this.schema, this.ds.getMetadata(OutboxMessage).tablePath, source);
+      this.statements.set(source, text);
     }
-    return statement;
+    return text;
   }
 }
 

@@ -60,6 +60,25 @@ describe('engine (e2e)', () => {
       const after = await ctx.ds.query(`SELECT count(*)::int AS n FROM ${ctx.schema}.inbound_events`);
       expect(after[0].n).toBe(before[0].n);
     });
+
+    it("accepts an account's new app secret from its first delivery, though the receiver remembers accounts", async () => {
+      const entryB = ctx.fakeB.state.account.user_id;
+      const stored = async (commentId: string) =>
+        (await ctx.ds.query(`SELECT account_id FROM ${ctx.schema}.inbound_events WHERE dedup_key = $1`, [`comment:${commentId}`])) as Array<{ account_id: number }>;
+      const media = ctx.fakeB.addMedia();
+      const [c1, c2, c3] = [1, 2, 3].map(() => ctx.fakeB.addComment(media.id, { text: 'hi', from: { id: uid(), username: 'erin' } }).id);
+      const signedWith = (secret: string, commentId: string) => {
+        const payload = commentWebhook(entryB, ctx.fakeB.state.comments.get(commentId)!);
+        return deliver(ctx, payload, signBody(JSON.stringify(payload), secret));
+      };
+      await signedWith('app-secret', c1).expect(200); // IG_APP_SECRET; account B is read and remembered
+      await ctx.ds.query(`UPDATE ${ctx.schema}.accounts SET app_secret = 'secret-b-2' WHERE id = $1`, [ctx.accountId('b')]);
+      await signedWith('secret-b-2', c2).expect(200);
+      expect((await signedWith('secret-b-1', c3)).status).toBe(401);
+      expect(await stored(c1)).toEqual([{ account_id: ctx.accountId('b') }]);
+      expect(await stored(c2)).toEqual([{ account_id: ctx.accountId('b') }]);
+      expect(await stored(c3)).toEqual([]);
+    });
   });
 
   it('runs the whole path: comment → public reply + DM → tap → gate → follow → tap → email (retry) → link → click → counters', async () => {

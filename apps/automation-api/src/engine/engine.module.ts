@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { EventsModule } from '../events/events.module';
 import { WebhooksController } from '../webhooks/webhooks.controller';
+import { InboundWriter } from '../webhooks/inbound-writer';
+import { WebhookAccounts } from '../webhooks/webhook-accounts';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesWorker } from './deliveries.worker';
@@ -17,7 +19,7 @@ import { ReelScheduler } from './reel.scheduler';
 @Module({
   imports: [AccountsModule, EventsModule],
   controllers: [WebhooksController],
-  providers: [EngineRepository, DeliveriesRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
+  providers: [EngineRepository, DeliveriesRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhookAccounts, InboundWriter, WebhooksService],
   exports: [EngineRepository, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
 })
 export class EngineModule {}

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { claimDue, schemaOfDataSource } from '@platform/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AutomationEntity } from '../automations/entities/automation.entity';
+import { PreparedStatements } from '../common/prepared-statements';
 import type { ContactEntity } from '../contacts/entities/contact.entity';
 import type { RunState } from '../runs/entities/run.entity';
 import type { RunStamp } from './run-machine';
@@ -19,6 +20,13 @@ export interface NewInbound {
   payload: Record<string, unknown>;
   /** Not before this time (default: now). */
   not_before?: Date;
+}
+
+/** What the webhook receiver needs of an account: its id and signature secret by `entry.id`. */
+export interface WebhookAccount {
+  id: number;
+  ig_user_id: string;
+  app_secret: string | null;
 }
 
 export interface InboundRow {
@@ -95,7 +103,11 @@ function rowsOf<T>(raw: unknown): T[] {
 /** Every SQL statement of the engine: the work queue, runs, send intents, contacts, clicks. */
 @Injectable()
 export class EngineRepository {
-  constructor(@InjectDataSource() readonly ds: DataSource) {}
+  private readonly prepared: PreparedStatements;
+
+  constructor(@InjectDataSource() readonly ds: DataSource) {
+    this.prepared = new PreparedStatements(ds);
+  }
 
   get s(): string {
     return schemaOfDataSource(this.ds);
@@ -107,21 +119,28 @@ export class EngineRepository {
 
   // ── work queue ────────────────────────────────────────────────────────────────────────────────
 
-  /** Stores work items; duplicates (same platform id) are ignored. Returns how many were new. */
-  async insertInbound(items: NewInbound[], m?: EntityManager): Promise<number> {
-    if (items.length === 0) return 0;
-    const values: unknown[] = [];
-    const tuples = items.map((it, i) => {
-      values.push(it.account_id, it.dedup_key, it.kind, it.subject, JSON.stringify(it.payload), it.not_before ?? null);
-      const b = i * 6;
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}::jsonb, COALESCE($${b + 6}::timestamptz, now()))`;
-    });
-    const rows = await this.q(m).query(
-      `INSERT INTO ${this.s}.inbound_events (account_id, dedup_key, kind, subject, payload, next_attempt_at)
-       VALUES ${tuples.join(', ')} ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
-      values,
-    );
-    return rows.length;
+  /**
+   * Stores work items, one statement whatever their number; duplicates (same platform id, already
+   * stored or twice in `items`) are ignored. Answers the dedup keys of the items that were new.
+   * Without a transaction `m` it is a prepared statement on its own commit (the webhook receiver's
+   * hot path); the text is the same for any number of items, as they travel as arrays.
+   */
+  async insertInbound(items: NewInbound[], m?: EntityManager): Promise<string[]> {
+    if (items.length === 0) return [];
+    const text = `INSERT INTO ${this.s}.inbound_events (account_id, dedup_key, kind, subject, payload, next_attempt_at)
+       SELECT i.account_id, i.dedup_key, i.kind, i.subject, i.payload, COALESCE(i.not_before, now())
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[]) AS i(account_id, dedup_key, kind, subject, payload, not_before)
+       ON CONFLICT (dedup_key) DO NOTHING RETURNING dedup_key`;
+    const values = [
+      items.map((it) => it.account_id),
+      items.map((it) => it.dedup_key),
+      items.map((it) => it.kind),
+      items.map((it) => it.subject),
+      items.map((it) => JSON.stringify(it.payload)),
+      items.map((it) => it.not_before?.toISOString() ?? null),
+    ];
+    const rows: Array<{ dedup_key: string }> = m ? await m.query(text, values) : await this.prepared.query(`automation_inbound_insert_${this.s}`, text, values);
+    return rows.map((r) => r.dedup_key);
   }
 
   /**
@@ -474,7 +493,7 @@ export class EngineRepository {
   // ── accounts (webhook routing) ────────────────────────────────────────────────────────────────
 
   /** Accounts by professional account id (webhook `entry.id`). */
-  async accountsByIgUserIds(ids: string[]): Promise<Array<{ id: number; ig_user_id: string; app_secret: string | null }>> {
+  async accountsByIgUserIds(ids: string[]): Promise<WebhookAccount[]> {
     if (ids.length === 0) return [];
     return this.ds.query(`SELECT id, ig_user_id, app_secret FROM ${this.s}.accounts WHERE ig_user_id = ANY($1::text[])`, [ids]);
   }

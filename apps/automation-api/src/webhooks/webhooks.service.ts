@@ -3,8 +3,10 @@ import { ApiError } from '@platform/errors';
 import { verifyHmacSignature } from '@platform/http-safety';
 import { mayNeedStripping, stripNul } from '../common/strip-nul';
 import { AutomationConfig } from '../config';
-import { EngineRepository, type NewInbound } from '../engine/engine.repository';
+import { EngineRepository, type NewInbound, type WebhookAccount } from '../engine/engine.repository';
 import { InboundWorker } from '../engine/inbound.worker';
+import { InboundWriter } from './inbound-writer';
+import { WebhookAccounts } from './webhook-accounts';
 
 interface WebhookEntry {
   id?: string;
@@ -15,9 +17,11 @@ interface WebhookEntry {
 
 /**
  * The platform's webhooks: verification handshake and the receiver. A delivery is checked against
- * the app secret over the raw bytes, split into work items keyed by the platform's ids (comment id,
+ * the app secrets over the raw bytes, split into work items keyed by the platform's ids (comment id,
  * message mid, postback mid) and stored — duplicates are dropped by the unique key — then the
- * worker is woken; the answer does not wait for any processing.
+ * worker is woken; the answer does not wait for any processing. On the usual path a delivery costs
+ * one database statement: the accounts come from a short-lived cache (WebhookAccounts) and the
+ * items of concurrent deliveries are inserted together (InboundWriter).
  */
 @Injectable()
 export class WebhooksService {
@@ -25,6 +29,8 @@ export class WebhooksService {
 
   constructor(
     private readonly repo: EngineRepository,
+    private readonly accounts: WebhookAccounts,
+    private readonly writer: InboundWriter,
     private readonly worker: InboundWorker,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {}
@@ -42,12 +48,13 @@ export class WebhooksService {
     const body = raw && mayNeedStripping(raw) ? stripNul(parsed) : parsed;
     const entries: WebhookEntry[] = Array.isArray((body as { entry?: unknown })?.entry) ? (body as { entry: WebhookEntry[] }).entry : [];
     const ids = [...new Set(entries.map((e) => String(e.id ?? '')).filter(Boolean))];
-    const accounts = await this.repo.accountsByIgUserIds(ids);
-    const secrets = [...new Set([this.config.IG_APP_SECRET, ...accounts.map((a) => a.app_secret)].filter((s): s is string => Boolean(s)))];
-    if (!raw || !signature || !secrets.some((secret) => verifyHmacSignature(raw, secret, signature))) {
+    let found = await this.accounts.find(ids);
+    // A secret remembered from an earlier read may have been replaced since: read again before refusing.
+    if (!this.signed(raw, signature, found.accounts) && found.cached) found = await this.accounts.find(ids, true);
+    if (!this.signed(raw, signature, found.accounts)) {
       throw new ApiError(401, 'INVALID_SIGNATURE', 'X-Hub-Signature-256 is missing or does not match the body signed with the app secret');
     }
-    const byIg = new Map(accounts.map((a) => [a.ig_user_id, a.id]));
+    const byIg = new Map(found.accounts.map((a) => [a.ig_user_id, a.id]));
     const items: NewInbound[] = [];
     for (const entry of entries) {
       const accountId = byIg.get(String(entry.id ?? ''));
@@ -57,9 +64,17 @@ export class WebhooksService {
       }
       items.push(...toItems(accountId, String(entry.id), entry));
     }
-    const stored = await this.repo.insertInbound(items);
+    const stored = await this.writer.store(items);
     if (stored > 0) this.worker.wake();
     return stored;
+  }
+
+  /** Whether `signature` is the body's HMAC with IG_APP_SECRET or the secret of one of the delivery's accounts. */
+  private signed(raw: Buffer | undefined, signature: string | undefined, accounts: WebhookAccount[]): boolean {
+    if (!raw || !signature) return false;
+    const secrets = new Set([this.config.IG_APP_SECRET, ...accounts.map((a) => a.app_secret)]);
+    for (const secret of secrets) if (secret && verifyHmacSignature(raw, secret, signature)) return true;
+    return false;
   }
 }
 
