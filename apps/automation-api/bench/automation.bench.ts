@@ -16,6 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { startService } from '@platform/platform';
 import { DataSource } from 'typeorm';
 import { automationApiService } from '../src/service';
@@ -84,6 +85,16 @@ function commentDelivery(i: number, runTag: string): { body: string; signature: 
   return { body, signature: `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` };
 }
 
+async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
 async function withService<T>(opts: AutomationBenchOptions, fn: (url: string, ds: DataSource, schema: string) => Promise<T>): Promise<T> {
   const dataDir = await mkdtemp(join(tmpdir(), 'automation-bench-'));
   const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
@@ -112,8 +123,9 @@ async function withService<T>(opts: AutomationBenchOptions, fn: (url: string, ds
   try {
     return await fn(service.url, ds, schema);
   } finally {
-    await ds.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    // The app first (its workers poll the schema), then the schema on a connection of its own.
     await service.close();
+    if (databaseUrl) await dropSchema(databaseUrl, schema);
     await rm(dataDir, { recursive: true, force: true });
   }
 }
