@@ -107,8 +107,10 @@ async function main(): Promise<void> {
   if (withRatios.length) process.stdout.write(`\n${formatTable(withRatios)}\n`);
   if (measurements.length || failedSuites.length) process.stdout.write(`\n${formatMeasurements(measurements, failedSuites)}\n`);
   const direct = withRatios.find((r) => r.name === 'auth-api /healthz direct');
-  const gateway = withRatios.find((r) => r.name.includes('via gateway') && r.p50Ratio !== undefined);
-  const bareProxy = withRatios.find((r) => r.name.includes('via bare node:http proxy') && r.p50Ratio !== undefined);
+  const gateway = withRatios.find((r) => r.name === 'auth-api /healthz via gateway' && r.p50Ratio !== undefined);
+  const bareProxy = withRatios.find((r) => r.name === 'auth-api /healthz via bare node:http proxy' && r.p50Ratio !== undefined);
+  const meDirect = withRatios.find((r) => r.name === 'auth-api /auth/me direct');
+  const meGateway = withRatios.find((r) => r.name === 'auth-api /auth/me via gateway' && r.p50Ratio !== undefined);
   if (gateway && direct) {
     const added = (r: ScenarioResult) => `${((r.unloadedLatencyMs.p50 - direct.unloadedLatencyMs.p50) * 1000).toFixed(0)} µs`;
     process.stdout.write(
@@ -118,6 +120,13 @@ async function main(): Promise<void> {
           ? `a bare node:http proxy hop in the same run: p50 +${((bareProxy.p50Ratio! - 1) * 100).toFixed(0)}% (+${added(bareProxy)}), ` +
             `throughput ${(bareProxy.throughputRatio! * 100).toFixed(0)}% of direct\n`
           : ''),
+    );
+  }
+  if (meGateway && meDirect) {
+    const added = ((meGateway.unloadedLatencyMs.p50 - meDirect.unloadedLatencyMs.p50) * 1000).toFixed(0);
+    process.stdout.write(
+      `gateway overhead on a real endpoint (auth-api /me: token check and a database read): p50 +${((meGateway.p50Ratio! - 1) * 100).toFixed(0)}% ` +
+        `(+${added} µs) for one caller, throughput under load ${(meGateway.throughputRatio! * 100).toFixed(0)}% of direct\n`,
     );
   }
   const broken = withRatios.filter((r) => r.errors + r.timeouts + r.unexpectedStatus > 0 || r.requests === 0);

@@ -12,7 +12,12 @@ import { SERVICES, upstreamEnvName } from '../../apps/gateway/src/routes/route-t
 /** Where each started process listens. */
 export interface BenchTargets {
   url(name: string): string;
+  /** A bearer token of auth-api's first user (part B), fetched once auth-api is up. */
+  authToken(): string;
 }
+
+/** auth-api's first user in the bench (its password is made per run). */
+const BENCH_ADMIN = { email: 'bench@example.com', password: `bench-${Math.random().toString(36).slice(2)}-pass` };
 
 interface AppSpec {
   /** module to run; the apps are the built entries under dist/apps */
@@ -52,7 +57,10 @@ http.createServer((req, res) => {
 const APPS: Record<string, AppSpec> = {
   bare: { entry: () => ['-e', BARE_SERVER] },
   'bare-proxy': { entry: () => ['-e', BARE_PROXY], env: (urls) => ({ UPSTREAM: urls.get('auth-api')!, PREFIX: '/auth' }) },
-  'auth-api': { entry: (root) => [path.join(root, 'dist/apps/auth-api/main.js')] },
+  'auth-api': {
+    entry: (root) => [path.join(root, 'dist/apps/auth-api/main.js')],
+    env: () => ({ AUTH_ADMIN_EMAIL: BENCH_ADMIN.email, AUTH_ADMIN_PASSWORD: BENCH_ADMIN.password }),
+  },
   gateway: {
     entry: (root) => [path.join(root, 'dist/apps/gateway/main.js')],
     env: (urls) =>
@@ -86,12 +94,30 @@ async function waitHealthy(name: string, url: string, child: ChildProcess, outpu
   throw new Error(`${name} did not answer ${url}/healthz within ${timeoutMs} ms:\n${output()}`);
 }
 
+/** Part B's login (form-encoded) as the bench's first user: the token of the authenticated scenarios. */
+async function login(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: BENCH_ADMIN.email, password: BENCH_ADMIN.password }).toString(),
+  });
+  if (!res.ok) throw new Error(`bench: auth-api login answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
 export class BenchProcesses implements BenchTargets {
   private readonly urls = new Map<string, string>();
   private readonly children: { name: string; child: ChildProcess }[] = [];
   readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
 
   constructor(private readonly root: string) {}
+
+  private token?: string;
+
+  authToken(): string {
+    if (!this.token) throw new Error('bench: auth-api is not running (add it to the scenario\'s needs)');
+    return this.token;
+  }
 
   url(name: string): string {
     const url = this.urls.get(name);
@@ -121,6 +147,7 @@ export class BenchProcesses implements BenchTargets {
       const url = `http://127.0.0.1:${port}`;
       await waitHealthy(name, url, child, () => output);
       this.urls.set(name, url);
+      if (name === 'auth-api') this.token = await login(url);
       process.stdout.write(`bench: ${name} ready on ${url} (pid ${child.pid})\n`);
     }
   }

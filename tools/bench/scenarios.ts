@@ -39,4 +39,18 @@ export const SCENARIOS: Scenario[] = [
     request: (t) => ({ url: `${t.url('gateway')}/auth/healthz` }),
     compareWith: 'auth-api /healthz direct',
   },
+  // A real endpoint (RS256 verification and the user read from the database) next to /healthz:
+  // what the gateway's fixed cost per hop amounts to where a request does work.
+  {
+    name: 'auth-api /auth/me direct',
+    needs: ['auth-api'],
+    request: (t) => ({ url: `${t.url('auth-api')}/api/v1/auth/me`, headers: { authorization: `Bearer ${t.authToken()}` } }),
+    compareWith: 'baseline: bare node:http',
+  },
+  {
+    name: 'auth-api /auth/me via gateway',
+    needs: ['auth-api', 'gateway'],
+    request: (t) => ({ url: `${t.url('gateway')}/auth/api/v1/auth/me`, headers: { authorization: `Bearer ${t.authToken()}` } }),
+    compareWith: 'auth-api /auth/me direct',
+  },
 ];
