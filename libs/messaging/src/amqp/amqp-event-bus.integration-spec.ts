@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { createTestRabbit, testServices, type TestRabbit } from '@platform/testing';
 import { connect, type ChannelModel, type Channel } from 'amqplib';
 import { defineEvent, EventEnvelope } from '../contracts/event-contract';
@@ -224,6 +225,9 @@ withRabbit('AmqpEventBus (RabbitMQ)', () => {
     const a = rabbit.queue('conflicting');
     const b = rabbit.queue('healthy');
     await adminChannel.assertQueue(a, { durable: true });
+    // The failure and the recovery are logged (captured here: they are what an operator reads).
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const logs = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     const bus = newBus();
     const gotA: string[] = [];
     const gotB: string[] = [];
@@ -268,6 +272,12 @@ withRabbit('AmqpEventBus (RabbitMQ)', () => {
     expect(gotA).toEqual(['third']);
     expect([...new Set(gotB)]).toEqual(['first', 'second', 'third']);
     expect(bus.rawConnection).toBe(connection);
+    expect(errors.mock.calls.map(([message]) => String(message))).toContainEqual(
+      expect.stringMatching(new RegExp(`Consumer "${a}" is not consuming: .*PRECONDITION_FAILED`)),
+    );
+    expect(logs.mock.calls.map(([message]) => String(message))).toContainEqual(expect.stringContaining(`Consumer "${a}" is consuming again`));
+    errors.mockRestore();
+    logs.mockRestore();
   });
 
   it('re-declares only the consumer whose queue was deleted under it, keeping the connection', async () => {
