@@ -11,3 +11,4 @@ export {
 } from './embedded-postgres';
 export { withTransaction } from './transaction';
 export { claimDue, type ClaimDueOptions, type ClaimLease } from './claim-due';
+export { PreparedStatements } from './prepared-statements';

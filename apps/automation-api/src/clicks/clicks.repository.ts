@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { schemaOfDataSource } from '@platform/database';
+import { PreparedStatements, schemaOfDataSource } from '@platform/database';
 import { AutomationLinkClicked, OutboxMessage } from '@platform/messaging';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { PreparedStatements } from '../common/prepared-statements';
 
 /** Where the click being counted comes from: a new request (by token) or a stored, uncounted row. */
 type ClickSource = 'token' | 'stored';

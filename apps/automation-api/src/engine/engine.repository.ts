@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { claimDue, schemaOfDataSource } from '@platform/database';
+import { claimDue, PreparedStatements, schemaOfDataSource } from '@platform/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AutomationEntity } from '../automations/entities/automation.entity';
-import { PreparedStatements } from '../common/prepared-statements';
 import type { ContactEntity } from '../contacts/entities/contact.entity';
 import type { RunState } from '../runs/entities/run.entity';
 import type { RunStamp } from './run-machine';

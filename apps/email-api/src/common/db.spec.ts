@@ -12,6 +12,7 @@ function fakeDataSource(version: () => Promise<string>) {
   return { db: new Db(ds as unknown as DataSource), configs };
 }
 
+// The named/unnamed logic itself is PreparedStatements' (tested in @platform/database).
 describe('Db.prepared', () => {
   it('names the statement per schema on PostgreSQL, so each pooled connection plans it once', async () => {
     const { db, configs } = fakeDataSource(async () => 'PostgreSQL 15.4 on x86_64-pc-linux-gnu');
@@ -21,24 +22,5 @@ describe('Db.prepared', () => {
       { name: 'q_email_t', text: 'SELECT $1', values: [1] },
       { name: 'q_email_t', text: 'SELECT $1', values: [2] },
     ]);
-  });
-
-  it('leaves it unnamed on PGlite, where every connection shares one session', async () => {
-    const { db, configs } = fakeDataSource(async () => 'PostgreSQL 16.4 (PGlite 0.2.0) on x86_64-pc-linux-gnu');
-    await db.prepared('q', 'SELECT 1', []);
-    expect(configs).toEqual([{ text: 'SELECT 1', values: [] }]);
-  });
-
-  it('asks for the version again after the database failed to answer', async () => {
-    let calls = 0;
-    const { db, configs } = fakeDataSource(async () => {
-      calls += 1;
-      if (calls === 1) throw new Error('connection refused');
-      return 'PostgreSQL 15.4';
-    });
-    await expect(db.prepared('q', 'SELECT 1', [])).rejects.toThrow('connection refused');
-    await db.prepared('q', 'SELECT 1', []);
-    expect(calls).toBe(2);
-    expect(configs).toEqual([{ name: 'q_email_t', text: 'SELECT 1', values: [] }]);
   });
 });

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { schemaOfDataSource, withTransaction } from '@platform/database';
-import type { Pool } from 'pg';
+import { PreparedStatements, schemaOfDataSource, withTransaction } from '@platform/database';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
  * Raw SQL access for the repositories: schema-qualified table names and a query helper that runs on
@@ -11,11 +9,11 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 @Injectable()
 export class Db {
   readonly schema: string;
-  /** Whether named prepared statements can be used (not on PGlite); asked once. */
-  private namedStatements?: Promise<boolean>;
+  private readonly statements: PreparedStatements;
 
   constructor(readonly dataSource: DataSource) {
     this.schema = schemaOfDataSource(dataSource);
+    this.statements = new PreparedStatements(dataSource);
   }
 
   /** `email.contacts` for `contacts`. */
@@ -47,25 +45,10 @@ export class Db {
    * TypeORM's query runner around it. For the hot paths only (`POST /v1/track`, key lookups), where
    * planning and round trips cost more than running. `name` must stand for one fixed `text`.
    *
-   * PGlite (the embedded database, and the tests' fallback) serves every connection from one
-   * session, where a name prepared through one connection would collide with the next: unnamed there.
+   * Unnamed on PGlite (see PreparedStatements in @platform/database).
    */
   async prepared<T>(name: string, text: string, params: unknown[]): Promise<T[]> {
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
-    const named = await this.canName();
-    const { rows } = await pool.query(named ? { name: `${name}_${this.schema}`, text, values: params } : { text, values: params });
-    return rows as T[];
-  }
-
-  private canName(): Promise<boolean> {
-    this.namedStatements ??= this.dataSource.query(`SELECT version() AS v`).then(
-      ([row]: Array<{ v: string }>) => !/PGlite/i.test(row.v),
-      (err: unknown) => {
-        this.namedStatements = undefined; // the database did not answer: ask again next time
-        throw err;
-      },
-    );
-    return this.namedStatements;
+    return this.statements.query<T & object>(`${name}_${this.schema}`, text, params);
   }
 
   transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {

@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
- * Hot statements of the public endpoints (click redirect, webhook receiver) as named prepared
- * statements: PostgreSQL parses and plans each once per pooled connection instead of on every call
+ * Hot statements of public endpoints (automation-api's click redirect and webhook receiver,
+ * email-api's /v1/track and key lookups) as named prepared statements: PostgreSQL parses and plans each once per pooled connection instead of on every call
  * (for the click statement, planning costs more than running it). They go to the pg pool directly,
  * as TypeORM's `query` cannot name statements, so they run outside any TypeORM transaction (one
  * statement, its own commit). PGlite (embedded, and the tests' fallback) serves every connection
