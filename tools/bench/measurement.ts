@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
 
 // The result of an app's own benchmark suite (apps/<app>/bench/*.bench.ts): one figure next to its
 // baseline measured in the same run. Defined once here; the app suites import it, and the loopback helper below.
@@ -28,3 +29,15 @@ export async function listenOnLoopback(server: Server): Promise<{ url: string; c
       }),
   };
 }
+
+/** Drops a bench's throwaway schema on a connection of its own, once the app using it has closed. */
+export async function dropBenchSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+

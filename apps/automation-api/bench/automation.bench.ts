@@ -16,13 +16,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { startService } from '@platform/platform';
 import { DataSource } from 'typeorm';
 import { automationApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type
-import { listenOnLoopback as listen, type BenchMeasurement } from '../../../tools/bench/measurement';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
+import { dropBenchSchema, listenOnLoopback as listen, type BenchMeasurement } from '../../../tools/bench/measurement';
 
 export interface AutomationBenchOptions {
   /** webhook deliveries (default 2000) */
@@ -85,16 +84,6 @@ function commentDelivery(i: number, runTag: string): { body: string; signature: 
   return { body, signature: `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` };
 }
 
-async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
-
 async function withService<T>(opts: AutomationBenchOptions, fn: (url: string, ds: DataSource, schema: string) => Promise<T>): Promise<T> {
   const dataDir = await mkdtemp(join(tmpdir(), 'automation-bench-'));
   const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
@@ -125,7 +114,7 @@ async function withService<T>(opts: AutomationBenchOptions, fn: (url: string, ds
   } finally {
     // The app first (its workers poll the schema), then the schema on a connection of its own.
     await service.close();
-    if (databaseUrl) await dropSchema(databaseUrl, schema);
+    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -18,11 +18,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { emailApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type
-import type { BenchMeasurement } from '../../../tools/bench/measurement';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
+import { dropBenchSchema, type BenchMeasurement } from '../../../tools/bench/measurement';
 
 export interface EmailTrackBenchOptions {
   /** Requests sent (default 3000). */
@@ -182,15 +181,7 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
   } finally {
     await bare.close();
     await service.close();
-    if (databaseUrl) {
-      const client = new Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await client.end();
-      }
-    }
+    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
     await rm(dataDir, { recursive: true, force: true });
   }
 }
