@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { realmUserFields } from '../../common/realm-user.view';
 import type { FiscalUser } from '../entities/fiscal-user.entity';
 
 export class UserDto {
@@ -10,13 +11,6 @@ export class UserDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' }) created_at: string;
 
   static from(user: FiscalUser): UserDto {
-    return {
-      id: user.id,
-      email: user.email,
-      full_name: user.fullName,
-      role: user.role,
-      is_active: user.isActive,
-      created_at: user.createdAt.toISOString(),
-    };
+    return { id: user.id, ...realmUserFields(user) };
   }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { realmUserFields } from '../../common/realm-user.view';
 import { LOGISTICS_ROLES, type LogisticsRole, type LogisticsUser } from '../entities/logistics-user.entity';
 
 export class LogisticsUserDto {
@@ -12,14 +13,7 @@ export class LogisticsUserDto {
   @ApiProperty({ format: 'date-time' }) created_at: string;
 
   static from(user: LogisticsUser): LogisticsUserDto {
-    return {
-      id: user.id,
-      email: user.email,
-      full_name: user.fullName,
-      role: user.role,
-      is_active: user.isActive,
-      created_at: user.createdAt.toISOString(),
-    };
+    return { id: user.id, ...realmUserFields(user) };
   }
 }
 
