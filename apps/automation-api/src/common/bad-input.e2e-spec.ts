@@ -98,6 +98,13 @@ describe('bad input on every kind of parameter (e2e)', () => {
     expect(ok.body.automation.reel_publish_at).toBe('2026-12-01T17:00:00.000Z');
   });
 
+  it('bounds the tags of an imported contact as a PATCH does (at most 100)', async () => {
+    const http = ctx.t.http;
+    const tags = Array.from({ length: 101 }, (_v, i) => `t${i}`);
+    await expectError(await http.post('/api/v1/automations/import').set(A()).send({ source: 'tool', contacts: [{ ig_id: 'many-tags', tags }] }), 400, 'tags');
+    await expectError(await http.patch('/api/v1/contacts/anyone').set(A()).send({ tags }), 400, 'tags');
+  });
+
   it('stores a platform delivery whose text holds NUL or an unpaired surrogate as storable text (no 500, no lost comment)', async () => {
     const entry = ctx.fakeA.state.account.user_id;
     const payload = {

@@ -262,12 +262,9 @@ export class EngineService {
         return run;
       });
     }
-    if (!runId) return;
-    const run = await this.repo.run(runId);
-    if (!run) return;
-    const a = await this.repo.automation(run.automation_id);
-    if (!a) return;
-    const contact = await this.repo.contact(account.id, run.contact_ig_id);
+    const loaded = runId ? await this.loadRun(runId, account.id) : null;
+    if (!loaded) return;
+    const { run, automation: a, contact } = loaded;
     const starting = run.message_id === p.mid;
     if (starting && run.state === 'started' && !run.username) {
       // Messages carry no handle; the person messaged us, so the profile may be read ({username} in texts).
@@ -296,13 +293,19 @@ export class EngineService {
         return mine;
       });
     }
-    if (!runId) return;
-    const run = await this.repo.run(runId);
-    if (!run) return;
-    const a = await this.repo.automation(run.automation_id);
-    if (!a) return;
-    const contact = await this.repo.contact(account.id, run.contact_ig_id);
+    const loaded = runId ? await this.loadRun(runId, account.id) : null;
+    if (!loaded) return;
+    const { run, automation: a, contact } = loaded;
     await this.guard(run.id, () => this.advance(account, a, run, ev, { type: 'tap', knownEmail: contact?.email ?? null, now: this.clock.now() }));
+  }
+
+  /** A run with its automation and the person's contact row, once the inbound item is applied; null when either is gone. */
+  private async loadRun(runId: string, accountId: number) {
+    const run = await this.repo.run(runId);
+    if (!run) return null;
+    const automation = await this.repo.automation(run.automation_id);
+    if (!automation) return null;
+    return { run, automation, contact: await this.repo.contact(accountId, run.contact_ig_id) };
   }
 
   private async followUp(ev: InboundRow, account: AccountEntity): Promise<void> {

@@ -38,8 +38,9 @@ export class ListContactsQueryDto extends CursorPageQueryDto {
   tag?: string;
 }
 
-export class UpdateContactDto {
-  @ApiPropertyOptional({ type: [String], description: 'Replaces the tags' })
+/** What a person's record carries from whoever manages it: tags and notes (PATCH and import). */
+class ContactAnnotationsDto {
+  @ApiPropertyOptional({ type: [String], maxItems: 100, description: 'Tags of the contact (at most 100; a PATCH replaces the stored ones)' })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(100)
@@ -52,7 +53,9 @@ export class UpdateContactDto {
   @IsString()
   @MaxLength(5000)
   notes?: string | null;
+}
 
+export class UpdateContactDto extends ContactAnnotationsDto {
   @ApiPropertyOptional({ type: String, nullable: true, example: 'ann@example.com' })
   @IsOptional()
   @IsEmail()
@@ -60,7 +63,7 @@ export class UpdateContactDto {
 }
 
 /** A contact from another tool (POST /automations/import). */
-export class ImportContactDto {
+export class ImportContactDto extends ContactAnnotationsDto {
   @ApiProperty({ description: 'Instagram-scoped id of the person' })
   @IsString()
   @IsNotEmpty()
@@ -83,19 +86,6 @@ export class ImportContactDto {
   @IsOptional()
   @IsEmail()
   email?: string | null;
-
-  @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
-  @IsArray()
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  tags?: string[];
-
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(5000)
-  notes?: string | null;
 
   @ApiPropertyOptional({ type: Number, nullable: true, enum: [0, 1] })
   @IsOptional()
