@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { rowsOf } from './rows';
 import { withTransaction } from './transaction';
 
 export interface ClaimLease {
@@ -76,8 +77,7 @@ export async function claimDue<T = Record<string, unknown>>(ds: DataSource, opts
       `UPDATE ${table} SET ${assignments.join(', ')} WHERE ${key} = ANY($1) RETURNING *`,
       updateParams,
     );
-    // TypeORM returns [rows, affected] for UPDATE … RETURNING on PostgreSQL.
-    const rows = (Array.isArray(raw) && Array.isArray(raw[0]) ? raw[0] : raw) as Array<Record<string, unknown>>;
+    const rows = rowsOf<Record<string, unknown>>(raw);
     const keyColumn = key.includes('.') ? key.slice(key.lastIndexOf('.') + 1) : key;
     const order = new Map(keys.map((k, i) => [String(k), i]));
     return rows.sort((a, b) => order.get(String(a[keyColumn]))! - order.get(String(b[keyColumn]))!) as T[];

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { BaseConfig, HealthRegistry, MIGRATION_RUNNER, SERVICE_NAME, type MigrationRunner } from '@platform/platform';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, poolSettingsFrom, type EntityClass, type MigrationClass, type PoolSettings } from './data-source-options';
+import { Database } from './database';
 import { acquireEmbeddedPostgres, releaseEmbeddedPostgres } from './embedded-postgres';
 import { runMigrations, shouldMigrateOnStart } from './migrations';
 import { assertSchemaName, ensureSchema } from './schema';
@@ -125,6 +126,7 @@ class DatabaseMigrationRunner implements MigrationRunner {
  * PGlite under DATA_DIR when it is unset; the service's own schema (DATABASE_SCHEMA, which the
  * platform defaults to ServiceDefinition.schema), created if missing; migrations table inside it;
  * never `synchronize`. Registers the `database` readiness check and the platform's MIGRATION_RUNNER.
+ * Global: every module of the app injects `Database` (the repositories' one way to the database).
  */
 @Module({})
 export class DatabaseModule {
@@ -136,6 +138,7 @@ export class DatabaseModule {
     };
     return {
       module: DatabaseModule,
+      global: true,
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [BaseConfig, { token: SERVICE_NAME, optional: true }],
@@ -184,8 +187,9 @@ export class DatabaseModule {
         runtimeProvider,
         DatabaseLifecycle,
         { provide: MIGRATION_RUNNER, useClass: DatabaseMigrationRunner },
+        { provide: Database, inject: [DataSource], useFactory: (ds: DataSource) => new Database(ds) },
       ],
-      exports: [TypeOrmModule, MIGRATION_RUNNER, DATABASE_RUNTIME],
+      exports: [TypeOrmModule, MIGRATION_RUNNER, DATABASE_RUNTIME, Database],
     };
   }
 }

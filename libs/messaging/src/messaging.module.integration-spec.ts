@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DatabaseModule, withTransaction } from '@platform/database';
+import { Database, DatabaseModule } from '@platform/database';
 import { BaseConfig, type ServiceDefinition } from '@platform/platform';
 import { createTestApp, createTestRabbit, testServices, uniqueSuffix, type TestApp, type TestRabbit } from '@platform/testing';
 import { connect } from 'amqplib';
@@ -92,8 +92,8 @@ describe('MessagingModule in an app', () => {
       const received: EventEnvelope<TranscribeJobFinishedData>[] = [];
       await bus.subscribe(consumer, [TranscribeJobFinished], async (e) => void received.push(e));
 
-      const envelope = await withTransaction(t.app.get(DataSource), (m) =>
-        t.app.get(Outbox).enqueue(m, TranscribeJobFinished, sample, { correlationId: 'req-1' }),
+      const envelope = await t.app.get(Database).transaction(() =>
+        t.app.get(Outbox).enqueue(TranscribeJobFinished, sample, { correlationId: 'req-1' }),
       );
       await waitFor('delivery', () => received.length === 1);
       expect(received[0]).toEqual({ ...envelope, source: 'transcribe-api', correlationId: 'req-1', data: sample });

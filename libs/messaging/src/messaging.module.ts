@@ -10,6 +10,7 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { BaseConfig, HealthRegistry, SERVICE_NAME } from '@platform/platform';
+import { Database } from '@platform/database';
 import { DataSource } from 'typeorm';
 import { AmqpEventBus, type AmqpEventBusOptions } from './amqp/amqp-event-bus';
 import { EventBus } from './event-bus';
@@ -90,8 +91,8 @@ export class MessagingModule {
         },
         {
           provide: Outbox,
-          inject: [SERVICE_NAME, OutboxRelay],
-          useFactory: (serviceName: string, relay: OutboxRelay) => new Outbox(serviceName, relay),
+          inject: [SERVICE_NAME, Database, OutboxRelay],
+          useFactory: (serviceName: string, db: Database, relay: OutboxRelay) => new Outbox(serviceName, db, relay),
         },
       );
       exports.push(Outbox, OutboxRelay);

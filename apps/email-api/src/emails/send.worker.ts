@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PollingWorker } from '../common/polling-worker';
+import { PollingWorker } from '@platform/database';
 import { EmailApiConfig } from '../config';
 import { EmailsRepository } from './emails.repository';
 import { SmtpTransport } from './smtp.transport';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PollingWorker } from '../common/polling-worker';
+import { PollingWorker } from '@platform/database';
 import { IdempotencyRepository } from './idempotency.repository';
 
 /** Deletes idempotency keys older than 24 hours, hourly (any replica; the DELETE is idempotent). */

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EmailApiConfig } from '../config';
-import { PollingWorker } from '../common/polling-worker';
+import { PollingWorker } from '@platform/database';
 import type { JobRow, JobType } from './job';
 import { JobsRepository } from './jobs.repository';
 

@@ -1,4 +1,4 @@
-import { withTransaction } from '@platform/database';
+import { Database } from '@platform/database';
 import { createTestDatabase, createTestRabbit, testServices, type TestDatabase, type TestRabbit } from '@platform/testing';
 import { storage, Store } from 'nestjs-pino/storage';
 import pino from 'pino';
@@ -29,6 +29,7 @@ async function waitFor(what: string, predicate: () => boolean | Promise<boolean>
 describe('Outbox and Inbox (PostgreSQL)', () => {
   let db: TestDatabase;
   let ds: DataSource;
+  let database: Database;
   let schema: string;
   let rabbit: TestRabbit | undefined;
   let consumerSeq = 0;
@@ -63,6 +64,7 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     if (testServices().amqpUrl) rabbit = await createTestRabbit();
     ds = new DataSource({ type: 'postgres', url: db.url, schema, entities: messagingEntities, poolSize: 4 });
     await ds.initialize();
+    database = new Database(ds);
     await ds.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     const q = ds.createQueryRunner();
     try {
@@ -95,20 +97,20 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     await bus.subscribe(consumerName('ledger'), [InvoicePaid], async (e) => void received.push(e));
     // No polling during the test: only the wake-up after the commit can publish the event.
     const r = relay(bus, { pollIntervalMs: 600_000 });
-    const outbox = new Outbox('billing-api', r);
+    const outbox = new Outbox('billing-api', database, r);
     r.start();
     await r.flush(); // the start-up round is over: from now on only a wake-up publishes
 
     await expect(
-      withTransaction(ds, async (m) => {
-        await outbox.enqueue(m, InvoicePaid, { invoiceId: 'rolled-back', amount: 1 });
+      database.transaction(async () => {
+        await outbox.enqueue(InvoicePaid, { invoiceId: 'rolled-back', amount: 1 });
         throw new Error('business rule failed');
       }),
     ).rejects.toThrow('business rule failed');
     expect(await outboxRows()).toHaveLength(0);
 
-    const envelope = await withTransaction(ds, (m) =>
-      outbox.enqueue(m, InvoicePaid, { invoiceId: 'inv-1', amount: 42 }, { correlationId: 'req-7' }),
+    const envelope = await database.transaction(() =>
+      outbox.enqueue(InvoicePaid, { invoiceId: 'inv-1', amount: 42 }, { correlationId: 'req-7' }),
     );
     await waitFor('delivery', () => received.length === 1);
     expect(received[0]).toEqual({ ...envelope, source: 'billing-api' });
@@ -123,10 +125,10 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     const down = new AmqpEventBus({ url: 'amqp://guest:guest@127.0.0.1:1', source: 'billing-api', reconnectDelayMs: 60_000 });
     closeables.push(down);
     await down.start();
-    const outbox = new Outbox('billing-api');
+    const outbox = new Outbox('billing-api', database);
     const ids: string[] = [];
     for (const n of [1, 2, 3]) {
-      const e = await withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: `offline-${n}`, amount: n }));
+      const e = await database.transaction(() => outbox.enqueue(InvoicePaid, { invoiceId: `offline-${n}`, amount: n }));
       ids.push(e.id);
     }
     const offline = relay(down);
@@ -158,7 +160,7 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     const received: string[] = [];
     await bus.subscribe('flaky-consumer', [InvoicePaid], async (e) => void received.push(e.data.invoiceId));
     const r = relay(bus);
-    await withTransaction(ds, (m) => new Outbox('billing-api').enqueue(m, InvoicePaid, { invoiceId: 'retry-me', amount: 5 }));
+    await database.transaction(() => new Outbox('billing-api', database).enqueue(InvoicePaid, { invoiceId: 'retry-me', amount: 5 }));
 
     await expect(r.flush()).resolves.toBe(0);
     const [failed] = await outboxRows();
@@ -210,22 +212,22 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
   });
 
   it('prunes sent rows past their retention and keeps unsent ones', async () => {
-    const outbox = new Outbox('billing-api');
-    const old = await withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: 'old', amount: 1 }));
-    const pending = await withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: 'pending', amount: 2 }));
+    const outbox = new Outbox('billing-api', database);
+    const old = await database.transaction(() => outbox.enqueue(InvoicePaid, { invoiceId: 'old', amount: 1 }));
+    const pending = await database.transaction(() => outbox.enqueue(InvoicePaid, { invoiceId: 'pending', amount: 2 }));
     await ds.query(`UPDATE ${schema}.outbox SET sent_at = now() - interval '8 days' WHERE event_id = $1`, [old.id]);
     await relay(new InProcessEventBus('billing-api', new InProcessBroker())).prune();
     expect((await outboxRows()).map((r) => r.event_id)).toEqual([pending.id]);
   });
 
   it("stores the request's id as correlation id when none is given, and cuts one too long for its column", async () => {
-    const outbox = new Outbox('billing-api');
+    const outbox = new Outbox('billing-api', database);
     const requestLogger = pino({ enabled: false }).child({ requestId: 'req-ambient' });
     const ambient = await storage.run(new Store(requestLogger), () =>
-      withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: 'a', amount: 1 })),
+      database.transaction(() => outbox.enqueue(InvoicePaid, { invoiceId: 'a', amount: 1 })),
     );
-    const long = await withTransaction(ds, (m) =>
-      outbox.enqueue(m, InvoicePaid, { invoiceId: 'b', amount: 2 }, { correlationId: 'x'.repeat(300) }),
+    const long = await database.transaction(() =>
+      outbox.enqueue(InvoicePaid, { invoiceId: 'b', amount: 2 }, { correlationId: 'x'.repeat(300) }),
     );
     const rows: Array<{ event_id: string; correlation_id: string }> = await ds.query(
       `SELECT event_id, correlation_id FROM ${schema}.outbox ORDER BY id`,
@@ -245,23 +247,23 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
       }
     }
     const r = relay(new ContextBus('billing-api', new InProcessBroker()), { pollIntervalMs: 600_000 });
-    const outbox = new Outbox('billing-api', r);
+    const outbox = new Outbox('billing-api', database, r);
     r.start();
     await r.flush();
     await new Promise((resolve) => setTimeout(resolve, 50)); // the start-up round is over: the commit's wake-up starts the next
     const requestLogger = pino({ enabled: false }).child({ requestId: 'req-commit' });
     await storage.run(new Store(requestLogger), () =>
-      withTransaction(ds, (m) => outbox.enqueue(m, InvoicePaid, { invoiceId: 'ctx', amount: 1 })),
+      database.transaction(() => outbox.enqueue(InvoicePaid, { invoiceId: 'ctx', amount: 1 })),
     );
     await waitFor('the publish after the commit', () => contexts.length === 1);
     expect(contexts).toEqual([undefined]);
   });
 
   it('two relays (replicas) on one outbox publish every event exactly once', async () => {
-    const outbox = new Outbox('billing-api');
+    const outbox = new Outbox('billing-api', database);
     const ids = new Set<string>();
-    await withTransaction(ds, async (m) => {
-      for (let n = 0; n < 40; n++) ids.add((await outbox.enqueue(m, InvoicePaid, { invoiceId: `r-${n}`, amount: n })).id);
+    await database.transaction(async () => {
+      for (let n = 0; n < 40; n++) ids.add((await outbox.enqueue(InvoicePaid, { invoiceId: `r-${n}`, amount: n })).id);
     });
     const published: string[] = [];
     class CountingBus extends InProcessEventBus {
@@ -281,7 +283,7 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
 
   it('refuses a non-uuid event id with a clear error', async () => {
     await expect(
-      withTransaction(ds, (m) => new Outbox('billing-api').enqueue(m, InvoicePaid, { invoiceId: 'x', amount: 1 }, { id: 'nope' })),
+      database.transaction(() => new Outbox('billing-api', database).enqueue(InvoicePaid, { invoiceId: 'x', amount: 1 }, { id: 'nope' })),
     ).rejects.toThrow(/must be a uuid/);
   });
 });

@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
-import { claimDue } from '@platform/database';
+import { claimDue, type Database } from '@platform/database';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import { createEnvelope, EventContract, EventEnvelope, PublishOptions } from '../contracts/event-contract';
 import { EventBus } from '../event-bus';
@@ -254,28 +254,26 @@ function toEnvelope(row: OutboxRow): EventEnvelope<unknown> {
 }
 
 /**
- * Transactional outbox: `enqueue` writes the event into `<schema>.outbox` with the caller's
- * transaction manager, so the event exists if and only if the business change committed. The
- * relay publishes it after the commit, and keeps it until the broker has confirmed it.
+ * Transactional outbox: `enqueue` writes the event into `<schema>.outbox` in the transaction that is
+ * open on the service's Database (`db.transaction(…)`), so the event exists if and only if the
+ * business change committed. The relay publishes it after the commit, and keeps it until the broker
+ * has confirmed it. Outside a transaction the row is written on its own and the relay woken at once.
  */
 export class Outbox {
   constructor(
     private readonly source: string,
+    private readonly db: Database,
     private readonly relay?: OutboxRelay,
   ) {}
 
-  async enqueue<T>(
-    manager: EntityManager,
-    event: EventContract<T>,
-    data: T,
-    opts?: PublishOptions,
-  ): Promise<EventEnvelope<T>> {
+  async enqueue<T>(event: EventContract<T>, data: T, opts?: PublishOptions): Promise<EventEnvelope<T>> {
     const envelope = createEnvelope(event, data, this.source, withContextCorrelation(opts));
     if (!UUID.test(envelope.id)) throw new Error(`Outbox event id must be a uuid, got ${JSON.stringify(envelope.id)}`);
     // A correlation id taken from a consumed message can be any length; it must never fail the business write.
     if (envelope.correlationId && envelope.correlationId.length > MAX_CORRELATION_ID) {
       envelope.correlationId = envelope.correlationId.slice(0, MAX_CORRELATION_ID);
     }
+    const manager = this.db.manager;
     tablePath(manager.connection, OutboxMessage);
     await manager.insert(OutboxMessage, {
       eventId: envelope.id,

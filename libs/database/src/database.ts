@@ -1,0 +1,106 @@
+import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
+import { claimDue, type ClaimDueOptions } from './claim-due';
+import { PreparedStatements } from './prepared-statements';
+import { rowsOf } from './rows';
+import { schemaOfDataSource } from './schema';
+
+let hosts = 0;
+
+/**
+ * The one way a repository reaches its service's database (docs/lib-contracts.md, "Data access").
+ *
+ * Every query made through it joins the transaction that is open in the current async context, so a
+ * service spans two repositories with `db.transaction(() => …)` and never passes an EntityManager
+ * around. Transactions are propagated by @nestjs-cls/transactional with its TypeORM adapter, one
+ * TransactionHost per Database under its own connection name: several services in one process
+ * (`npm start`, tests) never see each other's transaction, even where an in-process event handler
+ * runs in the async context of another service's request.
+ *
+ * Raw SQL results are read with `rows` / `one` / `affected`, which hide TypeORM's `[rows, count]`
+ * shape of UPDATE/DELETE … RETURNING; hot statements use `prepared`.
+ */
+export class Database {
+  /** The service's schema; `table('users')` is `auth.users`. */
+  readonly schema: string;
+  private readonly host: TransactionHost<TransactionalAdapterTypeOrm>;
+  private readonly statements: PreparedStatements;
+
+  constructor(readonly dataSource: DataSource) {
+    this.schema = schemaOfDataSource(dataSource);
+    this.statements = new PreparedStatements(dataSource);
+    const adapter = new TransactionalAdapterTypeOrm({ dataSourceToken: null });
+    this.host = new TransactionHost<TransactionalAdapterTypeOrm>({
+      ...adapter.optionsFactory(dataSource),
+      connectionName: `database-${++hosts}`,
+      enableTransactionProxy: false,
+      defaultTxOptions: {},
+      extraProviderTokens: [],
+    });
+  }
+
+  /** The manager of the open transaction, or the pool's when there is none. */
+  get manager(): EntityManager {
+    return this.host.tx;
+  }
+
+  /** True inside `transaction(…)`. */
+  get inTransaction(): boolean {
+    return this.host.isTransactionActive();
+  }
+
+  /** A TypeORM repository of an entity, bound to the open transaction (if any). */
+  repository<E extends ObjectLiteral>(entity: EntityTarget<E>): Repository<E> {
+    return this.manager.getRepository(entity);
+  }
+
+  /** The schema-qualified name of a table: `email.contacts` for `contacts`. */
+  table(name: string): string {
+    return `${this.schema}.${name}`;
+  }
+
+  /** Rows of a SELECT, or of an INSERT/UPDATE/DELETE … RETURNING. */
+  async rows<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    return rowsOf<T>(await this.manager.query(sql, params as unknown[]));
+  }
+
+  /** The first row, or null. */
+  async one<T>(sql: string, params: readonly unknown[] = []): Promise<T | null> {
+    return (await this.rows<T>(sql, params))[0] ?? null;
+  }
+
+  /** How many rows an UPDATE or DELETE (without RETURNING) changed. */
+  async affected(sql: string, params: readonly unknown[] = []): Promise<number> {
+    const raw = await this.manager.query(sql, params as unknown[]);
+    return Array.isArray(raw) && typeof raw[1] === 'number' ? raw[1] : 0;
+  }
+
+  /**
+   * A hot statement as a named prepared statement (planned once per pooled connection), run on its
+   * own: it never joins an open transaction, so it must be atomic by itself. `name` stands for one
+   * fixed `text`; the schema is appended, so two services (or test schemas) never share a name.
+   */
+  prepared<T extends object>(name: string, text: string, params: readonly unknown[]): Promise<T[]> {
+    return this.statements.query<T>(`${name}_${this.schema}`, text, params as unknown[]);
+  }
+
+  /**
+   * Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. Every query
+   * through this Database inside `fn` (and in whatever `fn` awaits) belongs to it. Inside an open
+   * transaction it joins that one.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.host.withTransaction(Propagation.Required, fn);
+  }
+
+  /** Runs `fn` in a transaction of its own, even inside an open one (committed independently). */
+  newTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.host.withTransaction(Propagation.RequiresNew, fn);
+  }
+
+  /** claimDue (FOR UPDATE SKIP LOCKED with a lease) on this service's database, in a transaction of its own. */
+  claimDue<T = Record<string, unknown>>(opts: ClaimDueOptions): Promise<T[]> {
+    return claimDue<T>(this.dataSource, opts);
+  }
+}
