@@ -78,10 +78,16 @@ export class Database {
 
   /**
    * A hot statement as a named prepared statement (planned once per pooled connection), run on its
-   * own: it never joins an open transaction, so it must be atomic by itself. `name` stands for one
-   * fixed `text`; the schema is appended, so two services (or test schemas) never share a name.
+   * own connection and commit, so it must be atomic by itself (put the whole write in one statement
+   * with data-modifying CTEs). `name` stands for one fixed `text`; the schema is appended, so two
+   * services (or test schemas) never share a name. Refused inside `transaction(…)`: it could not
+   * join it, and on the embedded database (one session) it would wait for the transaction that
+   * waits for it.
    */
-  prepared<T extends object>(name: string, text: string, params: readonly unknown[]): Promise<T[]> {
+  async prepared<T extends object>(name: string, text: string, params: readonly unknown[]): Promise<T[]> {
+    if (this.inTransaction) {
+      throw new Error(`Database.prepared(${name}) inside a transaction: prepared statements run on their own; call it outside db.transaction()`);
+    }
     return this.statements.query<T>(`${name}_${this.schema}`, text, params as unknown[]);
   }
 

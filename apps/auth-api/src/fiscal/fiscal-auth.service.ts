@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { hashPassword, verifyPassword } from '@platform/auth';
-import { withTransaction } from '@platform/database';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AuthUserCreated, Outbox } from '@platform/messaging';
-import { DataSource } from 'typeorm';
 import { LoginRateLimiter } from '../rate-limit/login-rate-limiter';
 import { TokenService } from '../tokens/token.service';
 import type { FiscalUser } from './entities/fiscal-user.entity';
@@ -29,7 +28,7 @@ export class FiscalAuthService {
   constructor(
     private readonly users: FiscalUsersRepository,
     private readonly tokens: TokenService,
-    private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly outbox: Outbox,
     private readonly limiter: LoginRateLimiter,
   ) {}
@@ -68,10 +67,10 @@ export class FiscalAuthService {
    */
   async createUser(input: { email: string; password: string; role: string; fullName: string | null }): Promise<boolean> {
     const passwordHash = await hashPassword(input.password);
-    return withTransaction(this.dataSource, async (m) => {
-      const created = await this.users.insertIfMissing({ email: input.email, passwordHash, role: input.role, fullName: input.fullName }, m);
+    return this.db.transaction(async () => {
+      const created = await this.users.insertIfMissing({ email: input.email, passwordHash, role: input.role, fullName: input.fullName });
       if (!created) return false;
-      await this.outbox.enqueue(m, AuthUserCreated, {
+      await this.outbox.enqueue(AuthUserCreated, {
         realm: 'fiscal',
         userId: String(created.id),
         email: created.email,

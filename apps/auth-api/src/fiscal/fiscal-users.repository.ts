@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import { Database } from '@platform/database';
+import type { Repository } from 'typeorm';
 import { FiscalUser } from './entities/fiscal-user.entity';
 
 /** What an insert created (the row as stored: email lower-cased, id and time from the database). */
@@ -20,7 +20,12 @@ export interface NewFiscalUser {
 
 @Injectable()
 export class FiscalUsersRepository {
-  constructor(@InjectRepository(FiscalUser) private readonly users: Repository<FiscalUser>) {}
+  constructor(private readonly db: Database) {}
+
+  /** The table's repository, in the open transaction if there is one. */
+  private get users(): Repository<FiscalUser> {
+    return this.db.repository(FiscalUser);
+  }
 
   findByEmail(email: string): Promise<FiscalUser | null> {
     return this.users.findOne({ where: { email: email.trim().toLowerCase() } });
@@ -28,11 +33,10 @@ export class FiscalUsersRepository {
 
   /**
    * Inserts the user unless one with this email exists (`ON CONFLICT DO NOTHING`, safe when
-   * replicas start at once). Returns the created row, or null when the email was taken. With `m`,
-   * inside the caller's transaction.
+   * replicas start at once). Returns the created row, or null when the email was taken.
    */
-  async insertIfMissing(user: NewFiscalUser, m?: EntityManager): Promise<CreatedFiscalUser | null> {
-    const result = await (m ? m.getRepository(FiscalUser) : this.users)
+  async insertIfMissing(user: NewFiscalUser): Promise<CreatedFiscalUser | null> {
+    const result = await this.users
       .createQueryBuilder()
       .insert()
       .values({ ...user, email: user.email.trim().toLowerCase(), isActive: true })

@@ -1,6 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { FiscalUser } from './entities/fiscal-user.entity';
 import { FiscalAuthController } from './fiscal-auth.controller';
 import { FiscalAuthService } from './fiscal-auth.service';
 import { FiscalJwtGuard } from './fiscal-jwt.guard';
@@ -8,7 +6,6 @@ import { FiscalUsersRepository } from './fiscal-users.repository';
 
 /** Part B: the fiscal-tracking login API under /api/v1/auth. */
 @Module({
-  imports: [TypeOrmModule.forFeature([FiscalUser])],
   controllers: [FiscalAuthController],
   providers: [FiscalUsersRepository, FiscalAuthService, FiscalJwtGuard],
   exports: [FiscalAuthService],

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { verifyPassword } from '@platform/auth';
-import { withTransaction } from '@platform/database';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AuthSessionRevoked, Outbox, type AuthSessionRevokedReason } from '@platform/messaging';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { LOGISTICS_REFRESH_TTL_SECONDS } from '../config';
 import { LoginRateLimiter } from '../rate-limit/login-rate-limiter';
 import { TokenService } from '../tokens/token.service';
@@ -39,7 +38,7 @@ export class LogisticsAuthService {
     private readonly users: LogisticsUsersRepository,
     private readonly refreshTokens: RefreshTokensRepository,
     private readonly tokens: TokenService,
-    private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly outbox: Outbox,
     private readonly limiter: LoginRateLimiter,
   ) {}
@@ -114,13 +113,12 @@ export class LogisticsAuthService {
    * tokens by signature learn to refuse the session's `sid` before its tokens expire.
    */
   private async revokeSession(familyId: string, reason: AuthSessionRevokedReason, correlationId?: string): Promise<void> {
-    await withTransaction(this.dataSource, async (m) => {
-      const revoked = await this.refreshTokens.revokeFamily(familyId, m);
+    await this.db.transaction(async () => {
+      const revoked = await this.refreshTokens.revokeFamily(familyId);
       if (!revoked) return;
-      const user = await this.users.findById(revoked.userId, m);
+      const user = await this.users.findById(revoked.userId);
       if (!user) return; // unreachable: tokens are deleted with their user
       await this.outbox.enqueue(
-        m,
         AuthSessionRevoked,
         { sessionId: familyId, userId: user.id, email: user.email, reason, revokedAt: revoked.revokedAt.toISOString() },
         { correlationId },

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import { Database } from '@platform/database';
+import type { Repository } from 'typeorm';
 import { LogisticsUser, type LogisticsRole } from './entities/logistics-user.entity';
 
 export interface NewLogisticsUser {
@@ -12,22 +12,27 @@ export interface NewLogisticsUser {
 
 @Injectable()
 export class LogisticsUsersRepository {
-  constructor(@InjectRepository(LogisticsUser) private readonly users: Repository<LogisticsUser>) {}
+  constructor(private readonly db: Database) {}
+
+  /** The table's repository, in the open transaction if there is one. */
+  private get users(): Repository<LogisticsUser> {
+    return this.db.repository(LogisticsUser);
+  }
 
   findByEmail(email: string): Promise<LogisticsUser | null> {
     return this.users.findOne({ where: { email: email.trim().toLowerCase() } });
   }
 
-  findById(id: string, m?: EntityManager): Promise<LogisticsUser | null> {
-    return this.repo(m).findOne({ where: { id } });
+  findById(id: string): Promise<LogisticsUser | null> {
+    return this.users.findOne({ where: { id } });
   }
 
   /**
    * Inserts the user unless the email is taken (`ON CONFLICT DO NOTHING`); returns it, or null when
-   * taken. With `m`, inside the caller's transaction.
+   * taken.
    */
-  async insertIfMissing(user: NewLogisticsUser, m?: EntityManager): Promise<LogisticsUser | null> {
-    const result = await this.repo(m)
+  async insertIfMissing(user: NewLogisticsUser): Promise<LogisticsUser | null> {
+    const result = await this.users
       .createQueryBuilder()
       .insert()
       .values({ ...user, email: user.email.trim().toLowerCase(), isActive: true })
@@ -35,7 +40,7 @@ export class LogisticsUsersRepository {
       .returning(['id'])
       .execute();
     const id = (result.raw as Array<{ id: string }>)[0]?.id;
-    return id ? this.findById(id, m) : null;
+    return id ? this.findById(id) : null;
   }
 
   /** A page of users, oldest first (stable order for paging). */
@@ -50,9 +55,5 @@ export class LogisticsUsersRepository {
 
   async setActive(id: string, isActive: boolean): Promise<void> {
     await this.users.update({ id }, { isActive });
-  }
-
-  private repo(m?: EntityManager): Repository<LogisticsUser> {
-    return m ? m.getRepository(LogisticsUser) : this.users;
   }
 }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { hashPassword } from '@platform/auth';
-import { withTransaction } from '@platform/database';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AuthUserCreated, Outbox } from '@platform/messaging';
-import { DataSource } from 'typeorm';
 import type { LogisticsRole, LogisticsUser } from './entities/logistics-user.entity';
 import { LogisticsUsersRepository } from './logistics-users.repository';
 
@@ -18,7 +17,7 @@ export interface NewUserInput {
 export class LogisticsUsersService {
   constructor(
     private readonly users: LogisticsUsersRepository,
-    private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly outbox: Outbox,
   ) {}
 
@@ -43,11 +42,10 @@ export class LogisticsUsersService {
   /** Inserts the user and its `auth.user_created` event in one transaction; null when the email is taken. */
   private async insert(input: NewUserInput, correlationId?: string): Promise<LogisticsUser | null> {
     const passwordHash = await hashPassword(input.password);
-    return withTransaction(this.dataSource, async (m) => {
-      const user = await this.users.insertIfMissing({ email: input.email, role: input.role, fullName: input.fullName, passwordHash }, m);
+    return this.db.transaction(async () => {
+      const user = await this.users.insertIfMissing({ email: input.email, role: input.role, fullName: input.fullName, passwordHash });
       if (!user) return null;
       await this.outbox.enqueue(
-        m,
         AuthUserCreated,
         { realm: 'logistics', userId: user.id, email: user.email, role: user.role, createdAt: user.createdAt.toISOString() },
         { correlationId },

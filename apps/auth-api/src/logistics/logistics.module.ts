@@ -1,7 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { LogisticsUser } from './entities/logistics-user.entity';
-import { RefreshToken } from './entities/refresh-token.entity';
 import { LogisticsAuthController } from './logistics-auth.controller';
 import { LogisticsAuthService } from './logistics-auth.service';
 import { LogisticsJwtGuard } from './logistics-jwt.guard';
@@ -12,7 +9,6 @@ import { RefreshTokensRepository } from './refresh-tokens.repository';
 
 /** Part G: the logistics realm's authentication and user administration. */
 @Module({
-  imports: [TypeOrmModule.forFeature([LogisticsUser, RefreshToken])],
   controllers: [LogisticsAuthController, LogisticsUsersController],
   providers: [LogisticsUsersRepository, RefreshTokensRepository, LogisticsAuthService, LogisticsUsersService, LogisticsJwtGuard],
   exports: [LogisticsUsersService],

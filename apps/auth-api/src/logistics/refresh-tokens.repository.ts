@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, type EntityManager, type Repository } from 'typeorm';
+import { Database } from '@platform/database';
+import { IsNull, type Repository } from 'typeorm';
 import { RefreshToken } from './entities/refresh-token.entity';
 
 /** What revoking a session changed: its owner and the revocation time. */
@@ -11,7 +11,12 @@ export interface RevokedFamily {
 
 @Injectable()
 export class RefreshTokensRepository {
-  constructor(@InjectRepository(RefreshToken) private readonly tokens: Repository<RefreshToken>) {}
+  constructor(private readonly db: Database) {}
+
+  /** The table's repository, in the open transaction if there is one. */
+  private get tokens(): Repository<RefreshToken> {
+    return this.db.repository(RefreshToken);
+  }
 
   async insert(token: { familyId: string; userId: string; tokenHash: string; expiresAt: Date }): Promise<void> {
     await this.tokens.insert(token);
@@ -31,12 +36,12 @@ export class RefreshTokensRepository {
   }
 
   /**
-   * Revokes every token of the family not revoked yet (with `m`, inside the caller's transaction).
+   * Revokes every token of the family not revoked yet.
    * Returns the owner and time when this call revoked something, null when the family was unknown
    * or already revoked (a concurrent revocation waits for the first one's row locks, then sees null).
    */
-  async revokeFamily(familyId: string, m?: EntityManager): Promise<RevokedFamily | null> {
-    const result = await (m ? m.getRepository(RefreshToken) : this.tokens)
+  async revokeFamily(familyId: string): Promise<RevokedFamily | null> {
+    const result = await this.tokens
       .createQueryBuilder()
       .update()
       .set({ revokedAt: () => 'now()' })

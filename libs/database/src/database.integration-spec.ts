@@ -1,0 +1,150 @@
+import { Logger } from '@nestjs/common';
+import { createTestDatabase, type TestDatabase } from '@platform/testing';
+import { DataSource } from 'typeorm';
+import { Note, noteMigrations } from './__fixtures__/notes';
+import { buildDataSourceOptions } from './data-source-options';
+import { Database } from './database';
+import { runMigrations } from './migrations';
+import { ensureSchema } from './schema';
+
+Logger.overrideLogger(['error', 'warn']);
+
+/** A repository as apps write them: it only knows the Database, never a transaction. */
+class NotesRepository {
+  constructor(private readonly db: Database) {}
+
+  async insertSql(body: string): Promise<string> {
+    const row = await this.db.one<{ id: string }>(`INSERT INTO ${this.db.table('notes')} (body) VALUES ($1) RETURNING id`, [body]);
+    return row!.id;
+  }
+
+  async insertEntity(body: string): Promise<void> {
+    await this.db.repository(Note).insert({ body });
+  }
+
+  bodies(): Promise<string[]> {
+    return this.db.rows<{ body: string }>(`SELECT body FROM ${this.db.table('notes')} ORDER BY body`).then((r) => r.map((x) => x.body));
+  }
+}
+
+describe('Database (real PostgreSQL)', () => {
+  let testDb: TestDatabase;
+  const sources: DataSource[] = [];
+
+  async function open(schema: string): Promise<Database> {
+    const ds = new DataSource(
+      buildDataSourceOptions({ url: testDb.url, schema, applicationName: schema, entities: [Note], migrations: noteMigrations }),
+    );
+    await ds.initialize();
+    sources.push(ds);
+    await ensureSchema(ds, schema);
+    await runMigrations(ds);
+    return new Database(ds);
+  }
+
+  let db: Database;
+  let other: Database;
+  let notes: NotesRepository;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    const schema = testDb.schema ?? 'dbtest';
+    db = await open(schema);
+    other = await open(`${schema}_other`);
+    notes = new NotesRepository(db);
+  });
+
+  afterAll(async () => {
+    for (const ds of sources) await ds.destroy();
+    await testDb.drop();
+  });
+
+  beforeEach(async () => {
+    await db.affected(`DELETE FROM ${db.table('notes')}`);
+    await other.affected(`DELETE FROM ${other.table('notes')}`);
+  });
+
+  it('commits the writes of several repository calls in one transaction, SQL and entity alike', async () => {
+    await db.transaction(async () => {
+      expect(db.inTransaction).toBe(true);
+      await notes.insertSql('a');
+      await notes.insertEntity('b');
+    });
+    expect(db.inTransaction).toBe(false);
+    expect(await notes.bodies()).toEqual(['a', 'b']);
+  });
+
+  it('rolls back every write of the transaction when it throws, and rethrows', async () => {
+    await expect(
+      db.transaction(async () => {
+        await notes.insertSql('a');
+        await notes.insertEntity('b');
+        throw new Error('business rule');
+      }),
+    ).rejects.toThrow('business rule');
+    expect(await notes.bodies()).toEqual([]);
+  });
+
+  it('joins an open transaction: an inner failure rolls back the outer writes too', async () => {
+    await expect(
+      db.transaction(async () => {
+        await notes.insertSql('outer');
+        await db.transaction(async () => {
+          await notes.insertSql('inner');
+          throw new Error('inner failed');
+        });
+      }),
+    ).rejects.toThrow('inner failed');
+    expect(await notes.bodies()).toEqual([]);
+  });
+
+  it('sees its own uncommitted writes inside the transaction, which others do not see', async () => {
+    await db.transaction(async () => {
+      await notes.insertSql('pending');
+      expect(await notes.bodies()).toEqual(['pending']);
+      const outside = await db.dataSource.query(`SELECT count(*)::int AS n FROM ${db.table('notes')}`);
+      expect(outside[0].n).toBe(0);
+    });
+  });
+
+  it('newTransaction commits on its own even when the surrounding one rolls back', async () => {
+    await expect(
+      db.transaction(async () => {
+        await notes.insertSql('rolled back');
+        await db.newTransaction(() => notes.insertSql('kept'));
+        throw new Error('outer failed');
+      }),
+    ).rejects.toThrow('outer failed');
+    expect(await notes.bodies()).toEqual(['kept']);
+  });
+
+  it("never puts another service's queries in its transaction, even in the same async context", async () => {
+    await expect(
+      db.transaction(async () => {
+        await notes.insertSql('mine');
+        expect(other.inTransaction).toBe(false);
+        await other.one(`INSERT INTO ${other.table('notes')} (body) VALUES ('theirs') RETURNING id`);
+        throw new Error('mine failed');
+      }),
+    ).rejects.toThrow('mine failed');
+    expect(await notes.bodies()).toEqual([]);
+    expect(await other.rows(`SELECT body FROM ${other.table('notes')}`)).toEqual([{ body: 'theirs' }]);
+  });
+
+  it('reads the rows of UPDATE … RETURNING and the count of a plain UPDATE', async () => {
+    await notes.insertSql('x');
+    await notes.insertSql('y');
+    const updated = await db.rows<{ body: string }>(`UPDATE ${db.table('notes')} SET body = body || '!' RETURNING body`);
+    expect(updated.map((r) => r.body).sort()).toEqual(['x!', 'y!']);
+    expect(await db.affected(`UPDATE ${db.table('notes')} SET meta = '{"seen":true}'`)).toBe(2);
+    expect(await db.one(`SELECT body FROM ${db.table('notes')} WHERE body = 'none'`)).toBeNull();
+  });
+
+  it('runs a prepared statement on its own, and refuses one inside a transaction (it could not join it)', async () => {
+    await db.prepared('insert_note', `INSERT INTO ${db.table('notes')} (body) VALUES ($1)`, ['prepared']);
+    await expect(
+      db.transaction(() => db.prepared('insert_note', `INSERT INTO ${db.table('notes')} (body) VALUES ($1)`, ['inside'])),
+    ).rejects.toThrow('inside a transaction');
+    expect(await notes.bodies()).toEqual(['prepared']);
+  });
+});

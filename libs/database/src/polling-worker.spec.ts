@@ -1,0 +1,76 @@
+import { Logger } from '@nestjs/common';
+import { PollingWorker } from './polling-worker';
+
+/** Hands out the queued batch sizes one tick at a time; 0 when the queue is empty. */
+class QueueWorker extends PollingWorker {
+  protected readonly logger = new Logger('QueueWorker');
+  readonly batches: number[] = [];
+  ticks = 0;
+  failNext = false;
+
+  constructor(pollMs: number, private readonly on = true) {
+    super(pollMs);
+  }
+
+  protected override enabled(): boolean {
+    return this.on;
+  }
+
+  protected async tick(): Promise<number> {
+    this.ticks++;
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('database went away');
+    }
+    return this.batches.shift() ?? 0;
+  }
+}
+
+async function until(predicate: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !predicate(); i++) await new Promise((r) => setTimeout(r, 2));
+  expect(predicate()).toBe(true);
+}
+
+describe('PollingWorker', () => {
+  it('drain() runs ticks until nothing is due and counts what they handled', async () => {
+    const w = new QueueWorker(60_000);
+    w.batches.push(3, 2);
+    await expect(w.drain()).resolves.toBe(5);
+    expect(w.ticks).toBe(3);
+  });
+
+  it('keeps ticking while work is found, then sleeps until wake()', async () => {
+    const w = new QueueWorker(60_000);
+    w.batches.push(1, 1);
+    w.onApplicationBootstrap();
+    await until(() => w.ticks === 3); // two batches, then an empty tick
+    await new Promise((r) => setTimeout(r, 30));
+    expect(w.ticks).toBe(3); // asleep: the poll interval is a minute
+    w.batches.push(4);
+    w.wake();
+    await until(() => w.ticks === 5);
+    await w.onModuleDestroy();
+  });
+
+  it('goes on after a failed tick (logged) and stops on shutdown after the running tick', async () => {
+    const w = new QueueWorker(1);
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    w.failNext = true;
+    w.onApplicationBootstrap();
+    await until(() => w.ticks >= 3);
+    expect(error).toHaveBeenCalledWith(expect.stringContaining('database went away'), expect.anything());
+    await w.onModuleDestroy();
+    const after = w.ticks;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(w.ticks).toBe(after);
+    error.mockRestore();
+  });
+
+  it('does not run when disabled', async () => {
+    const w = new QueueWorker(1, false);
+    w.onApplicationBootstrap();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(w.ticks).toBe(0);
+    await w.onModuleDestroy();
+  });
+});
