@@ -1,7 +1,7 @@
 import { Catch } from '@nestjs/common';
 import { BaseErrorFilter } from './base-error.filter';
 import { defaultCode, defaultSuggestion, type NormalizedError } from './normalize';
-import type { FieldError } from './request-validation.exception';
+import { omittedNote, type FieldError } from './request-validation.exception';
 
 export interface EnvelopeErrorBody {
   success: false;
@@ -26,7 +26,8 @@ export interface EnvelopeErrorFilterOptions {
 /**
  * Doc 2 (email-api) and part C (conversation-api):
  * `{success:false, error:{code,message,statusCode,requestId,errors?,suggestion}, timestamp}`.
- * Validation failures answer 422 `VALIDATION_ERROR` with field-level `errors`.
+ * Validation failures answer 422 `VALIDATION_ERROR` with field-level `errors` (at most
+ * MAX_FIELD_ERRORS; the message counts the rest).
  */
 @Catch()
 export class EnvelopeErrorFilter extends BaseErrorFilter {
@@ -44,11 +45,13 @@ export class EnvelopeErrorFilter extends BaseErrorFilter {
   }
 
   protected render(error: NormalizedError, requestId: string): EnvelopeErrorBody {
+    const message = error.validation ? 'Validation failed' : error.message;
     return {
       success: false,
       error: {
         code: error.code,
-        message: error.validation ? 'Validation failed' : error.message,
+        // A capped list says how many problems it leaves out: "Validation failed (19950 more problems not listed)".
+        message: error.omittedErrors ? `${message} (${omittedNote(error.omittedErrors)})` : message,
         statusCode: error.status,
         requestId,
         ...(error.errors?.length ? { errors: error.errors } : {}),

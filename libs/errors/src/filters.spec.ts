@@ -13,9 +13,10 @@ import { IsEmail, IsInt, Max, ValidateNested, validateSync } from 'class-validat
 import { plainToInstance, Type } from 'class-transformer';
 import { ApiError } from './api-error';
 import { DetailErrorFilter } from './detail-error.filter';
+import { DomainError } from './domain-error';
 import { EnvelopeErrorFilter } from './envelope-error.filter';
 import { PlainErrorFilter } from './plain-error.filter';
-import { validationExceptionFactory } from './request-validation.exception';
+import { MAX_FIELD_ERRORS, RequestValidationException, validationExceptionFactory } from './request-validation.exception';
 import type { BaseErrorFilter } from './base-error.filter';
 
 class Item {
@@ -182,6 +183,91 @@ describe('DetailErrorFilter', () => {
   it('answers unknown routes with 404 and hides unexpected errors', () => {
     expect(run(filter, new NotFoundException('Cannot GET /nope'))).toMatchObject({ status: 404, body: { detail: 'Cannot GET /nope' } });
     expect(run(filter, new RangeError('boom'))).toMatchObject({ status: 500, body: { detail: 'Internal server error' } });
+  });
+});
+
+describe('capped field error lists', () => {
+  /** A whitelisting ValidationPipe's answer to a body of `n` unknown keys: one error per key. */
+  const unknownKeys = (n: number) =>
+    validationExceptionFactory(
+      Array.from({ length: n }, (_v, i) => ({ property: `k${i}`, constraints: { whitelistValidation: `property k${i} should not exist` }, children: [] })),
+    );
+
+  it('keeps the first MAX_FIELD_ERRORS errors and counts the rest', () => {
+    const e = unknownKeys(20_000);
+    expect(e.errors).toHaveLength(MAX_FIELD_ERRORS);
+    expect(e.errors[0]).toEqual({ field: 'k0', message: 'property k0 should not exist', code: 'unrecognized_key' });
+    expect(e.omitted).toBe(20_000 - MAX_FIELD_ERRORS);
+    expect(new RequestValidationException(e.errors).omitted).toBe(0);
+  });
+
+  it('envelope: lists MAX_FIELD_ERRORS errors and says in the message how many more there were', () => {
+    const { status, body } = run(new EnvelopeErrorFilter(), unknownKeys(20_000));
+    expect(status).toBe(422);
+    expect(body.error.errors).toHaveLength(MAX_FIELD_ERRORS);
+    expect(body.error.message).toBe(`Validation failed (${20_000 - MAX_FIELD_ERRORS} more problems not listed)`);
+    expect(JSON.stringify(body).length).toBeLessThan(10_000);
+  });
+
+  it('envelope: caps an ApiError\'s own field list the same way', () => {
+    const errors = Array.from({ length: 1000 }, (_v, i) => ({ field: `to.${i}`, message: 'bad address', code: 'invalid_string' }));
+    const { body } = run(new EnvelopeErrorFilter(), new ApiError(422, 'VALIDATION_ERROR', 'Validation failed', { errors }));
+    expect(body.error.errors).toHaveLength(MAX_FIELD_ERRORS);
+    expect(body.error.message).toBe(`Validation failed (${1000 - MAX_FIELD_ERRORS} more problems not listed)`);
+  });
+
+  it.each([
+    ['plain', new PlainErrorFilter(), 400, 'error'],
+    ['detail', new DetailErrorFilter(), 422, 'detail'],
+  ])('%s: names the first MAX_FIELD_ERRORS fields and how many more there were', (_name, filter, status, key) => {
+    const { status: sent, body } = run(filter, unknownKeys(20_000));
+    expect(sent).toBe(status);
+    const text: string = body[key];
+    expect(text.split('; ')).toHaveLength(MAX_FIELD_ERRORS + 1);
+    expect(text).toContain('property k49 should not exist');
+    expect(text).not.toContain('k50 ');
+    expect(text.endsWith(`; ${20_000 - MAX_FIELD_ERRORS} more problems not listed`)).toBe(true);
+    expect(text.length).toBeLessThan(5_000);
+  });
+
+  it('an uncapped list reads as before', () => {
+    expect(run(new EnvelopeErrorFilter(), unknownKeys(MAX_FIELD_ERRORS)).body.error.message).toBe('Validation failed');
+    expect(run(new PlainErrorFilter(), unknownKeys(2)).body).toEqual({ error: 'property k0 should not exist; property k1 should not exist' });
+  });
+});
+
+describe('domain errors', () => {
+  class MediaMissing extends DomainError {
+    constructor(readonly code: number) {
+      super(404, 'no media 42', { suggestion: 'List the posts first.' });
+    }
+  }
+
+  it('are answered with their status and message in every shape', () => {
+    expect(run(new PlainErrorFilter(), new MediaMissing(100))).toMatchObject({ status: 404, body: { error: 'no media 42' } });
+    expect(run(new DetailErrorFilter(), new DomainError(409, 'already done'))).toMatchObject({ status: 409, body: { detail: 'already done' } });
+    const { status, body } = run(new EnvelopeErrorFilter(), new MediaMissing(100));
+    expect(status).toBe(404);
+    expect(body.error).toMatchObject({ code: 'NOT_FOUND', message: 'no media 42', statusCode: 404, suggestion: 'List the posts first.' });
+  });
+
+  it('keep their own code and field errors in the envelope', () => {
+    const errors = [{ field: 'media_id', message: 'unknown', code: 'not_found' }];
+    const { body } = run(new EnvelopeErrorFilter(), new DomainError(422, 'Bad rows', { code: 'ROWS_INVALID', errors }));
+    expect(body.error).toMatchObject({ code: 'ROWS_INVALID', statusCode: 422, errors });
+  });
+
+  it('with a status that is no error status are unexpected: 500, logged, message hidden', () => {
+    const log = { error: jest.fn(), warn: jest.fn() };
+    for (const status of [200, 302, 600, 404.5, Number.NaN]) {
+      expect(run(new PlainErrorFilter(), new DomainError(status, 'secret detail'), { log })).toMatchObject({ status: 500, body: { error: 'Internal server error' } });
+    }
+    expect(log.error).toHaveBeenCalledTimes(5);
+  });
+
+  it('an ordinary error with a status field stays a 500 (an upstream status is not the answer)', () => {
+    const upstream = Object.assign(new Error('Graph API said 404'), { status: 404 });
+    expect(run(new PlainErrorFilter(), upstream)).toMatchObject({ status: 500, body: { error: 'Internal server error' } });
   });
 });
 

@@ -1,9 +1,12 @@
 export { ApiError, type ApiErrorOptions } from './api-error';
+export { DomainError, type DomainErrorOptions } from './domain-error';
 export {
   RequestValidationException,
   validationExceptionFactory,
   flattenValidationErrors,
   validationCode,
+  capFieldErrors,
+  MAX_FIELD_ERRORS,
   type FieldError,
 } from './request-validation.exception';
 export { BaseErrorFilter } from './base-error.filter';

@@ -2,14 +2,18 @@ import { HttpException, HttpStatus, Logger, type ArgumentsHost } from '@nestjs/c
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './api-error';
-import { RequestValidationException, type FieldError } from './request-validation.exception';
+import { DomainError } from './domain-error';
+import { capFieldErrors, RequestValidationException, type FieldError } from './request-validation.exception';
 
 /** The parts every filter renders, whatever the exception was. */
 export interface NormalizedError {
   status: number;
   code: string;
   message: string;
+  /** At most MAX_FIELD_ERRORS field errors. */
   errors?: FieldError[];
+  /** How many field errors were left out of `errors` (each shape says so in its message). */
+  omittedErrors?: number;
   suggestion?: string;
   headers?: Record<string, string>;
   /** True when the exception was a validation failure from the ValidationPipe. */
@@ -89,6 +93,7 @@ export function normalizeException(exception: unknown): NormalizedError {
       code: 'VALIDATION_ERROR',
       message: exception.message,
       errors: exception.errors,
+      omittedErrors: exception.omitted,
       validation: true,
       unexpected: false,
     };
@@ -98,9 +103,20 @@ export function normalizeException(exception: unknown): NormalizedError {
       status: exception.getStatus(),
       code: exception.code,
       message: exception.message,
-      errors: exception.errors,
+      ...listed(exception.errors),
       suggestion: exception.suggestion,
       headers: exception.headers,
+      validation: false,
+      unexpected: false,
+    };
+  }
+  if (exception instanceof DomainError && Number.isInteger(exception.status) && exception.status >= 400 && exception.status < 600) {
+    return {
+      status: exception.status,
+      code: exception.options.code ?? defaultCode(exception.status),
+      message: exception.message,
+      ...listed(exception.options.errors),
+      suggestion: exception.options.suggestion,
       validation: false,
       unexpected: false,
     };
@@ -130,6 +146,13 @@ export function normalizeException(exception: unknown): NormalizedError {
     validation: false,
     unexpected: true,
   };
+}
+
+/** An error's own field list, capped like a validation failure's. */
+function listed(errors: FieldError[] | undefined): Pick<NormalizedError, 'errors' | 'omittedErrors'> {
+  if (!errors) return {};
+  const capped = capFieldErrors(errors);
+  return { errors: capped.errors, omittedErrors: capped.omitted };
 }
 
 /** Nest's throttler says "ThrottlerException: Too Many Requests"; clients get plain words. */

@@ -7,10 +7,36 @@ export interface FieldError {
   code: string;
 }
 
-/** Thrown by the global ValidationPipe; each filter maps it to its spec's status and shape. */
+/**
+ * Field errors listed in one error body at most: a body with 20,000 unknown keys gets 50 entries and
+ * the count of the rest, not a 20,000-entry answer.
+ */
+export const MAX_FIELD_ERRORS = 50;
+
+/** The first MAX_FIELD_ERRORS of `errors`, and how many were left out. */
+export function capFieldErrors(errors: readonly FieldError[]): { errors: FieldError[]; omitted: number } {
+  const listed = errors.slice(0, MAX_FIELD_ERRORS);
+  return { errors: listed, omitted: errors.length - listed.length };
+}
+
+/** The words every shape uses for the problems left out of a capped list. */
+export function omittedNote(omitted: number): string {
+  return `${omitted} more ${omitted === 1 ? 'problem' : 'problems'} not listed`;
+}
+
+/**
+ * Thrown by the global ValidationPipe; each filter maps it to its spec's status and shape. Lists at
+ * most MAX_FIELD_ERRORS problems (in `errors` and the message); `omitted` counts the rest.
+ */
 export class RequestValidationException extends BadRequestException {
-  constructor(readonly errors: FieldError[]) {
-    super(summarize(errors));
+  readonly errors: FieldError[];
+  readonly omitted: number;
+
+  constructor(errors: FieldError[]) {
+    const capped = capFieldErrors(errors);
+    super(summarize(capped.errors, capped.omitted));
+    this.errors = capped.errors;
+    this.omitted = capped.omitted;
   }
 }
 
@@ -68,9 +94,10 @@ export function validationExceptionFactory(errors: ValidationError[]): RequestVa
   return new RequestValidationException(flattenValidationErrors(errors));
 }
 
-function summarize(errors: FieldError[]): string {
+function summarize(errors: FieldError[], omitted: number): string {
   if (errors.length === 0) return 'Validation failed';
-  return errors.map(withPath).join('; ');
+  const listed = errors.map(withPath);
+  return (omitted > 0 ? [...listed, omittedNote(omitted)] : listed).join('; ');
 }
 
 /** class-validator names only the last property (`email must be an email`); name the whole path instead. */

@@ -1,13 +1,13 @@
-import { Module, Logger as NestLogger, ValidationPipe, type DynamicModule } from '@nestjs/common';
+import { Module, Logger as NestLogger, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { validationExceptionFactory } from '@platform/errors';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream, Logger as PinoRoot } from 'pino';
 import type { BaseConfig } from './config/base.config';
 import { loadConfig } from './config/load-config';
 import { RejectNulPipe } from './http/input-safety';
 import { InFlightTracker, installBodyParsers, installPlatformRoutes, installRequestMiddleware } from './http/platform-http';
+import { PlatformValidationPipe } from './http/validation';
 import { runWithAppLogger } from './logging/app-context';
 import { createHttpLogger, createRootLogger } from './logging/logging';
 import { MetricsService } from './metrics/metrics.service';
@@ -120,12 +120,8 @@ async function buildApp<C extends BaseConfig>(
       // First: PostgreSQL cannot store NUL characters or unpaired surrogates, and validators such as
       // isEmail throw (URIError) on the latter — refused here, in the app's error shape, never a 500.
       new RejectNulPipe(),
-      new ValidationPipe({
-        whitelist: true,
-        forbidNonWhitelisted: true,
-        transform: true,
-        exceptionFactory: validationExceptionFactory,
-      }),
+      // whitelist, forbidNonWhitelisted, transform, the app's error shape; items of nested arrays must be objects.
+      new PlatformValidationPipe(),
     );
     if (def.errorFilter) app.useGlobalFilters(def.errorFilter(config));
     await def.configure?.(app, config);

@@ -7,6 +7,7 @@ export { REDACTED_PATHS, requestIdFrom } from './logging/logging';
 export { PlatformModule } from './platform.module';
 export { SERVICE_NAME, SERVICE_ENV, MIGRATION_RUNNER, type MigrationRunner } from './tokens';
 export type { ServiceDefinition, ServiceCommand, SwaggerDefinition } from './service-definition';
+export { PlatformValidationPipe, PLATFORM_VALIDATION } from './http/validation';
 export { createServiceApp, loadServiceConfig, type CreateServiceAppOptions, type ServiceApp } from './create-service-app';
 export { startService, closeGracefully, DRAIN_TIMEOUT_MS, type RunningService, type StartServiceOptions } from './start-service';
 export { runService, migrate, usage, type RunServiceOptions } from './run-service';

@@ -1,5 +1,5 @@
 import { startAutomationApp, type AutomationTestContext } from '../../test/automation-app';
-import { deliver } from '../../test/engine-helpers';
+import { deliver, signBody } from '../../test/engine-helpers';
 
 /** Input that reaches no handler logic: every case is a 4xx `{error}`, never a database error (500). */
 describe('bad input on every kind of parameter (e2e)', () => {
@@ -118,5 +118,74 @@ describe('bad input on every kind of parameter (e2e)', () => {
     // An entry id holding NUL cannot be an account: ignored (signature checked first), not a 500.
     const odd = { object: 'instagram', entry: [{ id: '17\u00008', time: 1, changes: [] }] };
     expect((await deliver(ctx, odd)).status).toBe(200);
+  });
+
+  it('refuses an array where an item of a nested list must be an object (400, nothing stored)', async () => {
+    const http = ctx.t.http;
+    const automations = async () => (await http.get('/api/v1/automations').set(A())).body.length;
+    const before = await automations();
+    await expectError(await http.post('/api/v1/automations/import').set(A()).send({ source: 'tool', contacts: [[]] }), 400, 'contacts.0');
+    await expectError(await http.post('/api/v1/automations/import').set(A()).send({ source: 'tool', contacts: [{ ig_id: 'fine' }, [{ ig_id: 'in-array' }]] }), 400, 'contacts.1');
+    await expectError(await http.post('/api/v1/automations/import').set(A()).send({ source: 'tool', automations: [[]] }), 400, 'automations.0');
+    await expectError(
+      await http.post('/api/v1/automations/import').set(A()).send({ source: 'tool', automations: [{ keywords: ['x'], extra_links: [[]] }] }),
+      400,
+      'automations.0.extra_links.0',
+    );
+    await expectError(await http.post('/api/v1/automations').set(A()).send({ keywords: ['x'], extra_links: [[]] }), 400, 'extra_links.0');
+    await expectError(await http.patch(`/api/v1/automations/${automationId}`).set(A()).send({ extra_links: [[]] }), 400, 'extra_links.0');
+    const res = await http.post('/api/v1/automations/import').set(A()).send({ source: 'tool', contacts: [[]] });
+    expect(res.body).toEqual({ error: 'contacts.0: each value in contacts must be an object, not an array' });
+    expect(await automations()).toBe(before);
+    expect((await http.get('/api/v1/contacts/fine').set(A())).status).toBe(404);
+    expect((await http.get(`/api/v1/automations/${automationId}`).set(A())).body.extra_links).toEqual([]);
+  });
+
+  describe('a signed delivery the receiver cannot read', () => {
+    const unreadable = () => ctx.ds.query(`SELECT account_id, payload, error, processed_at FROM ${ctx.schema}.inbound_events WHERE kind = 'unreadable' ORDER BY id`);
+    const entryId = () => ctx.fakeA.state.account.user_id;
+
+    it.each([
+      ['changes: {}', () => ({ object: 'instagram', entry: [{ id: entryId(), time: 1, changes: {} }] }), 'entry.0.changes must be an array'],
+      ['changes: [null]', () => ({ object: 'instagram', entry: [{ id: entryId(), time: 1, changes: [null] }] }), 'entry.0.changes.0 must be an object'],
+      ['entry: [null]', () => ({ object: 'instagram', entry: [null] }), 'entry.0 must be an object'],
+      ['messaging: {}', () => ({ object: 'instagram', entry: [{ id: entryId(), time: 1, messaging: {} }] }), 'entry.0.messaging must be an array'],
+    ])('%s: 400 {error} naming the part, kept for inspection and not processed', async (_name, payload, reason) => {
+      const body = payload();
+      const before = (await unreadable()).length;
+      const res = await deliver(ctx, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: expect.stringContaining(reason) });
+      const kept = await unreadable();
+      expect(kept).toHaveLength(before + 1);
+      expect(kept.at(-1)).toMatchObject({ payload: body, error: reason, processed_at: expect.any(Date) });
+      // The platform retries a refused delivery: the same body is kept once.
+      expect((await deliver(ctx, body)).status).toBe(400);
+      expect(await unreadable()).toHaveLength(before + 1);
+    });
+
+    it('names the account when the delivery names a known one', async () => {
+      const body = { object: 'instagram', entry: [{ id: entryId(), time: 2, changes: { field: 'comments' } }] };
+      expect((await deliver(ctx, body)).status).toBe(400);
+      expect((await unreadable()).at(-1)).toMatchObject({ account_id: ctx.accountId('a') });
+    });
+
+    it('refuses it unsigned with 401 and keeps nothing', async () => {
+      const before = (await unreadable()).length;
+      const body = JSON.stringify({ object: 'instagram', entry: [null, { id: entryId(), changes: {} }] });
+      const res = await ctx.t.http.post('/webhooks/instagram').set('content-type', 'application/json').set('x-hub-signature-256', signBody(body, 'wrong-secret')).send(body);
+      expect(res.status).toBe(401);
+      expect(await unreadable()).toHaveLength(before);
+    });
+  });
+
+  it('caps the error of a body with 5,000 unknown keys: a small {error} naming the first ones and counting the rest', async () => {
+    const body = Object.fromEntries(Array.from({ length: 5000 }, (_v, i) => [`unknown_key_${i}`, i]));
+    const res = await ctx.t.http.post('/api/v1/automations').set(A()).send(body);
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body)).toEqual(['error']);
+    expect(res.body.error).toContain('property unknown_key_0 should not exist');
+    expect(res.body.error).toMatch(/; 4950 more problems not listed$/);
+    expect(res.text.length).toBeLessThan(5_000);
   });
 });

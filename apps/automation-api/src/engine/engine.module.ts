@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { EventsModule } from '../events/events.module';
 import { WebhooksController } from '../webhooks/webhooks.controller';
 import { InboundWriter } from '../webhooks/inbound-writer';
+import { UnreadableDeliveriesRepository } from '../webhooks/unreadable-deliveries.repository';
 import { WebhookAccounts } from '../webhooks/webhook-accounts';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeliveriesRepository } from './deliveries.repository';
@@ -19,7 +20,7 @@ import { ReelScheduler } from './reel.scheduler';
 @Module({
   imports: [AccountsModule, EventsModule],
   controllers: [WebhooksController],
-  providers: [EngineRepository, DeliveriesRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhookAccounts, InboundWriter, WebhooksService],
+  providers: [EngineRepository, DeliveriesRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhookAccounts, InboundWriter, UnreadableDeliveriesRepository, WebhooksService],
   exports: [EngineRepository, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
 })
 export class EngineModule {}

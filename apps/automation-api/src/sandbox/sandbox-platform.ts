@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainError } from '@platform/errors';
 import { SANDBOX } from './sandbox.config';
 
 /**
@@ -33,14 +34,18 @@ export interface SandboxSent {
   at: string;
 }
 
-export class SandboxError extends Error {
+/**
+ * A refusal of the simulated platform: the Graph API's error (`code`, `subcode`) on /sandbox/graph,
+ * and its status and message in the service's `{error}` shape on the /sandbox actions.
+ */
+export class SandboxError extends DomainError {
   constructor(
-    readonly status: number,
+    status: number,
     message: string,
     readonly code: number,
     readonly subcode?: number,
   ) {
-    super(message);
+    super(status, message);
   }
 }
 

@@ -58,6 +58,12 @@ describe('sandbox (e2e)', () => {
       expect((await t.http.post('/sandbox/comments').send({ text: '' })).status).toBe(400);
     });
 
+    it('answers an action on something the sandbox does not have with its status and the {error} shape', async () => {
+      const res = await t.http.post('/sandbox/comments').send({ text: 'hi', media_id: 'no-such-media' });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'no media no-such-media (GET /sandbox/outbox lists the sandbox posts)' });
+    });
+
     it('documents the engine endpoints and the customer webhook body in Swagger', async () => {
       const doc = (await t.http.get('/api/docs-json')).body;
       expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/webhooks/instagram', '/r/{code}', '/sandbox/comments', '/sandbox/outbox']));
