@@ -1,5 +1,5 @@
 import { startFakeSmtpSink, type FakeSmtpSink } from '@platform/testing';
-import { DataSource } from 'typeorm';
+import { Database } from '@platform/database';
 import { SendWorker } from './send.worker';
 import { bearer, decodeQuotedPrintable, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 
@@ -121,12 +121,12 @@ describe('POST /v1/send and unsubscribe (e2e)', () => {
     });
 
     it('keeps a temporarily refused email queued with the reason, retries it later, and fails it after SEND_MAX_ATTEMPTS', async () => {
-      const ds = t.app.get(DataSource);
+      const ds = t.app.get(Database);
       const table = `${t.config.DATABASE_SCHEMA}.emails`;
-      const row = async (id: string) => (await ds.query(`SELECT status, status_reason, attempts FROM ${table} WHERE id = $1`, [id]))[0];
+      const row = async (id: string) => (await ds.rows<{ status: string; status_reason: string | null; attempts: number }>(`SELECT status, status_reason, attempts FROM ${table} WHERE id = $1`, [id]))[0];
       // A retry is due after a backoff; the test makes it due now instead of waiting.
       const dueNow = (id: string, attempts?: number) =>
-        ds.query(`UPDATE ${table} SET next_attempt_at = now()${attempts ? `, attempts = ${attempts}` : ''} WHERE id = $1`, [id]).then(() => t.app.get(SendWorker).wake());
+        ds.affected(`UPDATE ${table} SET next_attempt_at = now()${attempts ? `, attempts = ${attempts}` : ''} WHERE id = $1`, [id]).then(() => t.app.get(SendWorker).wake());
 
       smtp.failNext({ code: 451, message: '4.3.0 try again later' });
       const later = (await t.http.post('/v1/send').set(sk()).send({ to: 'later@example.com', subject: 'Later', body: 'b' }).expect(200)).body.data.emails[0].email;

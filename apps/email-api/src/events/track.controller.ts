@@ -59,8 +59,8 @@ export class TrackController {
 
   private async record(ctx: ProjectContext, body: TrackEventDto, res: Response, key: string | undefined, requestId: string | undefined) {
     assertDataKeys(body.data);
-    if (key === undefined) return answer(await this.tracking.trackAlone(ctx.project.id, body, requestId));
-    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async (m) => answer(await this.tracking.track(m, ctx.project.id, body, requestId)));
+    if (key === undefined) return answer(await this.tracking.track(ctx.project.id, body, requestId));
+    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async () => answer(await this.tracking.track(ctx.project.id, body, requestId)));
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
   }
