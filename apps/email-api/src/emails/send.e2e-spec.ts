@@ -197,5 +197,19 @@ describe('POST /v1/send and unsubscribe (e2e)', () => {
       const item = feed.body.data.find((a: { id: string }) => a.id === res.body.data.emails[0].email);
       expect(item).toMatchObject({ type: 'email.stored', title: 's', email: 'x@example.com', data: { status: 'STORED', statusReason: expect.stringContaining('not sent') } });
     });
+
+    it.each([
+      ['an array', [[]], 'attachments'],
+      ['null', [null], 'attachments.0'],
+      ['a number', [1], 'attachments.0'],
+      ['an object whose content is an array', [{ filename: 'a.txt', content: [] }], 'attachments.0.content'],
+    ])('refuses an attachment that is %s with a field error, never a 500', async (_what, attachments, field) => {
+      const { project } = await newProject(t);
+      const res = await t.http.post('/v1/send').set(bearer(project.secretKey)).send({ to: 'x@example.com', subject: 's', body: 'b', attachments }).expect(422);
+      expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', statusCode: 422 } });
+      expect(res.body.error.errors.map((e: { field: string }) => e.field)).toContain(field);
+      // nothing was stored
+      expect((await t.http.get('/activity').set(bearer(project.secretKey)).expect(200)).body.data.filter((a: { type: string }) => a.type.startsWith('email.'))).toEqual([]);
+    });
   });
 });
