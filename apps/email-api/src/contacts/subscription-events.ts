@@ -10,7 +10,7 @@ export type SubscriptionListener = (
 
 /**
  * Where subscription changes are announced (the events module records them as `contact.subscribed` /
- * `contact.unsubscribed` events and publishes them to the workflow engine), so that contacts do not
+ * `contact.unsubscribed` events and publishes them as `email.event_tracked`), so that contacts do not
  * depend on events.
  */
 @Injectable()

@@ -39,7 +39,8 @@ export class TrackController {
   @ApiErrors(JSON_BODY_ERRORS, TRACK_ERRORS)
   @ApiOperation({
     summary: 'Track an event (public or secret key)',
-    description: 'Creates or updates the contact, records the event and starts matching workflows (via `email.event_tracked`). Answers `{success: true, data: {contact, event, timestamp}}`.',
+    description:
+      'Creates or updates the contact, records the event and, once both are committed, publishes `email.event_tracked` on the event bus (for other services; nothing in email-api reacts to it yet). Answers `{success: true, data: {contact, event, timestamp}}`.',
   })
   track(@CurrentProject() ctx: ProjectContext, @Body() body: TrackEventDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
     return this.record(ctx, body, res, key, requestId);

@@ -31,7 +31,7 @@ const MAX_CORRELATION_ID = 200;
 /**
  * POST /v1/track and everything else that records an event: the contact is created (subscribed
  * unless told otherwise) or updated, the event stored, and `email.event_tracked` enqueued in the
- * outbox of the same transaction, so the workflow engine sees exactly the events that committed.
+ * outbox of the same transaction, so consumers of the event bus see exactly the events that committed.
  * Contact, event and outbox row are one statement (TrackRepository); a change of subscription adds
  * the `contact.subscribed|unsubscribed` event in the same transaction.
  */
