@@ -24,7 +24,7 @@ export class EmailApiModule {
     return {
       module: EmailApiModule,
       imports: [
-        // Repositories use SQL (see common/db.ts); the messaging outbox and inbox bring their entities.
+        // Repositories use raw SQL through Database; the messaging outbox and inbox bring their entities.
         DatabaseModule.forRoot({ entities: [...messagingEntities], migrations: EMAIL_MIGRATIONS }),
         MessagingModule.forRoot({ outbox: true, amqp: { exchange: config.EVENTS_EXCHANGE, dlx: config.EVENTS_DLX } }),
         AccessModule,

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { Database } from '@platform/database';
 import { bearer, newAccount, newProject, startEmailApi, type EmailTestApp } from '../../test/helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -26,7 +26,7 @@ describe('keys, projects and errors (e2e)', () => {
     const list = await t.http.get('/users/@me/projects').set('Cookie', account.cookie).expect(200);
     expect(list.body).toEqual([expect.objectContaining({ id: project.id, publicKey: project.publicKey, secretKeyHint: `sk_…${project.secretKey.slice(-4)}`, role: 'OWNER' })]);
     expect(JSON.stringify(list.body)).not.toContain(project.secretKey);
-    const rows = await t.app.get(DataSource).query(`SELECT secret_key_hash FROM ${t.config.DATABASE_SCHEMA}.projects WHERE id = $1`, [project.id]);
+    const rows = await t.app.get(Database).rows<{ secret_key_hash: string }>(`SELECT secret_key_hash FROM ${t.config.DATABASE_SCHEMA}.projects WHERE id = $1`, [project.id]);
     expect(rows[0].secret_key_hash).not.toContain(project.secretKey);
   });
 
@@ -68,7 +68,7 @@ describe('keys, projects and errors (e2e)', () => {
     const badScheme = await t.http.post('/v1/track').set('Authorization', 'Basic abc').send({ email: 'a@example.com', event: 'x' }).expect(401);
     expectError(badScheme.body, 401, 'INVALID_API_KEY');
     const { account, project } = await newProject(t);
-    await t.app.get(DataSource).query(`UPDATE ${t.config.DATABASE_SCHEMA}.projects SET disabled = true, disabled_reason = 'MANUAL' WHERE id = $1`, [project.id]);
+    await t.app.get(Database).affected(`UPDATE ${t.config.DATABASE_SCHEMA}.projects SET disabled = true, disabled_reason = 'MANUAL' WHERE id = $1`, [project.id]);
     const disabled = await t.http.post('/v1/track').set(bearer(project.publicKey)).send({ email: 'a@example.com', event: 'x' }).expect(403);
     expectError(disabled.body, 403, 'PROJECT_DISABLED');
     // every public endpoint with either key, and the dashboard with the key or a session
@@ -85,7 +85,7 @@ describe('keys, projects and errors (e2e)', () => {
       expect(res.status).toBe(403);
       expectError(res.body, 403, 'PROJECT_DISABLED');
     }
-    const stored = await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM ${t.config.DATABASE_SCHEMA}.contacts WHERE project_id = $1`, [project.id]);
+    const stored = await t.app.get(Database).rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${t.config.DATABASE_SCHEMA}.contacts WHERE project_id = $1`, [project.id]);
     expect(stored[0].n).toBe(0);
   });
 

@@ -1,5 +1,4 @@
 import { Global, Logger, Module } from '@nestjs/common';
-import { Db } from '../common/db';
 import { EmailApiConfig } from '../config';
 import { ProjectRateLimiter } from '../rate-limit/project-rate-limiter';
 import { REDIS, RedisLifecycle, redisProvider } from '../rate-limit/redis.provider';
@@ -20,7 +19,6 @@ import type Redis from 'ioredis';
 @Global()
 @Module({
   providers: [
-    Db,
     UsersRepository,
     ProjectsRepository,
     MembersRepository,
@@ -45,6 +43,6 @@ import type Redis from 'ioredis';
       },
     },
   ],
-  exports: [Db, UsersRepository, ProjectsRepository, MembersRepository, SessionService, SessionGuard, ProjectAccessGuard, ProjectRateLimiter, REDIS],
+  exports: [UsersRepository, ProjectsRepository, MembersRepository, SessionService, SessionGuard, ProjectAccessGuard, ProjectRateLimiter, REDIS],
 })
 export class AccessModule {}

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
+import { Database } from '@platform/database';
 import type { ProjectRole } from './roles';
 
 export interface Project {
@@ -56,17 +55,17 @@ export interface NewKeys {
 
 @Injectable()
 export class ProjectsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Database) {}
 
-  /** Looked up on every API request (keys are never cached): a prepared statement unless inside `m`'s transaction. */
-  async findByPublicKey(publicKey: string, m?: EntityManager): Promise<Project | null> {
-    const sql = `SELECT ${COLUMNS} FROM ${this.db.t('projects')} p WHERE p.public_key = $1`;
-    const [row] = m ? await this.db.rows<ProjectRow>(sql, [publicKey], m) : await this.db.prepared<ProjectRow>('email_project_by_pk', sql, [publicKey]);
+  /** Looked up on every API request (keys are never cached): a prepared statement unless inside a transaction. */
+  async findByPublicKey(publicKey: string): Promise<Project | null> {
+    const sql = `SELECT ${COLUMNS} FROM ${this.db.table('projects')} p WHERE p.public_key = $1`;
+    const [row] = this.db.inTransaction ? await this.db.rows<ProjectRow>(sql, [publicKey]) : await this.db.prepared<ProjectRow>('email_project_by_pk', sql, [publicKey]);
     return row ? toProject(row) : null;
   }
 
   async findBySecretKeyHash(hash: string): Promise<Project | null> {
-    const sql = `SELECT ${COLUMNS} FROM ${this.db.t('projects')} p WHERE p.secret_key_hash = $1`;
+    const sql = `SELECT ${COLUMNS} FROM ${this.db.table('projects')} p WHERE p.secret_key_hash = $1`;
     const [row] = await this.db.prepared<ProjectRow>('email_project_by_sk', sql, [hash]);
     return row ? toProject(row) : null;
   }
@@ -74,8 +73,8 @@ export class ProjectsRepository {
   /** The project with the user's role, or null when the user is not a member (or the project does not exist). */
   async findForMember(projectId: string, userId: string): Promise<ProjectWithRole | null> {
     const row = await this.db.one<ProjectRow>(
-      `SELECT ${COLUMNS}, m.role FROM ${this.db.t('projects')} p
-         JOIN ${this.db.t('project_members')} m ON m.project_id = p.id AND m.user_id = $2
+      `SELECT ${COLUMNS}, m.role FROM ${this.db.table('projects')} p
+         JOIN ${this.db.table('project_members')} m ON m.project_id = p.id AND m.user_id = $2
         WHERE p.id = $1`,
       [projectId, userId],
     );
@@ -84,8 +83,8 @@ export class ProjectsRepository {
 
   async listForMember(userId: string): Promise<ProjectWithRole[]> {
     const rows = await this.db.rows<ProjectRow>(
-      `SELECT ${COLUMNS}, m.role FROM ${this.db.t('projects')} p
-         JOIN ${this.db.t('project_members')} m ON m.project_id = p.id AND m.user_id = $1
+      `SELECT ${COLUMNS}, m.role FROM ${this.db.table('projects')} p
+         JOIN ${this.db.table('project_members')} m ON m.project_id = p.id AND m.user_id = $1
         ORDER BY p.created_at ASC, p.id ASC`,
       [userId],
     );
@@ -94,21 +93,20 @@ export class ProjectsRepository {
 
   /** Creates the project and its owner membership in one transaction. */
   async create(name: string, ownerId: string, keys: NewKeys): Promise<Project> {
-    return this.db.transaction(async (m) => {
+    return this.db.transaction(async () => {
       const row = await this.db.one<ProjectRow>(
-        `INSERT INTO ${this.db.t('projects')} AS p (name, public_key, secret_key_hash, secret_key_hint)
+        `INSERT INTO ${this.db.table('projects')} AS p (name, public_key, secret_key_hash, secret_key_hint)
          VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
         [name, keys.publicKey, keys.secretKeyHash, keys.secretKeyHint],
-        m,
       );
-      await this.db.rows(`INSERT INTO ${this.db.t('project_members')} (project_id, user_id, role) VALUES ($1, $2, 'OWNER')`, [row!.id, ownerId], m);
+      await this.db.rows(`INSERT INTO ${this.db.table('project_members')} (project_id, user_id, role) VALUES ($1, $2, 'OWNER')`, [row!.id, ownerId]);
       return toProject(row!);
     });
   }
 
   async rename(id: string, name: string): Promise<Project | null> {
     const row = await this.db.one<ProjectRow>(
-      `UPDATE ${this.db.t('projects')} AS p SET name = $2, updated_at = now() WHERE p.id = $1 RETURNING ${COLUMNS}`,
+      `UPDATE ${this.db.table('projects')} AS p SET name = $2, updated_at = now() WHERE p.id = $1 RETURNING ${COLUMNS}`,
       [id, name],
     );
     return row ? toProject(row) : null;
@@ -117,7 +115,7 @@ export class ProjectsRepository {
   /** Replaces both keys at once: the old ones no longer match any row from this commit on. */
   async replaceKeys(id: string, keys: NewKeys): Promise<Project | null> {
     const row = await this.db.one<ProjectRow>(
-      `UPDATE ${this.db.t('projects')} AS p
+      `UPDATE ${this.db.table('projects')} AS p
           SET public_key = $2, secret_key_hash = $3, secret_key_hint = $4, keys_rotated_at = now(), updated_at = now()
         WHERE p.id = $1 RETURNING ${COLUMNS}`,
       [id, keys.publicKey, keys.secretKeyHash, keys.secretKeyHint],
@@ -126,18 +124,17 @@ export class ProjectsRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.db.affected(`DELETE FROM ${this.db.t('projects')} WHERE id = $1`, [id])) > 0;
+    return (await this.db.affected(`DELETE FROM ${this.db.table('projects')} WHERE id = $1`, [id])) > 0;
   }
 
   /** Deletes every piece of data of the project (contacts with their events, emails, jobs, idempotency keys); keeps the project, its keys and members. */
-  async wipeData(id: string, manager?: EntityManager): Promise<Record<string, number>> {
-    const run = async (m: EntityManager) => {
+  async wipeData(id: string): Promise<Record<string, number>> {
+    return this.db.transaction(async () => {
       const counts: Record<string, number> = {};
       for (const table of ['events', 'emails', 'contacts', 'jobs', 'idempotency_keys']) {
-        counts[table] = await this.db.affected(`DELETE FROM ${this.db.t(table)} WHERE project_id = $1`, [id], m);
+        counts[table] = await this.db.affected(`DELETE FROM ${this.db.table(table)} WHERE project_id = $1`, [id]);
       }
       return counts;
-    };
-    return manager ? run(manager) : this.db.transaction(run);
+    });
   }
 }

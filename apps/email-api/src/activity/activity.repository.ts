@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../common/db';
+import { Database } from '@platform/database';
 import type { Keyset } from '../common/pagination';
 
 export interface ActivityItem {
@@ -30,19 +30,19 @@ interface Row {
  */
 @Injectable()
 export class ActivityRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Database) {}
 
   private feed(): string {
     return `(
       SELECT e.id, 'event' AS type, e.name AS title, e.contact_id, c.email, e.data, e.created_at, e.project_id
-        FROM ${this.db.t('events')} e LEFT JOIN ${this.db.t('contacts')} c ON c.id = e.contact_id
+        FROM ${this.db.table('events')} e LEFT JOIN ${this.db.table('contacts')} c ON c.id = e.contact_id
       UNION ALL
       SELECT m.id, 'email.' || lower(m.status), m.subject, m.contact_id,
              -- to_email may carry a display name ("Ada" <ada@example.com>): the feed shows the address
              coalesce(substring(m.to_email from '<([^<>]+)>$'), m.to_email),
              jsonb_build_object('status', m.status, 'statusReason', m.status_reason, 'kind', m.kind, 'source', m.source, 'from', m.from_email, 'sentAt', m.sent_at, 'messageId', m.message_id),
              m.created_at, m.project_id
-        FROM ${this.db.t('emails')} m
+        FROM ${this.db.table('emails')} m
     ) a`;
   }
 

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { isEmail } from 'class-validator';
-import { Db } from '../common/db';
 import { toJobView, type JobRow, type JobType, type JobView, type RowError } from '../jobs/job';
 import { JobsRepository } from '../jobs/jobs.repository';
 import { JOB_LEASE_SECONDS, JobFailure, JobsWorker } from '../jobs/jobs.worker';
@@ -47,7 +47,7 @@ function layoutOf(header: string[]): CsvLayout {
 @Injectable()
 export class ContactJobsService implements OnModuleInit {
   constructor(
-    private readonly db: Db,
+    private readonly db: Database,
     private readonly jobs: JobsRepository,
     private readonly worker: JobsWorker,
     private readonly contacts: ContactsRepository,
@@ -113,7 +113,7 @@ export class ContactJobsService implements OnModuleInit {
     const counts = { created: previous.created ?? 0, updated: previous.updated ?? 0, failed: previous.failed ?? 0 };
     for (let start = job.processed; start < rows.length; start += IMPORT_BATCH) {
       const batch = rows.slice(start, start + IMPORT_BATCH);
-      await this.db.transaction(async (m) => {
+      await this.db.transaction(async () => {
         const errors: RowError[] = [];
         for (const record of batch) {
           const cells = record.fields;
@@ -136,15 +136,15 @@ export class ContactJobsService implements OnModuleInit {
             const value = cells[column.index];
             if (value !== undefined && value.trim() !== '') set[column.key] = value.trim();
           }
-          const result = await this.contacts.upsert(m, job.project_id, email, subscribed, true, { set, unset: [] });
+          const result = await this.contacts.upsert(job.project_id, email, subscribed, true, { set, unset: [] });
           if (result.isNew) counts.created += 1;
           else counts.updated += 1;
           if (result.previousSubscribed !== null && result.previousSubscribed !== result.contact.subscribed) {
-            await this.subscriptions.changed(m, job.project_id, result.contact, result.contact.subscribed);
+            await this.subscriptions.changed(job.project_id, result.contact, result.contact.subscribed);
           }
         }
         counts.failed += errors.length;
-        await this.jobs.progress(m, job.id, start + batch.length, errors, JOB_LEASE_SECONDS, counts);
+        await this.jobs.progress(job.id, start + batch.length, errors, JOB_LEASE_SECONDS, counts);
       });
     }
     await this.jobs.complete(job.id, { ...counts, total: rows.length });
@@ -152,24 +152,23 @@ export class ContactJobsService implements OnModuleInit {
 
   private async runBulk(job: JobRow): Promise<void> {
     const ids = (job.payload['contactIds'] as string[] | undefined) ?? [];
-    await this.db.transaction(async (m) => {
-      const existing = new Set(await this.contacts.existingIds(job.project_id, ids, m));
+    await this.db.transaction(async () => {
+      const existing = new Set(await this.contacts.existingIds(job.project_id, ids));
       const notFound = ids.filter((id) => !existing.has(id));
       const errors: RowError[] = ids.flatMap((id, i) => (existing.has(id) ? [] : [{ row: i + 1, id, message: 'contact not found in this project' }]));
       let changed = 0;
       if (job.type === 'BULK_DELETE') {
-        changed = await this.contacts.deleteMany(m, job.project_id, [...existing]);
+        changed = await this.contacts.deleteMany(job.project_id, [...existing]);
       } else {
         const subscribed = job.type === 'BULK_SUBSCRIBE';
-        const updated = await this.contacts.setSubscribed(m, job.project_id, [...existing], subscribed);
-        for (const contact of updated) await this.subscriptions.changed(m, job.project_id, contact, subscribed);
+        const updated = await this.contacts.setSubscribed(job.project_id, [...existing], subscribed);
+        for (const contact of updated) await this.subscriptions.changed(job.project_id, contact, subscribed);
         changed = updated.length;
       }
-      await this.jobs.progress(m, job.id, ids.length, errors, JOB_LEASE_SECONDS);
+      await this.jobs.progress(job.id, ids.length, errors, JOB_LEASE_SECONDS);
       await this.jobs.complete(
         job.id,
         { requested: ids.length, [job.type === 'BULK_DELETE' ? 'deleted' : 'updated']: changed, unchanged: existing.size - changed, notFound: notFound.length },
-        m,
       );
     });
   }

@@ -145,9 +145,11 @@ describe('contacts (e2e)', () => {
     await t.http.get(`/contacts/import/${queued.body.jobId}`).set(sk()).expect(404);
   });
 
-  it('refuses imports without an email column, without a file, or over 5 MB', async () => {
+  it('refuses imports without an email column, with broken quoting, without a file, or over 5 MB', async () => {
     const noEmail = await t.http.post('/contacts/import').set(sk()).attach('file', Buffer.from('name\nAda\n'), 'a.csv').expect(422);
     expect(noEmail.body.error.errors[0]).toMatchObject({ field: 'file', code: 'missing_column' });
+    const unterminated = await t.http.post('/contacts/import').set(sk()).attach('file', Buffer.from('email,name\nada@example.com,"Ada\n'), 'q.csv').expect(400);
+    expect(unterminated.body.error).toMatchObject({ code: 'INVALID_CSV', message: expect.stringContaining('line 2') });
     await t.http.post('/contacts/import').set(sk()).field('x', 'y').expect(422);
     const big = Buffer.alloc(5 * 1024 * 1024 + 10, 'a');
     const tooLarge = await t.http.post('/contacts/import').set(sk()).attach('file', big, 'big.csv');

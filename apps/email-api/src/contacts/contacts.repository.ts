@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
+import { Database } from '@platform/database';
 import { newId } from '../common/ids';
 import type { Keyset } from '../common/pagination';
 import { toContact, type Contact, type ContactRow, type DataPatch } from './contact';
@@ -27,10 +26,10 @@ function likePattern(search: string): string {
 
 @Injectable()
 export class ContactsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Database) {}
 
   private get table(): string {
-    return this.db.t('contacts');
+    return this.db.table('contacts');
   }
 
   /**
@@ -38,7 +37,6 @@ export class ContactsRepository {
    * changes only when given (new contacts get `defaultSubscribed`), `data` is merged.
    */
   async upsert(
-    m: EntityManager | undefined,
     projectId: string,
     email: string,
     subscribed: boolean | undefined,
@@ -55,13 +53,12 @@ export class ContactsRepository {
          updated_at = date_trunc('milliseconds', now())
        RETURNING c.*, (xmax = 0) AS inserted, (SELECT subscribed FROM previous) AS previous_subscribed`,
       [projectId, email, newId('cnt'), subscribed ?? null, defaultSubscribed, JSON.stringify(patch.set), patch.unset],
-      m,
     );
     return { contact: toContact(row!), isNew: row!.inserted, previousSubscribed: row!.inserted ? null : row!.previous_subscribed };
   }
 
-  async findById(projectId: string, id: string, m?: EntityManager): Promise<Contact | null> {
-    const row = await this.db.one<ContactRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND id = $2`, [projectId, id], m);
+  async findById(projectId: string, id: string): Promise<Contact | null> {
+    const row = await this.db.one<ContactRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND id = $2`, [projectId, id]);
     return row ? toContact(row) : null;
   }
 
@@ -71,8 +68,8 @@ export class ContactsRepository {
     return row ? { ...toContact(row), projectId: row.project_id } : null;
   }
 
-  async findByEmail(projectId: string, email: string, m?: EntityManager): Promise<Contact | null> {
-    const row = await this.db.one<ContactRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND email = $2`, [projectId, email], m);
+  async findByEmail(projectId: string, email: string): Promise<Contact | null> {
+    const row = await this.db.one<ContactRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND email = $2`, [projectId, email]);
     return row ? toContact(row) : null;
   }
 
@@ -112,7 +109,6 @@ export class ContactsRepository {
    * subscription state, null when it does not exist, or 'email-taken'.
    */
   async update(
-    m: EntityManager,
     projectId: string,
     id: string,
     changes: { email?: string; subscribed?: boolean; patch: DataPatch },
@@ -128,7 +124,6 @@ export class ContactsRepository {
          WHERE c.project_id = $1 AND c.id = $2
          RETURNING c.*, (SELECT subscribed FROM previous) AS previous_subscribed`,
         [projectId, id, changes.email ?? null, changes.subscribed ?? null, JSON.stringify(changes.patch.set), changes.patch.unset],
-        m,
       );
       return row ? { contact: toContact(row), previousSubscribed: row.previous_subscribed } : null;
     } catch (err) {
@@ -146,23 +141,22 @@ export class ContactsRepository {
   }
 
   /** Existing ids of the project among `ids`. */
-  async existingIds(projectId: string, ids: string[], m?: EntityManager): Promise<string[]> {
-    const rows = await this.db.rows<{ id: string }>(`SELECT id FROM ${this.table} WHERE project_id = $1 AND id = ANY($2::text[])`, [projectId, ids], m);
+  async existingIds(projectId: string, ids: string[]): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(`SELECT id FROM ${this.table} WHERE project_id = $1 AND id = ANY($2::text[])`, [projectId, ids]);
     return rows.map((r) => r.id);
   }
 
   /** Sets `subscribed` on the given contacts; returns those whose state changed. */
-  async setSubscribed(m: EntityManager, projectId: string, ids: string[], subscribed: boolean): Promise<Array<{ id: string; email: string }>> {
+  async setSubscribed(projectId: string, ids: string[], subscribed: boolean): Promise<Array<{ id: string; email: string }>> {
     return this.db.rows(
       `UPDATE ${this.table} SET subscribed = $3, updated_at = date_trunc('milliseconds', now())
         WHERE project_id = $1 AND id = ANY($2::text[]) AND subscribed <> $3 RETURNING id, email`,
       [projectId, ids, subscribed],
-      m,
     );
   }
 
-  async deleteMany(m: EntityManager, projectId: string, ids: string[]): Promise<number> {
-    return this.db.affected(`DELETE FROM ${this.table} WHERE project_id = $1 AND id = ANY($2::text[])`, [projectId, ids], m);
+  async deleteMany(projectId: string, ids: string[]): Promise<number> {
+    return this.db.affected(`DELETE FROM ${this.table} WHERE project_id = $1 AND id = ANY($2::text[])`, [projectId, ids]);
   }
 
   /** Custom fields: per key and JSON type, how many contacts hold it. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
 import { ApiError, type FieldError } from '@platform/errors';
-import { Db } from '../common/db';
 import { DEFAULT_LIMIT } from '../common/list-query.dto';
 import { decodeCursor, toPage, type CursorPage } from '../common/pagination';
 import { RESERVED_DATA_KEYS, STANDARD_FIELDS, dataPatch, normalizeEmail, type Contact } from './contact';
@@ -50,7 +50,7 @@ export function customFieldName(field: string): string {
 @Injectable()
 export class ContactsService {
   constructor(
-    private readonly db: Db,
+    private readonly db: Database,
     private readonly contacts: ContactsRepository,
     private readonly subscriptions: SubscriptionEvents,
   ) {}
@@ -78,10 +78,10 @@ export class ContactsService {
     correlationId?: string,
   ): Promise<{ contact: Contact; isNew: boolean }> {
     assertDataKeys(input.data);
-    return this.db.transaction(async (m) => {
-      const result = await this.contacts.upsert(m, projectId, normalizeEmail(input.email), input.subscribed, true, dataPatch(input.data));
+    return this.db.transaction(async () => {
+      const result = await this.contacts.upsert(projectId, normalizeEmail(input.email), input.subscribed, true, dataPatch(input.data));
       if (result.previousSubscribed !== null && result.previousSubscribed !== result.contact.subscribed) {
-        await this.subscriptions.changed(m, projectId, result.contact, result.contact.subscribed, correlationId);
+        await this.subscriptions.changed(projectId, result.contact, result.contact.subscribed, correlationId);
       }
       return { contact: result.contact, isNew: result.isNew };
     });
@@ -94,8 +94,8 @@ export class ContactsService {
     correlationId?: string,
   ): Promise<Contact> {
     assertDataKeys(input.data);
-    return this.db.transaction(async (m) => {
-      const result = await this.contacts.update(m, projectId, id, {
+    return this.db.transaction(async () => {
+      const result = await this.contacts.update(projectId, id, {
         email: input.email ? normalizeEmail(input.email) : undefined,
         subscribed: input.subscribed,
         patch: dataPatch(input.data),
@@ -107,7 +107,7 @@ export class ContactsService {
         });
       }
       if (result.previousSubscribed !== result.contact.subscribed) {
-        await this.subscriptions.changed(m, projectId, result.contact, result.contact.subscribed, correlationId);
+        await this.subscriptions.changed(projectId, result.contact, result.contact.subscribed, correlationId);
       }
       return result.contact;
     });

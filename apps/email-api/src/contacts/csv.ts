@@ -1,58 +1,44 @@
+import { CsvError as ParseError, parse, type Info } from 'csv-parse/sync';
+
+/** One record of a CSV file with the line it starts on (1-based). */
+export interface CsvRecord {
+  line: number;
+  fields: string[];
+}
+
 /**
- * RFC 4180 CSV: fields separated by commas, records by CRLF or LF, fields in double quotes may hold
- * commas, line breaks and doubled quotes. A leading UTF-8 BOM is ignored, blank lines are skipped.
- * Returns each record with the line it starts on (1-based).
+ * RFC 4180 CSV read by csv-parse: fields separated by commas, records by CRLF, LF or CR, fields in
+ * double quotes may hold commas, line breaks and doubled quotes; a quote inside an unquoted field is
+ * kept as it is. A leading UTF-8 BOM is ignored, blank lines are skipped, records may have any
+ * number of fields. Throws CsvError for broken quoting.
  */
-export function parseCsv(text: string): Array<{ line: number; fields: string[] }> {
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const records: Array<{ line: number; fields: string[] }> = [];
-  let fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  let line = 1;
-  let recordLine = 1;
-  let fieldStarted = false;
-  const endRecord = () => {
-    fields.push(field);
-    if (!(fields.length === 1 && fields[0] === '' && !fieldStarted)) records.push({ line: recordLine, fields });
-    fields = [];
-    field = '';
-    fieldStarted = false;
-  };
-  for (let i = 0; i < src.length; i++) {
-    const c = src[i];
-    if (quoted) {
-      if (c === '"') {
-        if (src[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else {
-        if (c === '\n') line++;
-        field += c;
-      }
-      continue;
-    }
-    if (c === '"' && field === '') {
-      quoted = true;
-      fieldStarted = true;
-    } else if (c === ',') {
-      fields.push(field);
-      field = '';
-      fieldStarted = true;
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && src[i + 1] === '\n') i++;
-      endRecord();
-      line++;
-      recordLine = line;
-    } else {
-      field += c;
-      fieldStarted = true;
-    }
+export function parseCsv(text: string): CsvRecord[] {
+  let parsed: Array<{ record: string[]; info: Info }>;
+  try {
+    parsed = parse(text, {
+      bom: true,
+      info: true,
+      record_delimiter: ['\r\n', '\n', '\r'],
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: true,
+    }) as unknown as Array<{ record: string[]; info: Info }>;
+  } catch (err) {
+    if (err instanceof ParseError) throw new CsvError(err.message);
+    throw err;
   }
-  if (quoted) throw new CsvError(`unterminated quoted field starting on line ${recordLine}`);
-  if (field !== '' || fields.length > 0 || fieldStarted) endRecord();
-  return records;
+  // Where a record starts: after the previous one and the blank lines skipped since. (csv-parse's
+  // own `lines` is where a record ends, and counts a CRLF inside a quoted field as two lines.)
+  let line = 1;
+  let skipped = 0;
+  return parsed.map(({ record, info }) => {
+    line += info.empty_lines - skipped;
+    skipped = info.empty_lines;
+    const start = line;
+    for (const field of record) line += field.split('\n').length - 1;
+    line += 1;
+    return { line: start, fields: record };
+  });
 }
 
 export class CsvError extends Error {}

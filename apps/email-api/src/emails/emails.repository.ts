@@ -1,19 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { claimDue } from '@platform/database';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
+import { Database } from '@platform/database';
 import { newId } from '../common/ids';
 import type { EmailRow, NewEmail } from './email';
 
 @Injectable()
 export class EmailsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Database) {}
 
   private get table(): string {
-    return this.db.t('emails');
+    return this.db.table('emails');
   }
 
-  async insert(m: EntityManager | undefined, e: NewEmail): Promise<EmailRow> {
+  async insert(e: NewEmail): Promise<EmailRow> {
     const row = await this.db.one<EmailRow>(
       `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, from_name, reply_to, subject, html, headers, attachments, data)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16::jsonb) RETURNING *`,
@@ -35,14 +33,13 @@ export class EmailsRepository {
         JSON.stringify(e.attachments),
         e.data ? JSON.stringify(e.data) : null,
       ],
-      m,
     );
     return row!;
   }
 
   /** Due queued emails for this sender (FOR UPDATE SKIP LOCKED with a lease: a crashed sender's emails come back). */
   claim(limit: number, leaseSeconds: number): Promise<EmailRow[]> {
-    return claimDue<EmailRow>(this.db.dataSource, {
+    return this.db.claimDue<EmailRow>({
       table: this.table,
       where: `status = 'QUEUED' AND next_attempt_at <= now()`,
       orderBy: 'next_attempt_at ASC',

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { NOT_SENT_NO_SMTP, type EmailRow, type NewEmail } from './email';
 import { EmailsRepository } from './emails.repository';
 import { SendWorker } from './send.worker';
@@ -21,10 +20,10 @@ export class MailQueue {
     return this.smtp.configured;
   }
 
-  async enqueue(m: EntityManager | undefined, email: Omit<NewEmail, 'status' | 'statusReason'>, suppressedReason?: string): Promise<EmailRow> {
+  async enqueue(email: Omit<NewEmail, 'status' | 'statusReason'>, suppressedReason?: string): Promise<EmailRow> {
     const status = suppressedReason ? 'SUPPRESSED' : this.smtp.configured ? 'QUEUED' : 'STORED';
     const reason = suppressedReason ?? (status === 'STORED' ? NOT_SENT_NO_SMTP : null);
-    return this.emails.insert(m, { ...email, status, statusReason: reason });
+    return this.emails.insert({ ...email, status, statusReason: reason });
   }
 
   /** Call after the enqueuing transaction committed: the local worker sends at once. */

@@ -38,7 +38,7 @@ export class SendController {
   })
   async send(@CurrentProject() ctx: ProjectContext, @Body() body: SendEmailDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
     this.sender.validate(body);
-    const result = await this.idempotency.run(ctx.project.id, 'send', key, body, 200, async (m) => ok(await this.sender.send(m, ctx.project.id, body, requestId)));
+    const result = await this.idempotency.run(ctx.project.id, 'send', key, body, 200, async () => ok(await this.sender.send(ctx.project.id, body, requestId)));
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     else this.sender.committed();
     return result.body;

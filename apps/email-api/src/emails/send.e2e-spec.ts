@@ -1,5 +1,5 @@
 import { startFakeSmtpSink, type FakeSmtpSink } from '@platform/testing';
-import { DataSource } from 'typeorm';
+import { Database } from '@platform/database';
 import { SendWorker } from './send.worker';
 import { bearer, decodeQuotedPrintable, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 
@@ -121,12 +121,12 @@ describe('POST /v1/send and unsubscribe (e2e)', () => {
     });
 
     it('keeps a temporarily refused email queued with the reason, retries it later, and fails it after SEND_MAX_ATTEMPTS', async () => {
-      const ds = t.app.get(DataSource);
+      const ds = t.app.get(Database);
       const table = `${t.config.DATABASE_SCHEMA}.emails`;
-      const row = async (id: string) => (await ds.query(`SELECT status, status_reason, attempts FROM ${table} WHERE id = $1`, [id]))[0];
+      const row = async (id: string) => (await ds.rows<{ status: string; status_reason: string | null; attempts: number }>(`SELECT status, status_reason, attempts FROM ${table} WHERE id = $1`, [id]))[0];
       // A retry is due after a backoff; the test makes it due now instead of waiting.
       const dueNow = (id: string, attempts?: number) =>
-        ds.query(`UPDATE ${table} SET next_attempt_at = now()${attempts ? `, attempts = ${attempts}` : ''} WHERE id = $1`, [id]).then(() => t.app.get(SendWorker).wake());
+        ds.affected(`UPDATE ${table} SET next_attempt_at = now()${attempts ? `, attempts = ${attempts}` : ''} WHERE id = $1`, [id]).then(() => t.app.get(SendWorker).wake());
 
       smtp.failNext({ code: 451, message: '4.3.0 try again later' });
       const later = (await t.http.post('/v1/send').set(sk()).send({ to: 'later@example.com', subject: 'Later', body: 'b' }).expect(200)).body.data.emails[0].email;
@@ -196,6 +196,20 @@ describe('POST /v1/send and unsubscribe (e2e)', () => {
       const feed = await t.http.get('/activity').set(bearer(project.secretKey)).expect(200);
       const item = feed.body.data.find((a: { id: string }) => a.id === res.body.data.emails[0].email);
       expect(item).toMatchObject({ type: 'email.stored', title: 's', email: 'x@example.com', data: { status: 'STORED', statusReason: expect.stringContaining('not sent') } });
+    });
+
+    it.each([
+      ['an array', [[]], 'attachments'],
+      ['null', [null], 'attachments.0'],
+      ['a number', [1], 'attachments.0'],
+      ['an object whose content is an array', [{ filename: 'a.txt', content: [] }], 'attachments.0.content'],
+    ])('refuses an attachment that is %s with a field error, never a 500', async (_what, attachments, field) => {
+      const { project } = await newProject(t);
+      const res = await t.http.post('/v1/send').set(bearer(project.secretKey)).send({ to: 'x@example.com', subject: 's', body: 'b', attachments }).expect(422);
+      expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', statusCode: 422 } });
+      expect(res.body.error.errors.map((e: { field: string }) => e.field)).toContain(field);
+      // nothing was stored
+      expect((await t.http.get('/activity').set(bearer(project.secretKey)).expect(200)).body.data.filter((a: { type: string }) => a.type.startsWith('email.'))).toEqual([]);
     });
   });
 });

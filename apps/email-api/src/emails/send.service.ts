@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
 import { ApiError, type FieldError } from '@platform/errors';
-import type { EntityManager } from 'typeorm';
 import { EmailApiConfig } from '../config';
 import { dataPatch } from '../contacts/contact';
 import { ContactsRepository } from '../contacts/contacts.repository';
@@ -27,6 +27,7 @@ export interface SendResult {
 @Injectable()
 export class SendService {
   constructor(
+    private readonly db: Database,
     private readonly config: EmailApiConfig,
     private readonly contacts: ContactsRepository,
     private readonly subscriptions: SubscriptionEvents,
@@ -46,7 +47,12 @@ export class SendService {
     assertDataKeys(dto.data);
   }
 
-  async send(m: EntityManager, projectId: string, dto: SendEmailDto, correlationId?: string): Promise<SendResult> {
+  /** Contacts, their subscription events and the emails in one transaction (or the open one: Idempotency-Key). */
+  send(projectId: string, dto: SendEmailDto, correlationId?: string): Promise<SendResult> {
+    return this.db.transaction(() => this.queueAll(projectId, dto, correlationId));
+  }
+
+  private async queueAll(projectId: string, dto: SendEmailDto, correlationId: string | undefined): Promise<SendResult> {
     const ignored: FieldError[] = [];
     const recipients = parseRecipients(dto.to, ignored);
     const sender = parseSender(dto.from, ignored);
@@ -61,10 +67,10 @@ export class SendService {
     }));
     const out: SendResult['emails'] = [];
     for (const to of recipients) {
-      const upsert = await this.contacts.upsert(m, projectId, to.email, dto.subscribed, false, dataPatch(dto.data));
+      const upsert = await this.contacts.upsert(projectId, to.email, dto.subscribed, false, dataPatch(dto.data));
       const contact = upsert.contact;
       if (upsert.previousSubscribed !== null && upsert.previousSubscribed !== contact.subscribed) {
-        await this.subscriptions.changed(m, projectId, contact, contact.subscribed, correlationId);
+        await this.subscriptions.changed(projectId, contact, contact.subscribed, correlationId);
       }
       const unsubscribeUrl = this.links.url(contact.id);
       const vars = { ...contact.data, ...(dto.data ?? {}), data: { ...contact.data, ...(dto.data ?? {}) }, email: contact.email, id: contact.id, subscribed: contact.subscribed, name: to.name ?? contact.data['name'], unsubscribeUrl };
@@ -74,7 +80,6 @@ export class SendService {
         mailHeaders['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
       }
       const email = await this.queue.enqueue(
-        m,
         {
           projectId,
           contactId: contact.id,

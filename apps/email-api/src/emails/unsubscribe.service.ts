@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import { Db } from '../common/db';
 import { ContactsRepository } from '../contacts/contacts.repository';
 import { SubscriptionEvents } from '../contacts/subscription-events';
 import { UnsubscribeLinks } from './unsubscribe-links';
@@ -8,7 +8,7 @@ import { UnsubscribeLinks } from './unsubscribe-links';
 @Injectable()
 export class UnsubscribeService {
   constructor(
-    private readonly db: Db,
+    private readonly db: Database,
     private readonly links: UnsubscribeLinks,
     private readonly contacts: ContactsRepository,
     private readonly subscriptions: SubscriptionEvents,
@@ -29,9 +29,9 @@ export class UnsubscribeService {
   /** Unsubscribes the contact of the link (idempotent); records `contact.unsubscribed` when it changed. */
   async unsubscribe(token: string, correlationId?: string): Promise<{ email: string; changed: boolean }> {
     const contact = await this.contactOf(token);
-    const changed = await this.db.transaction(async (m) => {
-      const updated = await this.contacts.setSubscribed(m, contact.projectId, [contact.id], false);
-      for (const c of updated) await this.subscriptions.changed(m, contact.projectId, c, false, correlationId);
+    const changed = await this.db.transaction(async () => {
+      const updated = await this.contacts.setSubscribed(contact.projectId, [contact.id], false);
+      for (const c of updated) await this.subscriptions.changed(contact.projectId, c, false, correlationId);
       return updated.length > 0;
     });
     return { email: contact.email, changed };

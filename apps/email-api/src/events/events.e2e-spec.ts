@@ -9,7 +9,7 @@ import {
 } from '@platform/messaging';
 import { createTestRabbit, testServices, type TestRabbit } from '@platform/testing';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { Database } from '@platform/database';
 import { IdempotencyPruner } from '../idempotency/idempotency-pruner';
 import { bearer, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 
@@ -105,13 +105,13 @@ describe('events: /v1/track, /events/*, activity, and the event bus (e2e, Rabbit
     const events = await t.http.get('/events?name=paid').set(sk()).expect(200);
     expect(events.body.total).toBe(1);
     // after 24 hours a key is free again, and the pruner deletes it
-    const ds = t.app.get(DataSource);
-    await ds.query(`UPDATE ${t.config.DATABASE_SCHEMA}.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`, [key]);
+    const ds = t.app.get(Database);
+    await ds.affected(`UPDATE ${t.config.DATABASE_SCHEMA}.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`, [key]);
     const reused = await t.http.post('/v1/track').set(sk()).set('Idempotency-Key', key).send({ ...body, event: 'other' }).expect(200);
     expect(reused.headers['idempotent-replayed']).toBeUndefined();
-    await ds.query(`UPDATE ${t.config.DATABASE_SCHEMA}.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`, [key]);
+    await ds.affected(`UPDATE ${t.config.DATABASE_SCHEMA}.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`, [key]);
     await t.app.get(IdempotencyPruner).drain();
-    expect(await ds.query(`SELECT 1 FROM ${t.config.DATABASE_SCHEMA}.idempotency_keys WHERE key = $1`, [key])).toHaveLength(0);
+    expect(await ds.rows(`SELECT 1 FROM ${t.config.DATABASE_SCHEMA}.idempotency_keys WHERE key = $1`, [key])).toHaveLength(0);
   });
 
   it('refuses reserved event names and reserved data keys with 422', async () => {

@@ -1,23 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
+import { Database } from '@platform/database';
 import { newId } from '../common/ids';
 import type { Keyset } from '../common/pagination';
 import { toEvent, type EventRow, type TrackedEvent } from './event';
 
 @Injectable()
 export class EventsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Database) {}
 
   private get table(): string {
-    return this.db.t('events');
+    return this.db.table('events');
   }
 
-  async insert(m: EntityManager | undefined, projectId: string, contactId: string | null, name: string, data: Record<string, unknown> | null): Promise<TrackedEvent> {
+  async insert(projectId: string, contactId: string | null, name: string, data: Record<string, unknown> | null): Promise<TrackedEvent> {
     const row = await this.db.one<EventRow>(
       `INSERT INTO ${this.table} (id, project_id, contact_id, name, data) VALUES ($1, $2, $3, $4, $5::jsonb) RETURNING *`,
       [newId('evt'), projectId, contactId, name, data && Object.keys(data).length ? JSON.stringify(data) : null],
-      m,
     );
     return toEvent(row!);
   }
@@ -40,7 +38,7 @@ export class EventsRepository {
     }
     params.push(limit + 1);
     const rows = await this.db.rows<EventRow>(
-      `SELECT e.*, c.email FROM ${this.table} e LEFT JOIN ${this.db.t('contacts')} c ON c.id = e.contact_id
+      `SELECT e.*, c.email FROM ${this.table} e LEFT JOIN ${this.db.table('contacts')} c ON c.id = e.contact_id
         WHERE ${where.join(' AND ')} ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`,
       params,
     );

@@ -39,7 +39,8 @@ export class TrackController {
   @ApiErrors(JSON_BODY_ERRORS, TRACK_ERRORS)
   @ApiOperation({
     summary: 'Track an event (public or secret key)',
-    description: 'Creates or updates the contact, records the event and starts matching workflows (via `email.event_tracked`). Answers `{success: true, data: {contact, event, timestamp}}`.',
+    description:
+      'Creates or updates the contact, records the event and, once both are committed, publishes `email.event_tracked` on the event bus (for other services; nothing in email-api reacts to it yet). Answers `{success: true, data: {contact, event, timestamp}}`.',
   })
   track(@CurrentProject() ctx: ProjectContext, @Body() body: TrackEventDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
     return this.record(ctx, body, res, key, requestId);
@@ -59,8 +60,8 @@ export class TrackController {
 
   private async record(ctx: ProjectContext, body: TrackEventDto, res: Response, key: string | undefined, requestId: string | undefined) {
     assertDataKeys(body.data);
-    if (key === undefined) return answer(await this.tracking.trackAlone(ctx.project.id, body, requestId));
-    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async (m) => answer(await this.tracking.track(m, ctx.project.id, body, requestId)));
+    if (key === undefined) return answer(await this.tracking.track(ctx.project.id, body, requestId));
+    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async () => answer(await this.tracking.track(ctx.project.id, body, requestId)));
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
   }

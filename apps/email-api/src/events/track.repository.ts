@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OutboxMessage } from '@platform/messaging';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
+import { Database } from '@platform/database';
+import { OutboxMessage, OutboxRelay } from '@platform/messaging';
 import type { DataPatch } from '../contacts/contact';
 
 /** One tracked event as the statement writes it. */
@@ -49,17 +48,21 @@ interface Row {
  * contacts subscribed unless told otherwise), inserts the event and writes the `email.event_tracked`
  * outbox row (the EmailEventTrackedData contract, built with jsonb_build_object from the contact the
  * upsert returned) — atomically, in one round trip. Run alone it is its own transaction (one
- * commit, no BEGIN/COMMIT round trips) as a named prepared statement; inside a caller's
- * transaction (Idempotency-Key, subscription changes, consumed events) it runs on that transaction.
+ * commit, no BEGIN/COMMIT round trips) as a named prepared statement; inside an open transaction
+ * (Idempotency-Key, subscription changes, consumed events) it runs on that transaction. The outbox
+ * relay publishes the row once it is committed.
  */
 @Injectable()
 export class TrackRepository {
   private text?: string;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Database,
+    private readonly relay: OutboxRelay,
+  ) {}
 
-  /** Runs the write on `m`'s transaction, or alone (atomic by itself) when `m` is undefined. */
-  async track(m: EntityManager | undefined, w: TrackWrite): Promise<TrackedRow> {
+  /** Runs the write in the open transaction, or alone (atomic by itself) when there is none. */
+  async track(w: TrackWrite): Promise<TrackedRow> {
     const params = [
       w.projectId,
       w.email,
@@ -76,8 +79,9 @@ export class TrackRepository {
       w.envelope.occurredAt,
       w.envelope.correlationId,
     ];
-    const text = (this.text ??= buildTrackStatement(this.db.schema, this.db.dataSource.getMetadata(OutboxMessage).tablePath));
-    const [row] = m ? await this.db.rows<Row>(text, params, m) : await this.db.prepared<Row>('email_track', text, params);
+    const text = (this.text ??= buildTrackStatement(this.db.schema, this.db.repository(OutboxMessage).metadata.tablePath));
+    const [row] = this.db.inTransaction ? await this.db.rows<Row>(text, params) : await this.db.prepared<Row>('email_track', text, params);
+    this.relay.enqueued(this.db.manager); // publishes at once, or when the open transaction commits
     return {
       contactId: row.contact_id,
       email: row.email,

@@ -1,10 +1,9 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
-import { EmailEventTracked, Outbox, OutboxRelay } from '@platform/messaging';
+import { Database } from '@platform/database';
+import { EmailEventTracked, Outbox } from '@platform/messaging';
 import { SERVICE_NAME } from '@platform/platform';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
 import { newId } from '../common/ids';
 import { dataPatch, normalizeEmail } from '../contacts/contact';
 import { SubscriptionEvents } from '../contacts/subscription-events';
@@ -32,49 +31,44 @@ const MAX_CORRELATION_ID = 200;
 /**
  * POST /v1/track and everything else that records an event: the contact is created (subscribed
  * unless told otherwise) or updated, the event stored, and `email.event_tracked` enqueued in the
- * outbox of the same transaction, so the workflow engine sees exactly the events that committed.
+ * outbox of the same transaction, so consumers of the event bus see exactly the events that committed.
  * Contact, event and outbox row are one statement (TrackRepository); a change of subscription adds
  * the `contact.subscribed|unsubscribed` event in the same transaction.
  */
 @Injectable()
 export class TrackService implements OnModuleInit {
   constructor(
-    private readonly db: Db,
+    private readonly db: Database,
     private readonly writes: TrackRepository,
     private readonly events: EventsRepository,
     private readonly outbox: Outbox,
-    private readonly relay: OutboxRelay,
     private readonly subscriptions: SubscriptionEvents,
     @Inject(SERVICE_NAME) private readonly serviceName: string,
   ) {}
 
   onModuleInit(): void {
-    this.subscriptions.listen(async (m, projectId, contact, subscribed, correlationId) => {
-      await this.recordSystemEvent(m, projectId, contact, subscribed ? 'contact.subscribed' : 'contact.unsubscribed', null, correlationId);
+    this.subscriptions.listen(async (projectId, contact, subscribed, correlationId) => {
+      await this.recordSystemEvent(projectId, contact, subscribed ? 'contact.subscribed' : 'contact.unsubscribed', null, correlationId);
     });
   }
 
   /**
-   * Tracks in a transaction of its own. Without `subscribed` the subscription cannot change, so the
-   * single statement is the whole transaction (one round trip, one commit); with it, a change must
-   * also record `contact.subscribed|unsubscribed`, in the same transaction.
+   * Tracks in the open transaction, or else in one of its own. Without `subscribed` the
+   * subscription cannot change, so the single statement is the whole write (alone: one round trip,
+   * one commit); with it, a change must also record `contact.subscribed|unsubscribed`, in the same
+   * transaction.
    */
-  async trackAlone(projectId: string, input: TrackInput, correlationId?: string): Promise<TrackResult> {
-    if (input.subscribed !== undefined) return this.db.transaction((m) => this.track(m, projectId, input, correlationId));
-    const write = this.prepare(projectId, input, correlationId);
-    const row = await this.writes.track(undefined, write);
-    this.relay.wake();
-    return { contact: { id: row.contactId, email: row.email, subscribed: row.subscribed }, contactCreated: row.contactCreated, eventId: write.eventId, timestamp: row.createdAt };
+  async track(projectId: string, input: TrackInput, correlationId?: string): Promise<TrackResult> {
+    if (input.subscribed === undefined) return this.save(projectId, input, correlationId);
+    return this.db.transaction(() => this.save(projectId, input, correlationId));
   }
 
-  /** Tracks inside the caller's transaction `m`. */
-  async track(m: EntityManager, projectId: string, input: TrackInput, correlationId?: string): Promise<TrackResult> {
+  private async save(projectId: string, input: TrackInput, correlationId: string | undefined): Promise<TrackResult> {
     const write = this.prepare(projectId, input, correlationId);
-    const row = await this.writes.track(m, write);
-    this.relay.enqueued(m); // publish once this transaction commits
+    const row = await this.writes.track(write);
     const contact = { id: row.contactId, email: row.email, subscribed: row.subscribed };
     if (row.previousSubscribed !== null && row.previousSubscribed !== row.subscribed) {
-      await this.subscriptions.changed(m, projectId, contact, row.subscribed, correlationId);
+      await this.subscriptions.changed(projectId, contact, row.subscribed, correlationId);
     }
     return { contact, contactCreated: row.contactCreated, eventId: write.eventId, timestamp: row.createdAt };
   }
@@ -109,20 +103,20 @@ export class TrackService implements OnModuleInit {
 
   /** Records an event the platform produces itself (reserved names), and publishes it. */
   async recordSystemEvent(
-    m: EntityManager,
     projectId: string,
     contact: { id: string; email: string },
     name: string,
     data: Record<string, unknown> | null,
     correlationId?: string,
   ): Promise<string> {
-    const event = await this.events.insert(m, projectId, contact.id, name, data);
-    await this.publish(m, projectId, contact, event.id, name, data, false, correlationId);
-    return event.id;
+    return this.db.transaction(async () => {
+      const event = await this.events.insert(projectId, contact.id, name, data);
+      await this.publish(projectId, contact, event.id, name, data, false, correlationId);
+      return event.id;
+    });
   }
 
   private async publish(
-    m: EntityManager,
     projectId: string,
     contact: { id: string; email: string },
     eventId: string,
@@ -132,7 +126,6 @@ export class TrackService implements OnModuleInit {
     correlationId?: string,
   ): Promise<void> {
     await this.outbox.enqueue(
-      m,
       EmailEventTracked,
       {
         projectId,

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
+import { Database } from '@platform/database';
 
 export interface StoredResponse {
   request_hash: string;
@@ -13,37 +12,35 @@ const TTL = `interval '24 hours'`;
 
 @Injectable()
 export class IdempotencyRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Database) {}
 
   /**
-   * Claims the key for this request inside the caller's transaction. Returns null when claimed (go
+   * Claims the key for this request inside the open transaction. Returns null when claimed (go
    * ahead), or the stored row of the earlier request. A concurrent request with the same key waits
    * here until the first one's transaction ends.
    */
-  async claim(m: EntityManager, projectId: string, scope: string, key: string, requestHash: string): Promise<StoredResponse | null> {
-    const t = this.db.t('idempotency_keys');
+  async claim(projectId: string, scope: string, key: string, requestHash: string): Promise<StoredResponse | null> {
+    const t = this.db.table('idempotency_keys');
     const claimed = await this.db.rows(
       `INSERT INTO ${t} AS k (project_id, scope, key, request_hash) VALUES ($1, $2, $3, $4)
        ON CONFLICT (project_id, scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status_code = NULL, response = NULL, created_at = now()
          WHERE k.created_at < now() - ${TTL}
        RETURNING key`,
       [projectId, scope, key, requestHash],
-      m,
     );
     if (claimed.length) return null;
-    return this.db.one<StoredResponse>(`SELECT request_hash, status_code, response FROM ${t} WHERE project_id = $1 AND scope = $2 AND key = $3`, [projectId, scope, key], m);
+    return this.db.one<StoredResponse>(`SELECT request_hash, status_code, response FROM ${t} WHERE project_id = $1 AND scope = $2 AND key = $3`, [projectId, scope, key]);
   }
 
-  async store(m: EntityManager, projectId: string, scope: string, key: string, statusCode: number, response: unknown): Promise<void> {
+  async store(projectId: string, scope: string, key: string, statusCode: number, response: unknown): Promise<void> {
     await this.db.affected(
-      `UPDATE ${this.db.t('idempotency_keys')} SET status_code = $4, response = $5::jsonb WHERE project_id = $1 AND scope = $2 AND key = $3`,
+      `UPDATE ${this.db.table('idempotency_keys')} SET status_code = $4, response = $5::jsonb WHERE project_id = $1 AND scope = $2 AND key = $3`,
       [projectId, scope, key, statusCode, JSON.stringify(response)],
-      m,
     );
   }
 
   /** Deletes expired keys; returns how many. */
   async prune(): Promise<number> {
-    return this.db.affected(`DELETE FROM ${this.db.t('idempotency_keys')} WHERE created_at < now() - ${TTL}`);
+    return this.db.affected(`DELETE FROM ${this.db.table('idempotency_keys')} WHERE created_at < now() - ${TTL}`);
   }
 }

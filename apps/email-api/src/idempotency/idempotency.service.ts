@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { createHash } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
 import { IdempotencyRepository } from './idempotency.repository';
 
 export interface IdempotentResult<T> {
@@ -23,7 +22,7 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 @Injectable()
 export class IdempotencyService {
   constructor(
-    private readonly db: Db,
+    private readonly db: Database,
     private readonly keys: IdempotencyRepository,
   ) {}
 
@@ -33,7 +32,7 @@ export class IdempotencyService {
     key: string | undefined,
     request: unknown,
     status: number,
-    fn: (m: EntityManager) => Promise<T>,
+    fn: () => Promise<T>,
   ): Promise<IdempotentResult<T>> {
     if (key === undefined) return { status, body: await this.db.transaction(fn), replayed: false };
     if (!KEY.test(key)) {
@@ -42,8 +41,8 @@ export class IdempotencyService {
       });
     }
     const hash = createHash('sha256').update(JSON.stringify(request ?? null)).digest('hex');
-    return this.db.transaction(async (m) => {
-      const earlier = await this.keys.claim(m, projectId, scope, key, hash);
+    return this.db.transaction(async () => {
+      const earlier = await this.keys.claim(projectId, scope, key, hash);
       if (earlier) {
         if (earlier.request_hash !== hash) {
           throw new ApiError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body', {
@@ -52,8 +51,8 @@ export class IdempotencyService {
         }
         return { status: earlier.status_code ?? status, body: earlier.response as T, replayed: true };
       }
-      const body = await fn(m);
-      await this.keys.store(m, projectId, scope, key, status, body);
+      const body = await fn();
+      await this.keys.store(projectId, scope, key, status, body);
       return { status, body, replayed: false };
     });
   }

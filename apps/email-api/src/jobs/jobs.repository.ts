@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { claimDue } from '@platform/database';
-import type { EntityManager } from 'typeorm';
-import { Db } from '../common/db';
+import { Database } from '@platform/database';
 import { newId } from '../common/ids';
 import type { JobRow, JobType, RowError } from './job';
 
@@ -10,10 +8,10 @@ export const MAX_STORED_ERRORS = 1000;
 
 @Injectable()
 export class JobsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Database) {}
 
   private get table(): string {
-    return this.db.t('jobs');
+    return this.db.table('jobs');
   }
 
   async create(projectId: string, type: JobType, payload: Record<string, unknown>, input: string | null, total: number): Promise<JobRow> {
@@ -30,7 +28,7 @@ export class JobsRepository {
 
   /** Claims due jobs (waiting, or active with an expired lease: their worker died) for this worker. */
   claim(limit: number, leaseSeconds: number): Promise<JobRow[]> {
-    return claimDue<JobRow>(this.db.dataSource, {
+    return this.db.claimDue<JobRow>({
       table: this.table,
       where: `state IN ('waiting', 'active')`,
       orderBy: 'created_at ASC',
@@ -41,7 +39,7 @@ export class JobsRepository {
   }
 
   /** Progress after a batch, in the batch's transaction (a resumed job starts after `processed`). */
-  async progress(m: EntityManager, id: string, processed: number, newErrors: RowError[], leaseSeconds: number, result: Record<string, unknown> | null = null): Promise<void> {
+  async progress(id: string, processed: number, newErrors: RowError[], leaseSeconds: number, result: Record<string, unknown> | null = null): Promise<void> {
     await this.db.affected(
       `UPDATE ${this.table} SET processed = $2, result = coalesce($5::jsonb, result),
               errors = CASE WHEN jsonb_array_length(errors) >= ${MAX_STORED_ERRORS} THEN errors
@@ -49,15 +47,13 @@ export class JobsRepository {
               claimed_until = now() + make_interval(secs => $4)
         WHERE id = $1`,
       [id, processed, JSON.stringify(newErrors), leaseSeconds, result ? JSON.stringify(result) : null],
-      m,
     );
   }
 
-  async complete(id: string, result: Record<string, unknown>, m?: EntityManager): Promise<void> {
+  async complete(id: string, result: Record<string, unknown>): Promise<void> {
     await this.db.affected(
       `UPDATE ${this.table} SET state = 'completed', processed = total, result = $2::jsonb, finished_at = now(), claimed_until = NULL, input = NULL WHERE id = $1`,
       [id, JSON.stringify(result)],
-      m,
     );
   }
 

@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Part 1 of email-api: users, projects and their keys, members, contacts, events, emails (the send
  * queue and the activity feed), queued jobs (CSV import, bulk actions), idempotency keys, and the
  * messaging outbox/inbox. The tables of parts 2 and 3 (templates, campaigns, segments, domains,
- * workflows, billing) are described in the README's data model and come in their own migrations;
- * `emails` already carries the nullable references they will fill.
+ * workflows, billing) will come in their own migrations; `emails` already carries the nullable
+ * references they will fill.
  *
  * Timestamps that order pages are truncated to milliseconds so that a cursor built from a JS Date
  * points exactly at its row.

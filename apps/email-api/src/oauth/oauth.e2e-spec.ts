@@ -1,7 +1,7 @@
 import { hashPassword } from '@platform/auth';
 import { startFakeOAuthProvider, type FakeOAuthProvider } from '@platform/testing';
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { Database } from '@platform/database';
 import { sessionCookie, startEmailApi, type EmailTestApp } from '../../test/helpers';
 import { UsersRepository } from '../access/users.repository';
 
@@ -47,7 +47,7 @@ describe('OAuth login with GitHub and Google (e2e)', () => {
   }
 
   const userCount = async (app: EmailTestApp, email: string) =>
-    Number((await app.app.get(DataSource).query(`SELECT count(*)::int AS n FROM ${app.config.DATABASE_SCHEMA}.users WHERE email = $1`, [email]))[0].n);
+    Number((await app.app.get(Database).rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${app.config.DATABASE_SCHEMA}.users WHERE email = $1`, [email]))[0].n);
 
   it('lists exactly the configured providers; others are 404 in the error envelope', async () => {
     expect((await t.http.get('/auth/oauth-config').expect(200)).body).toEqual({ password: true, signupsEnabled: true, providers: ['github', 'google'] });
@@ -112,7 +112,7 @@ describe('OAuth login with GitHub and Google (e2e)', () => {
     expect(callback.headers.location).toBe(DASHBOARD);
     const user = await me(t, callback.headers);
     expect(user).toMatchObject({ id: signup.body.id, email: 'ada@example.com', name: 'Ada', emailVerified: true });
-    const links = await t.app.get(DataSource).query(`SELECT provider, provider_user_id FROM ${t.config.DATABASE_SCHEMA}.oauth_accounts WHERE user_id = $1`, [user.id]);
+    const links = await t.app.get(Database).rows(`SELECT provider, provider_user_id FROM ${t.config.DATABASE_SCHEMA}.oauth_accounts WHERE user_id = $1`, [user.id]);
     expect(links).toEqual([{ provider: 'google', provider_user_id: 'google-ada' }]);
     // The password still works.
     await t.http.post('/auth/login').send({ email: 'ada@example.com', password: 'long enough pw' }).expect(200);
@@ -164,7 +164,7 @@ describe('OAuth login with GitHub and Google (e2e)', () => {
     // Expired.
     const late = await t.http.get('/auth/oauth/github').expect(302);
     const lateAuth = await fake.authorize(late.headers.location as string, 'stately');
-    await t.app.get(DataSource).query(`UPDATE ${t.config.DATABASE_SCHEMA}.oauth_states SET expires_at = now() - interval '1 second'`);
+    await t.app.get(Database).affected(`UPDATE ${t.config.DATABASE_SCHEMA}.oauth_states SET expires_at = now() - interval '1 second'`);
     expect((await t.http.get(lateAuth.path).set('Cookie', stateCookie(late.headers)).expect(400)).body.error.code).toBe('INVALID_OAUTH_STATE');
     // Missing.
     expect((await t.http.get('/auth/oauth/github/callback?code=abc').expect(400)).body.error.code).toBe('INVALID_OAUTH_STATE');

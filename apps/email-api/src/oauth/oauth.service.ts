@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { hashApiKey, safeEqual } from '@platform/auth';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { UsersRepository, type User } from '../access/users.repository';
-import { Db } from '../common/db';
 import { EmailApiConfig } from '../config';
 import { OAuthClient, providerError } from './oauth-client';
 import { authorizeUrl, callbackUrl, configuredProviders, newAuthorization, type OAuthProfile, type OAuthProvider, type OAuthProviderName } from './oauth-providers';
@@ -36,7 +36,7 @@ export class OAuthService {
 
   constructor(
     private readonly config: EmailApiConfig,
-    private readonly db: Db,
+    private readonly db: Database,
     private readonly users: UsersRepository,
     private readonly repo: OAuthRepository,
     private readonly client: OAuthClient,
@@ -80,11 +80,11 @@ export class OAuthService {
 
   private async loginOrCreate(provider: OAuthProviderName, profile: OAuthProfile): Promise<User> {
     const verifiedEmail = profile.emailVerified ? profile.email : null;
-    return this.db.transaction(async (m) => {
+    return this.db.transaction(async () => {
       // A linked account is found by the provider's id, whatever its email is today.
-      const linkedUserId = await this.repo.touchAccount(provider, profile.providerUserId, verifiedEmail, m);
+      const linkedUserId = await this.repo.touchAccount(provider, profile.providerUserId, verifiedEmail);
       if (linkedUserId) {
-        const linked = await this.users.findById(linkedUserId, m);
+        const linked = await this.users.findById(linkedUserId);
         if (linked) return linked;
       }
       if (!verifiedEmail) {
@@ -92,21 +92,21 @@ export class OAuthService {
           suggestion: `Verify the primary email address at ${provider}, then log in again.`,
         });
       }
-      let user = await this.users.findByEmail(verifiedEmail, m);
+      let user = await this.users.findByEmail(verifiedEmail);
       if (user) {
         // The provider proved the address.
-        await this.users.markVerified(user.id, m);
+        await this.users.markVerified(user.id);
       } else {
         if (this.config.DISABLE_SIGNUPS) {
           throw new ApiError(403, 'SIGNUPS_DISABLED', 'Signups are disabled on this server and no account has this email', {
             suggestion: 'Ask an administrator for an account, then log in with the same email.',
           });
         }
-        user = (await this.users.insert(verifiedEmail, profile.name, null, m, true)) ?? (await this.users.findByEmail(verifiedEmail, m));
+        user = (await this.users.insert(verifiedEmail, profile.name, null, true)) ?? (await this.users.findByEmail(verifiedEmail));
         if (!user) throw new Error('user vanished while being created');
       }
-      await this.repo.link(provider, profile.providerUserId, user.id, verifiedEmail, m);
-      return (await this.users.findById(user.id, m)) ?? user;
+      await this.repo.link(provider, profile.providerUserId, user.id, verifiedEmail);
+      return (await this.users.findById(user.id)) ?? user;
     });
   }
 

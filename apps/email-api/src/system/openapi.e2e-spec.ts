@@ -129,6 +129,12 @@ describe('OpenAPI document (e2e)', () => {
     expect(badExamples).toEqual([]);
   });
 
+  it('says what POST /v1/track does: it publishes email.event_tracked and starts nothing (no workflows exist)', () => {
+    const description = (doc.paths['/v1/track'].post as unknown as { description: string }).description;
+    expect(description).toContain('publishes `email.event_tracked`');
+    expect(description).not.toMatch(/starts[^.]*workflows/i);
+  });
+
   it('matches the real answers, field by field', async () => {
     /** Checks that the status is documented for the operation and the body matches its schema exactly. */
     const documented = (res: Response, method: string, path: string) => {

@@ -1,5 +1,5 @@
 import { startFakeSmtpSink, type FakeSmtpSink } from '@platform/testing';
-import { DataSource } from 'typeorm';
+import { Database } from '@platform/database';
 import { decodeQuotedPrintable, sessionCookie, startEmailApi, type EmailTestApp } from '../../test/helpers';
 
 describe('accounts: signup, login, verification, password reset (e2e)', () => {
@@ -44,7 +44,7 @@ describe('accounts: signup, login, verification, password reset (e2e)', () => {
     const second = await tokenMailedTo('resend@example.com', 'verify_email', 2);
     expect(second).not.toBe(first);
     await t.http.post('/auth/verify-email').send({ token: first }).expect(400);
-    await t.app.get(DataSource).query(`UPDATE ${t.config.DATABASE_SCHEMA}.user_tokens SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`);
+    await t.app.get(Database).affected(`UPDATE ${t.config.DATABASE_SCHEMA}.user_tokens SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`);
     await t.http.post('/auth/verify-email').send({ token: second }).expect(400);
   });
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { hashApiKey, hashPassword, verifyPassword } from '@platform/auth';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { randomBytes } from 'node:crypto';
 import { UsersRepository, type TokenPurpose, type User } from '../access/users.repository';
-import { Db } from '../common/db';
 import { EmailApiConfig } from '../config';
 import { MailQueue } from '../emails/mail-queue.service';
 import { escapeHtml } from '../emails/render';
@@ -24,7 +24,7 @@ export const invalidToken = () =>
 export class AuthService {
   constructor(
     private readonly config: EmailApiConfig,
-    private readonly db: Db,
+    private readonly db: Database,
     private readonly users: UsersRepository,
     private readonly mail: MailQueue,
   ) {}
@@ -55,10 +55,10 @@ export class AuthService {
   }
 
   async verifyEmail(token: string): Promise<void> {
-    await this.db.transaction(async (m) => {
-      const userId = await this.users.consumeToken('verify_email', hashApiKey(token), m);
+    await this.db.transaction(async () => {
+      const userId = await this.users.consumeToken('verify_email', hashApiKey(token));
       if (!userId) throw invalidToken();
-      await this.users.markVerified(userId, m);
+      await this.users.markVerified(userId);
     });
   }
 
@@ -70,13 +70,13 @@ export class AuthService {
   /** New password; the token is spent and every existing session of the user ends. */
   async resetPassword(token: string, password: string): Promise<void> {
     const passwordHash = await hashPassword(password);
-    await this.db.transaction(async (m) => {
-      const userId = await this.users.consumeToken('reset_password', hashApiKey(token), m);
+    await this.db.transaction(async () => {
+      const userId = await this.users.consumeToken('reset_password', hashApiKey(token));
       if (!userId) throw invalidToken();
-      await this.users.setPassword(userId, passwordHash, m);
-      await this.users.revokeTokens(userId, 'reset_password', m);
+      await this.users.setPassword(userId, passwordHash);
+      await this.users.revokeTokens(userId, 'reset_password');
       // Receiving the reset email proves the address as well.
-      await this.users.markVerified(userId, m);
+      await this.users.markVerified(userId);
     });
   }
 
@@ -93,7 +93,7 @@ export class AuthService {
       `<p>${verify ? 'Confirm your email address' : 'Choose a new password'} with this token (valid for ${verify ? '24 hours' : '1 hour'}, usable once):</p>` +
       `<p><code id="token">${token}</code></p><p>It is accepted by <code>${action}</code> at ${escapeHtml(this.config.PUBLIC_BASE_URL)}.</p>` +
       `<p>If you did not ask for this, ignore this email.</p>`;
-    await this.mail.enqueue(undefined, {
+    await this.mail.enqueue({
       projectId: null,
       contactId: null,
       kind: 'SYSTEM',

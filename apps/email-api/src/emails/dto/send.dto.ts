@@ -95,6 +95,8 @@ export class SendEmailDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10)
+  // ValidateNested alone lets an array item through (it validates the items of `[[]]`, none).
+  @IsObject({ each: true, message: 'each attachment must be an object {filename, content, contentType?, contentId?, disposition?}' })
   @ValidateNested({ each: true })
   @Type(() => AttachmentDto)
   attachments?: AttachmentDto[];
