@@ -19,6 +19,8 @@ function preset(projectDir) {
     testEnvironment: 'node',
     testMatch: ['<rootDir>/**/*.spec.ts', '<rootDir>/**/*.integration-spec.ts', '<rootDir>/**/*.e2e-spec.ts'],
     transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swcOptions({ sourceMaps: 'inline' }), swcrc: false }] },
+    // jose ships ES modules only: compiled to CommonJS like the sources (Node itself loads it with require).
+    transformIgnorePatterns: ['/node_modules/(?!jose/)'],
     moduleFileExtensions: ['ts', 'js', 'json'],
     moduleNameMapper,
     globalSetup: path.join(root, 'libs/testing/jest/global-setup.cjs'),

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DatabaseModule } from '@platform/database';
 import { messagingEntities, MessagingModule, type MessagingModuleOptions } from '@platform/messaging';
+import { RateLimitModule } from '@platform/rate-limit';
 import { FirstUsersService } from './bootstrap/first-users.service';
 import type { AuthApiConfig } from './config';
 import { FiscalUser } from './fiscal/entities/fiscal-user.entity';
@@ -11,7 +12,7 @@ import { RefreshToken } from './logistics/entities/refresh-token.entity';
 import { LogisticsModule } from './logistics/logistics.module';
 import { CreateAuthTables1763770000000 } from './migrations/1763770000000-CreateAuthTables';
 import { CreateOutboxTables1763770100000 } from './migrations/1763770100000-CreateOutboxTables';
-import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { LoginRateLimitModule } from './rate-limit/login-rate-limit.module';
 import { TokensModule } from './tokens/tokens.module';
 
 export const AUTH_ENTITIES = [FiscalUser, LogisticsUser, RefreshToken];
@@ -33,7 +34,9 @@ export class AuthApiModule {
         MessagingModule.forRoot({ ...opts.messaging, outbox: true }),
         KeysModule.forRoot(loadSigningKeys(config)),
         TokensModule,
-        RateLimitModule,
+        // Failed logins counted per client IP and account: in Redis when REDIS_URL is set (shared by every replica).
+        RateLimitModule.forRoot({ keyPrefix: `${config.REDIS_KEY_PREFIX}login:` }),
+        LoginRateLimitModule,
         FiscalModule,
         LogisticsModule,
       ],

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DatabaseModule } from '@platform/database';
 import { MessagingModule, messagingEntities } from '@platform/messaging';
+import { RateLimitModule } from '@platform/rate-limit';
 import { AccessModule } from './access/access.module';
 import { ActivityModule } from './activity/activity.module';
 import { AutomationModule } from './automation/automation.module';
@@ -28,6 +29,8 @@ export class EmailApiModule {
         DatabaseModule.forRoot({ entities: [...messagingEntities], migrations: EMAIL_MIGRATIONS }),
         MessagingModule.forRoot({ outbox: true, amqp: { exchange: config.EVENTS_EXCHANGE, dlx: config.EVENTS_DLX } }),
         AccessModule,
+        // The per-project request counters: in Redis when REDIS_URL is set (shared by every replica).
+        RateLimitModule.forRoot({ keyPrefix: `${config.REDIS_KEY_PREFIX}rl:` }),
         UsersModule,
         OAuthModule,
         ProjectsModule,

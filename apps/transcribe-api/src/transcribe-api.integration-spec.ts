@@ -1,5 +1,6 @@
 import { createTestApp, deleteKeysByPrefix, startFakeTranscriptionEngine, testServices, uniqueSuffix, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
 import { EventBus, TranscribeJobFinished, type EventEnvelope, type TranscribeJobFinishedData } from '@platform/messaging';
+import { redisOptions } from '@platform/rate-limit';
 import { Worker } from 'bullmq';
 import Redis from 'ioredis';
 import { readdir } from 'node:fs/promises';
@@ -8,7 +9,6 @@ import { killHard, startWorkerProcess } from '../test/worker-process';
 import { makeWav } from '../test/wav';
 import type { TranscribeConfig } from './config';
 import { QUEUES } from './jobs/job-record';
-import { redisConnection } from './queue/bullmq-queue';
 import { transcribeApiService } from './service';
 
 const { redisUrl } = testServices();
@@ -259,7 +259,7 @@ if (redisUrl) describe('transcribe-api on Redis (BullMQ queues)', () => {
 
       // A worker that takes the job and dies at once: its lock is never renewed.
       dead = new Worker(QUEUES['faster-whisper'].queueName, null, {
-        connection: redisConnection(redisUrl!, QUEUES['faster-whisper'].redisDb, { maxRetriesPerRequest: null }),
+        connection: redisOptions(redisUrl!, { db: QUEUES['faster-whisper'].redisDb, maxRetriesPerRequest: null }),
         prefix,
         lockDuration: 1000,
         autorun: false,

@@ -6,8 +6,7 @@ export { TokenAuthGuard, JwtBearerGuard, JwtCookieGuard, bearerToken, cookieValu
 export { ApiKeyGuard } from './api-key.guard';
 export {
   decodeJwt,
-  verifySignature,
-  checkClaims,
+  verifyJwt,
   publicKeyFromJwk,
   JwtVerificationError,
   type JwsAlgorithm,
@@ -15,5 +14,7 @@ export {
   type JwtClaims,
   type DecodedJwt,
   type ClaimChecks,
+  type VerifyJwtOptions,
+  type JwtVerificationKey,
 } from './jwt-verify';
 export { JwksVerifier, type JwksVerifierOptions } from './jwks-verifier';

@@ -1,14 +1,5 @@
-import type { JsonWebKey, KeyObject } from 'node:crypto';
-import {
-  checkClaims,
-  decodeJwt,
-  JwtVerificationError,
-  publicKeyFromJwk,
-  verifySignature,
-  type ClaimChecks,
-  type JwsAlgorithm,
-  type JwtClaims,
-} from './jwt-verify';
+import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
+import { decodeJwt, JwtVerificationError, publicKeyFromJwk, verifyJwt, type ClaimChecks, type JwsAlgorithm, type JwtClaims } from './jwt-verify';
 
 export interface JwksVerifierOptions extends Omit<ClaimChecks, 'now'> {
   /** Where the key set is published, e.g. `http://auth-api:3004/.well-known/jwks.json`. */
@@ -27,15 +18,20 @@ export interface JwksVerifierOptions extends Omit<ClaimChecks, 'now'> {
 }
 
 interface CachedKeys {
-  keys: Map<string, { key: KeyObject; alg?: string }>;
+  /** The published signing keys' ids. */
+  kids: Set<string>;
+  /** jose's lookup over those keys: by `kid`, and only a key whose type, curve and `alg` fit the token's. */
+  keySet: JWTVerifyGetKey;
   fetchedAt: number;
 }
 
 /**
  * Verifies asymmetric JWTs against a remote JSON Web Key Set, so a service can check another's
- * tokens without a shared secret. Keys are cached for `cacheTtlMs`; a token whose `kid` is not in
- * the cache triggers one refetch (rate-limited by `minRefreshIntervalMs`), which is how a key
- * rotation on the issuer is picked up. Concurrent refreshes share one request.
+ * tokens without a shared secret (jose's `jwtVerify` over a `createLocalJWKSet` of the fetched
+ * keys). Keys are cached for `cacheTtlMs`; a token whose `kid` is not in the cache triggers one
+ * refetch (rate-limited by `minRefreshIntervalMs`), which is how a key rotation on the issuer is
+ * picked up. Concurrent refreshes share one request; while the issuer is unreachable the cached
+ * keys keep working.
  */
 export class JwksVerifier {
   private cache?: CachedKeys;
@@ -51,16 +47,19 @@ export class JwksVerifier {
 
   /** Returns the token's claims when signature, algorithm, exp/nbf, iss and aud all check out. */
   async verify<T extends JwtClaims = JwtClaims>(token: string): Promise<T> {
-    const decoded = decodeJwt(token);
-    const alg = decoded.header.alg as JwsAlgorithm;
+    const { header } = decodeJwt(token);
+    const alg = header.alg as JwsAlgorithm;
     if (!this.algorithms.includes(alg)) throw new JwtVerificationError('algorithm', `JWT algorithm ${alg} is not accepted`);
-    const kid = decoded.header.kid;
+    const kid = header.kid;
     if (!kid) throw new JwtVerificationError('unknown_kid', 'JWT header has no kid');
-    const entry = await this.keyFor(kid);
-    if (entry.alg && entry.alg !== alg) throw new JwtVerificationError('algorithm', `Key ${kid} is not for ${alg}`);
-    if (!verifySignature(decoded, entry.key)) throw new JwtVerificationError('signature', 'JWT signature is invalid');
-    checkClaims(decoded.claims, { ...this.options, now: this.now });
-    return decoded.claims as T;
+    const keys = await this.keysWith(kid);
+    try {
+      return await verifyJwt<T>(token, keys.keySet, { ...this.options, algorithms: this.algorithms, now: this.now });
+    } catch (err) {
+      // The kid is published, so no key matching means its type, curve or `alg` does not fit the token's.
+      if (err instanceof JwtVerificationError && err.code === 'unknown_kid') throw new JwtVerificationError('algorithm', `Key ${kid} does not fit ${alg}`);
+      throw err;
+    }
   }
 
   /** Drops the cached key set (the next verification fetches again). */
@@ -68,18 +67,17 @@ export class JwksVerifier {
     this.cache = undefined;
   }
 
-  private async keyFor(kid: string): Promise<{ key: KeyObject; alg?: string }> {
+  /** The cached key set once it holds `kid` (refetched when stale or, at most once per interval, when `kid` is new). */
+  private async keysWith(kid: string): Promise<CachedKeys> {
     const ttl = this.options.cacheTtlMs ?? 600_000;
     if (!this.cache || this.now() - this.cache.fetchedAt >= ttl) {
       this.cache = await this.refresh();
     }
-    let found = this.cache.keys.get(kid);
-    if (!found && this.now() - this.lastFetchAttempt >= (this.options.minRefreshIntervalMs ?? 30_000)) {
+    if (!this.cache.kids.has(kid) && this.now() - this.lastFetchAttempt >= (this.options.minRefreshIntervalMs ?? 30_000)) {
       this.cache = await this.refresh();
-      found = this.cache.keys.get(kid);
     }
-    if (!found) throw new JwtVerificationError('unknown_kid', `No published key has kid ${kid}`);
-    return found;
+    if (!this.cache.kids.has(kid)) throw new JwtVerificationError('unknown_kid', `No published key has kid ${kid}`);
+    return this.cache;
   }
 
   private refresh(): Promise<CachedKeys> {
@@ -104,21 +102,24 @@ export class JwksVerifier {
       // Keep serving the keys we have while the issuer is unreachable; try again after the minimum interval.
       if (this.cache) {
         const ttl = this.options.cacheTtlMs ?? 600_000;
-        return { keys: this.cache.keys, fetchedAt: this.now() - ttl + (this.options.minRefreshIntervalMs ?? 30_000) };
+        return { ...this.cache, fetchedAt: this.now() - ttl + (this.options.minRefreshIntervalMs ?? 30_000) };
       }
       throw new JwtVerificationError('jwks', `Could not fetch the JWKS: ${(err as Error).message}`);
     }
     const list = (body as { keys?: unknown })?.keys;
     if (!Array.isArray(list)) throw new JwtVerificationError('jwks', 'The JWKS has no keys array');
-    const keys = new Map<string, { key: KeyObject; alg?: string }>();
-    for (const jwk of list as Array<JsonWebKey & { kid?: string; alg?: string; use?: string }>) {
-      if (!jwk || typeof jwk.kid !== 'string' || (jwk.use && jwk.use !== 'sig')) continue;
+    // One signing key per kid (the last published wins), and only keys this runtime can import:
+    // a token signed with another fails as unknown kid.
+    const byKid = new Map<string, JWK>();
+    for (const jwk of list as Array<JWK & { kid?: unknown }>) {
+      if (!jwk || typeof jwk !== 'object' || typeof jwk.kid !== 'string' || (jwk.use && jwk.use !== 'sig')) continue;
       try {
-        keys.set(jwk.kid, { key: publicKeyFromJwk(jwk), alg: jwk.alg });
+        publicKeyFromJwk(jwk as Parameters<typeof publicKeyFromJwk>[0]);
+        byKid.set(jwk.kid, jwk);
       } catch {
-        // a key this runtime cannot import is skipped; tokens signed with it fail as unknown kid
+        // skipped
       }
     }
-    return { keys, fetchedAt: this.now() };
+    return { kids: new Set(byKid.keys()), keySet: createLocalJWKSet({ keys: [...byKid.values()] }), fetchedAt: this.now() };
   }
 }

@@ -1,6 +1,7 @@
-import { createPublicKey, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { decodeJwt as joseDecodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import { createPublicKey, type JsonWebKey, type KeyObject, type webcrypto } from 'node:crypto';
 
-/** Algorithms the verifier accepts: RSA PKCS#1 v1.5, ECDSA and EdDSA (Ed25519/Ed448). */
+/** Algorithms the verifier accepts: RSA PKCS#1 v1.5, ECDSA and EdDSA (Ed25519). */
 export type JwsAlgorithm = 'RS256' | 'RS384' | 'RS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA';
 
 export interface JwtHeader {
@@ -31,68 +32,25 @@ export class JwtVerificationError extends Error {
   }
 }
 
-const DIGEST: Record<JwsAlgorithm, string | null> = {
-  RS256: 'sha256',
-  RS384: 'sha384',
-  RS512: 'sha512',
-  ES256: 'sha256',
-  ES384: 'sha384',
-  ES512: 'sha512',
-  EdDSA: null,
-};
-
 export interface DecodedJwt {
   header: JwtHeader;
   claims: JwtClaims;
-  signingInput: string;
-  signature: Buffer;
 }
 
-function parseSegment(segment: string, what: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // falls through to the error below
-  }
-  throw new JwtVerificationError('malformed', `JWT ${what} is not a base64url JSON object`);
-}
-
-/** Splits a compact JWS and parses header and claims, without checking anything. */
+/** Parses header and claims of a compact JWS (jose's decoders), checking nothing but its shape. */
 export function decodeJwt(token: string): DecodedJwt {
-  const parts = token.split('.');
-  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || !parts[0] || !parts[1]) {
-    throw new JwtVerificationError('malformed', 'JWT must be three base64url segments');
+  let header: Record<string, unknown>;
+  let claims: JwtClaims;
+  try {
+    claims = joseDecodeJwt(token) as JwtClaims;
+    header = decodeProtectedHeader(token) as Record<string, unknown>;
+  } catch (err) {
+    throw new JwtVerificationError('malformed', `JWT is malformed: ${(err as Error).message}`);
   }
-  const header = parseSegment(parts[0], 'header');
   if (typeof header['alg'] !== 'string') throw new JwtVerificationError('malformed', 'JWT header lacks alg');
   // RFC 7515 §4.1.11: extensions the recipient must understand; this verifier understands none.
   if (header['crit'] !== undefined) throw new JwtVerificationError('malformed', 'JWT header has critical extensions (crit)');
-  return {
-    header: header as unknown as JwtHeader,
-    claims: parseSegment(parts[1], 'payload') as JwtClaims,
-    signingInput: `${parts[0]}.${parts[1]}`,
-    signature: Buffer.from(parts[2], 'base64url'),
-  };
-}
-
-/** The one curve each ECDSA algorithm is defined on (RFC 7518 §3.4). */
-const CURVE: Partial<Record<JwsAlgorithm, string>> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
-
-/** Verifies a decoded token's signature with `key` for `alg`. */
-export function verifySignature(decoded: DecodedJwt, key: KeyObject): boolean {
-  const alg = decoded.header.alg as JwsAlgorithm;
-  if (!Object.hasOwn(DIGEST, alg)) throw new JwtVerificationError('algorithm', `Unsupported JWT algorithm ${alg}`);
-  const keyType = key.asymmetricKeyType;
-  const fits =
-    (alg.startsWith('RS') && keyType === 'rsa') ||
-    (alg.startsWith('ES') && keyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === CURVE[alg]) ||
-    (alg === 'EdDSA' && (keyType === 'ed25519' || keyType === 'ed448'));
-  if (!fits) throw new JwtVerificationError('algorithm', `Key type ${keyType}${keyType === 'ec' ? ` (${key.asymmetricKeyDetails?.namedCurve})` : ''} does not match ${alg}`);
-  const data = Buffer.from(decoded.signingInput, 'ascii');
-  return alg.startsWith('ES')
-    ? cryptoVerify(DIGEST[alg], data, { key, dsaEncoding: 'ieee-p1363' }, decoded.signature)
-    : cryptoVerify(DIGEST[alg], data, key, decoded.signature);
+  return { header: header as unknown as JwtHeader, claims };
 }
 
 export interface ClaimChecks {
@@ -105,32 +63,67 @@ export interface ClaimChecks {
   now?: () => number;
 }
 
-/** Checks exp, nbf, iss and aud. Throws {@link JwtVerificationError}. */
-export function checkClaims(claims: JwtClaims, checks: ClaimChecks = {}): void {
-  const now = Math.floor((checks.now?.() ?? Date.now()) / 1000);
-  const leeway = checks.clockToleranceSec ?? 0;
-  if (claims.exp === undefined) {
-    if (checks.requireExp ?? true) throw new JwtVerificationError('claims', 'JWT has no exp claim');
-  } else if (typeof claims.exp !== 'number' || now - leeway >= claims.exp) {
-    throw new JwtVerificationError('expired', 'JWT has expired');
-  }
-  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || now + leeway < claims.nbf)) {
-    throw new JwtVerificationError('not_yet_valid', 'JWT is not valid yet');
-  }
-  if (checks.issuer !== undefined) {
-    const allowed = Array.isArray(checks.issuer) ? checks.issuer : [checks.issuer];
-    if (typeof claims.iss !== 'string' || !allowed.includes(claims.iss)) {
-      throw new JwtVerificationError('claims', 'JWT issuer is not accepted');
-    }
-  }
-  if (checks.audience !== undefined) {
-    const wanted = Array.isArray(checks.audience) ? checks.audience : [checks.audience];
-    const given = Array.isArray(claims.aud) ? claims.aud : claims.aud === undefined ? [] : [claims.aud];
-    if (!given.some((a) => wanted.includes(a))) throw new JwtVerificationError('claims', 'JWT audience is not accepted');
+export interface VerifyJwtOptions extends ClaimChecks {
+  /** Accepted algorithms (required: `none` and HMAC are never among them). */
+  algorithms: JwsAlgorithm[];
+}
+
+/** A public key, or jose's key lookup (for example `createLocalJWKSet`, which picks by `kid`). */
+export type JwtVerificationKey = KeyObject | webcrypto.CryptoKey | JWTVerifyGetKey;
+
+/**
+ * Verifies a compact JWS with jose's `jwtVerify`: the algorithm is one of `algorithms` and fits the
+ * key (an ES* key on that algorithm's curve), the signature holds, `exp` (required unless
+ * `requireExp: false`), `nbf`, `iss` and `aud` check out; a `crit` header is refused. Returns the
+ * claims; throws {@link JwtVerificationError}.
+ */
+export async function verifyJwt<T extends JwtClaims = JwtClaims>(token: string, key: JwtVerificationKey, options: VerifyJwtOptions): Promise<T> {
+  const { header } = decodeJwt(token);
+  if (!(options.algorithms as string[]).includes(header.alg)) throw new JwtVerificationError('algorithm', `JWT algorithm ${header.alg} is not accepted`);
+  const verifyOptions: JWTVerifyOptions = {
+    algorithms: options.algorithms,
+    issuer: options.issuer,
+    audience: options.audience,
+    clockTolerance: options.clockToleranceSec ?? 0,
+    requiredClaims: (options.requireExp ?? true) ? ['exp'] : [],
+    currentDate: new Date(options.now?.() ?? Date.now()),
+  };
+  try {
+    const { payload } = typeof key === 'function' ? await jwtVerify(token, key, verifyOptions) : await jwtVerify(token, key, verifyOptions);
+    return payload as T;
+  } catch (err) {
+    throw verificationError(err);
   }
 }
 
-/** Imports a public JWK (RSA, EC or OKP) as a KeyObject. */
+/** jose's error as a {@link JwtVerificationError} with the code callers know. */
+function verificationError(err: unknown): JwtVerificationError {
+  if (err instanceof JwtVerificationError) return err;
+  const { code, claim, reason, message } = err as { code?: string; claim?: string; reason?: string; message: string };
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return new JwtVerificationError('expired', 'JWT has expired');
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (claim === 'nbf') return new JwtVerificationError('not_yet_valid', 'JWT is not valid yet');
+      if (claim === 'exp' && reason !== 'missing') return new JwtVerificationError('expired', 'JWT has expired');
+      return new JwtVerificationError('claims', `JWT claim ${claim ?? ''} is not accepted: ${message}`);
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return new JwtVerificationError('signature', 'JWT signature is invalid');
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+      return new JwtVerificationError('malformed', `JWT is malformed: ${message}`);
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return new JwtVerificationError('unknown_kid', 'No key of the set has the JWT\'s kid and fits its algorithm');
+    case 'ERR_JWKS_INVALID':
+      return new JwtVerificationError('jwks', `The JWKS is invalid: ${message}`);
+    default:
+      // ERR_JOSE_ALG_NOT_ALLOWED, ERR_JOSE_NOT_SUPPORTED, ERR_JWKS_MULTIPLE_MATCHING_KEYS, and jose's
+      // TypeErrors for a key that does not fit the algorithm (type, curve, RSA size).
+      return new JwtVerificationError('algorithm', `The key does not fit the JWT: ${message}`);
+  }
+}
+
+/** Imports a public JWK (RSA, EC or OKP) as a KeyObject (throws when this runtime cannot). */
 export function publicKeyFromJwk(jwk: JsonWebKey): KeyObject {
   return createPublicKey({ key: jwk, format: 'jwk' });
 }

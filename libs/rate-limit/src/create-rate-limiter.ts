@@ -1,7 +1,8 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { FallbackRateLimiter } from './fallback-rate-limiter';
 import { MemoryRateLimiter } from './memory-rate-limiter';
 import type { RateLimiter } from './rate-limiter';
+import { createRedisClient } from './redis-client';
 import { RedisRateLimiter } from './redis-rate-limiter';
 
 export interface CreateRateLimiterOptions {
@@ -29,8 +30,7 @@ export function createRateLimiter(options: CreateRateLimiterOptions = {}): RateL
   if (options.redis) {
     redisLimiter = new RedisRateLimiter(options.redis, { keyPrefix: options.keyPrefix, timeoutMs: options.redisTimeoutMs });
   } else if (options.redisUrl) {
-    const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-    redis.on('error', (err: Error) => options.onRedisError?.(err));
+    const redis = createRedisClient(options.redisUrl, { onError: options.onRedisError });
     redisLimiter = new RedisRateLimiter(redis, { keyPrefix: options.keyPrefix, ownsConnection: true, timeoutMs: options.redisTimeoutMs });
   }
   return redisLimiter ? new FallbackRateLimiter(redisLimiter, new MemoryRateLimiter(), options.onFallback) : new MemoryRateLimiter();

@@ -4,3 +4,6 @@ export { RedisRateLimiter, type RedisRateLimiterOptions } from './redis-rate-lim
 export { FallbackRateLimiter } from './fallback-rate-limiter';
 export { createRateLimiter, type CreateRateLimiterOptions } from './create-rate-limiter';
 export { rateLimitHeaders, resetSeconds } from './headers';
+export { redisOptions, createRedisClient, closeRedis, type RedisClientOptions } from './redis-client';
+export { RedisModule, REDIS_CLIENT } from './redis.module';
+export { RateLimitModule, type RateLimitModuleOptions } from './rate-limit.module';

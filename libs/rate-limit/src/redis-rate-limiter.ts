@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { closeRedis } from './redis-client';
 import { assertLimit, assertWindow, decision, RateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
 
 /** When the script counts: every request, only when every key is within its limit, or never (peek). */
@@ -90,13 +91,7 @@ export class RedisRateLimiter extends RateLimiter {
   }
 
   async close(): Promise<void> {
-    if (!this.options.ownsConnection) return;
-    // QUIT needs a live connection; an unreachable server would leave it (and its reconnect timer) waiting.
-    if (this.redis.status !== 'ready') {
-      this.redis.disconnect();
-      return;
-    }
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    if (this.options.ownsConnection) await closeRedis(this.redis);
   }
 
   private async withTimeout<T>(work: Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
-import { Queue, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import Redis, { type RedisOptions } from 'ioredis';
+import { redisOptions } from '@platform/rate-limit';
+import { Queue, WaitingError, Worker, type Job } from 'bullmq';
+import Redis from 'ioredis';
 import type { JobInput, JobSnapshot, JobStatus, QueueSpec, QueueStats, TranscriptionResult } from '../jobs/job-record';
 import { SHUTDOWN, TranscriptionQueue, type JobProcessor, type WorkerOptions } from './transcription-queue';
 
@@ -25,21 +26,6 @@ const ABANDONED_MESSAGE =
   'the worker running this job stopped (crashed or was killed) more often than TRANSCRIBE_MAX_STALLED_COUNT allows, so the job was abandoned';
 
 const readableReason = (reason: string | undefined): string => (reason === STALLED_REASON ? ABANDONED_MESSAGE : reason || 'the job failed');
-
-/** ioredis options for `url`, in the queue's own logical database (0 or 1, as the spec says). */
-export function redisConnection(url: string, db: number, extra: Record<string, unknown> = {}): ConnectionOptions & RedisOptions {
-  const u = new URL(url);
-  return {
-    host: u.hostname || '127.0.0.1',
-    port: u.port ? Number(u.port) : 6379,
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-    db,
-    connectTimeout: 5_000,
-    ...extra,
-  };
-}
 
 /** Rejects when `promise` takes longer than `ms`: calls made while Redis is down fail instead of waiting. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -88,7 +74,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     private readonly opts: BullmqQueueOptions,
   ) {
     super();
-    this.redis = new Redis(redisConnection(opts.redisUrl, spec.redisDb, { maxRetriesPerRequest: 2 }));
+    this.redis = new Redis(redisOptions(opts.redisUrl, { db: spec.redisDb, maxRetriesPerRequest: 2 }));
     this.redis.on('error', () => undefined); // surfaced through check() and failing calls
     this.queue = new Queue(spec.queueName, {
       connection: this.redis,
@@ -183,7 +169,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
         }
       },
       {
-        connection: redisConnection(this.opts.redisUrl, this.spec.redisDb, { maxRetriesPerRequest: null }),
+        connection: redisOptions(this.opts.redisUrl, { db: this.spec.redisDb, maxRetriesPerRequest: null }),
         prefix: this.opts.prefix,
         concurrency: opts.concurrency,
         lockDuration: this.opts.lockDurationMs,
