@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import type { EventContract, EventData, EventEnvelope } from '../contracts/event-contract';
 
 export const EVENT_CONSUMER = 'platform:messaging:event-consumer';
