@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DatabaseModule } from '@platform/database';
-import { messagingEntities, MessagingModule, type MessagingModuleOptions } from '@platform/messaging';
+import { messagingEntities, MessagingModule } from '@platform/messaging';
 import { RateLimitModule } from '@platform/rate-limit';
 import { FirstUsersService } from './bootstrap/first-users.service';
 import type { AuthApiConfig } from './config';
@@ -18,20 +18,15 @@ import { TokensModule } from './tokens/tokens.module';
 export const AUTH_ENTITIES = [FiscalUser, LogisticsUser, RefreshToken];
 export const AUTH_MIGRATIONS = [CreateAuthTables1763770000000, CreateOutboxTables1763770100000];
 
-export interface AuthApiModuleOptions {
-  /** Messaging overrides (tests: their own exchange names, a faster outbox relay). `outbox` is always on. */
-  messaging?: Omit<MessagingModuleOptions, 'outbox'>;
-}
-
 @Module({})
 export class AuthApiModule {
-  static forRoot(config: AuthApiConfig, opts: AuthApiModuleOptions = {}): DynamicModule {
+  static forRoot(config: AuthApiConfig): DynamicModule {
     return {
       module: AuthApiModule,
       imports: [
         DatabaseModule.forRoot({ entities: [...AUTH_ENTITIES, ...messagingEntities], migrations: AUTH_MIGRATIONS }),
-        // Events (auth.session_revoked, auth.user_created) go through the transactional outbox.
-        MessagingModule.forRoot({ ...opts.messaging, outbox: true }),
+        // Events (auth.session_revoked, auth.user_created) go through the transactional outbox; EVENTS_* settings.
+        MessagingModule.forRoot({ outbox: true }),
         KeysModule.forRoot(loadSigningKeys(config)),
         TokensModule,
         // Failed logins counted per client IP and account: in Redis when REDIS_URL is set (shared by every replica).

@@ -1,9 +1,7 @@
-import type { ServiceDefinition } from '@platform/platform';
 import { AmqpEventBus, AuthSessionRevoked, OutboxRelay, type AuthSessionRevokedData, type EventEnvelope } from '@platform/messaging';
 import { createTestApp, createTestRabbit, startTcpProxy, testServices, type TcpProxy, type TestApp, type TestRabbit } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { freshIp } from '../test/helpers';
-import { AuthApiModule } from './app.module';
 import type { AuthApiConfig } from './config';
 import { authApiService } from './service';
 
@@ -13,17 +11,13 @@ import { authApiService } from './service';
 
 const ADMIN = { email: 'outage-admin@example.com', password: 'outage-admin-password' };
 
-/** auth-api with fast reconnects and relay polling, on the test's own exchanges when given. */
-function definition(rabbit?: TestRabbit): ServiceDefinition<AuthApiConfig> {
+/** auth-api's settings for the test: fast reconnects and relay polling, on the test's own exchanges when given. */
+function eventSettings(rabbit?: TestRabbit): Record<string, string> {
   return {
-    ...authApiService,
-    module: (config) =>
-      AuthApiModule.forRoot(config, {
-        messaging: {
-          relay: { pollIntervalMs: 100 },
-          amqp: { reconnectDelayMs: 50, maxReconnectDelayMs: 400, ...(rabbit ? { exchange: rabbit.exchange, dlx: rabbit.dlx } : {}) },
-        },
-      }),
+    EVENTS_OUTBOX_POLL_MS: '100',
+    EVENTS_RECONNECT_DELAY_MS: '50',
+    EVENTS_MAX_RECONNECT_DELAY_MS: '400',
+    ...(rabbit ? { EVENTS_EXCHANGE: rabbit.exchange, EVENTS_DLX: rabbit.dlx } : {}),
   };
 }
 
@@ -81,7 +75,8 @@ describe('auth-api with no broker reachable at start', () => {
     const brokerUrl = testServices().amqpUrl ?? 'amqp://guest:guest@127.0.0.1:5672';
     proxy = await startTcpProxy(brokerUrl);
     await proxy.cut({ newConnections: 'refuse' });
-    t = await createTestApp(definition(), {
+    t = await createTestApp(authApiService, {
+      ...eventSettings(),
       AMQP_URL: proxy.rewriteUrl(brokerUrl),
       LOGISTICS_ADMIN_EMAIL: ADMIN.email,
       LOGISTICS_ADMIN_PASSWORD: ADMIN.password,
@@ -131,7 +126,8 @@ withRabbit('auth-api when its RabbitMQ connection is cut and restored', () => {
       received.push(e as EventEnvelope<AuthSessionRevokedData>);
     });
     proxy = await startTcpProxy(rabbit.url);
-    t = await createTestApp(definition(rabbit), {
+    t = await createTestApp(authApiService, {
+      ...eventSettings(rabbit),
       AMQP_URL: proxy.rewriteUrl(rabbit.url),
       LOGISTICS_ADMIN_EMAIL: ADMIN.email,
       LOGISTICS_ADMIN_PASSWORD: ADMIN.password,

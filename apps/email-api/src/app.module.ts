@@ -5,7 +5,6 @@ import { RateLimitModule } from '@platform/rate-limit';
 import { AccessModule } from './access/access.module';
 import { ActivityModule } from './activity/activity.module';
 import { AutomationModule } from './automation/automation.module';
-import type { EmailApiConfig } from './config';
 import { ContactsModule } from './contacts/contacts.module';
 import { EmailsModule } from './emails/emails.module';
 import { EventsModule } from './events/events.module';
@@ -21,13 +20,13 @@ export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin17
 
 @Module({})
 export class EmailApiModule {
-  static forRoot(config: EmailApiConfig): DynamicModule {
+  static forRoot(): DynamicModule {
     return {
       module: EmailApiModule,
       imports: [
         // Repositories use raw SQL through Database; the messaging outbox and inbox bring their entities.
         DatabaseModule.forRoot({ entities: [...messagingEntities], migrations: EMAIL_MIGRATIONS }),
-        MessagingModule.forRoot({ outbox: true, amqp: { exchange: config.EVENTS_EXCHANGE, dlx: config.EVENTS_DLX } }),
+        MessagingModule.forRoot({ outbox: true }),
         AccessModule,
         // The per-project request counters: in Redis when REDIS_URL is set (shared by every replica).
         RateLimitModule.forRoot({ keyPrefix: `${config.REDIS_KEY_PREFIX}rl:` }),

@@ -77,21 +77,6 @@ export class EmailApiConfig extends BaseConfig {
   @Max(20)
   SEND_MAX_ATTEMPTS = 5;
 
-  /** RabbitMQ topic exchange of the platform's events (tests use a throwaway one). */
-  @IsString()
-  @Matches(/^[\w.:-]{1,200}$/, { message: 'EVENTS_EXCHANGE must be an exchange name' })
-  EVENTS_EXCHANGE = 'platform.events';
-
-  /** Dead-letter exchange. */
-  @IsString()
-  @Matches(/^[\w.:-]{1,200}$/, { message: 'EVENTS_DLX must be an exchange name' })
-  EVENTS_DLX = 'platform.dlx';
-
-  /** Prefix of this service's consumer queue names (tests isolate their queues with it). */
-  @IsOptional()
-  @Matches(/^[\w.:-]{0,100}$/, { message: 'EVENTS_QUEUE_PREFIX may hold letters, digits, ".", ":", "-" and "_"' })
-  EVENTS_QUEUE_PREFIX?: string;
-
   /** GitHub OAuth app of the "Log in with GitHub" flow; both or neither (unset: the provider is off). */
   @ValidateIf(githubSet)
   @IsString()

@@ -23,4 +23,6 @@ export { Outbox, OutboxRelay, type OutboxRelayOptions } from './outbox/outbox';
 export { Inbox } from './outbox/inbox';
 export { OutboxMessage, ProcessedEvent, messagingEntities } from './outbox/outbox.entities';
 export { createOutboxTables, dropOutboxTables } from './outbox/outbox.migration';
-export { MessagingModule, MESSAGING_OPTIONS, createEventBus, type MessagingModuleOptions } from './messaging.module';
+export { MessagingModule, createEventBus, type MessagingModuleOptions } from './messaging.module';
+export { EventConsumer, OnEvent, type EventConsumerOptions, type OnEventOptions } from './consumers/event-consumer.decorators';
+export { EventConsumers, type DeclaredConsumer } from './consumers/event-consumers';

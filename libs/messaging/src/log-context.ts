@@ -1,17 +1,25 @@
+import { ClsServiceManager } from 'nestjs-cls';
 import { storage, Store } from 'nestjs-pino/storage';
 import type { EventEnvelope, PublishOptions } from './contracts/event-contract';
 
 /**
- * Runs a handler with a logger bound to the event: every log line the handler writes (Nest `Logger`
- * through nestjs-pino) carries `correlationId` (the producer's request id), `eventId` and `eventType`.
- * Outside an app (no logger in the async context) the handler just runs.
+ * Runs one delivery of an event to a handler in a context of its own:
+ * - a fresh CLS context (nestjs-cls, which @platform/database's transactions live in): the handler
+ *   never joins a transaction that is open where the message was published or subscribed (the
+ *   in-process bus delivers within one process, where several apps run under `npm start`), and sees
+ *   no other CLS value of that context;
+ * - a logger bound to the event: every log line the handler writes (Nest `Logger` through
+ *   nestjs-pino) carries `correlationId` (the producer's request id), `eventId` and `eventType`, on
+ *   the subscribing app's logger. Outside an app (no logger in the async context) only the CLS
+ *   context is fresh.
  */
 export function runInEventContext<T>(event: EventEnvelope<unknown>, fn: () => Promise<T>): Promise<T> {
+  const fresh = () => ClsServiceManager.getClsService().run({ ifNested: 'override' }, fn);
   const store = storage.getStore();
-  if (!store) return fn();
+  if (!store) return fresh();
   const bindings: Record<string, string> = { eventId: event.id, eventType: event.type };
   if (event.correlationId) bindings.correlationId = event.correlationId;
-  return storage.run(new Store(store.logger.child(bindings)), fn);
+  return storage.run(new Store(store.logger.child(bindings)), fresh);
 }
 
 /**

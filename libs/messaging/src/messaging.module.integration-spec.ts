@@ -3,7 +3,7 @@ import { Database, DatabaseModule } from '@platform/database';
 import { BaseConfig, type ServiceDefinition } from '@platform/platform';
 import { createTestApp, createTestRabbit, testServices, uniqueSuffix, type TestApp, type TestRabbit } from '@platform/testing';
 import { connect } from 'amqplib';
-import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { AmqpEventBus } from './amqp/amqp-event-bus';
 import { EventEnvelope } from './contracts/event-contract';
 import { TranscribeJobFinished, type TranscribeJobFinishedData } from './contracts/events';
@@ -13,6 +13,7 @@ import { MessagingModule } from './messaging.module';
 import { Outbox } from './outbox/outbox';
 import { messagingEntities } from './outbox/outbox.entities';
 import { createOutboxTables, dropOutboxTables } from './outbox/outbox.migration';
+import { waitFor } from './test-helpers';
 
 class CreateOutbox1700000000000 implements MigrationInterface {
   name = 'CreateOutbox1700000000000';
@@ -24,28 +25,22 @@ class CreateOutbox1700000000000 implements MigrationInterface {
   }
 }
 
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-function definition(rabbit?: TestRabbit): ServiceDefinition {
+function definition(): ServiceDefinition {
   @Module({
     imports: [
       DatabaseModule.forRoot({ entities: messagingEntities, migrations: [CreateOutbox1700000000000] }),
-      MessagingModule.forRoot({
-        outbox: true,
-        relay: { pollIntervalMs: 100 },
-        // Short reconnect/consumer-retry backoff so a recovering consumer is seen within the test.
-        amqp: rabbit ? { exchange: rabbit.exchange, dlx: rabbit.dlx, reconnectDelayMs: 50, maxReconnectDelayMs: 500 } : undefined,
-      }),
+      MessagingModule.forRoot({ outbox: true }),
     ],
   })
   class TestRootModule {}
   return { name: 'transcribe-api', port: 0, schema: 'transcribe', config: BaseConfig, module: () => ({ module: TestRootModule }) };
+}
+
+/** The settings of the test: a fast relay, and with RabbitMQ the file's own exchanges and a short reconnect/consumer-retry backoff so a recovering consumer is seen within the test. */
+function environment(rabbit?: TestRabbit): Record<string, string> {
+  const env: Record<string, string> = { EVENTS_OUTBOX_POLL_MS: '100' };
+  if (!rabbit) return env;
+  return { ...env, AMQP_URL: rabbit.url, EVENTS_EXCHANGE: rabbit.exchange, EVENTS_DLX: rabbit.dlx, EVENTS_RECONNECT_DELAY_MS: '50', EVENTS_MAX_RECONNECT_DELAY_MS: '500' };
 }
 
 const sample: TranscribeJobFinishedData = {
@@ -70,7 +65,7 @@ describe('MessagingModule in an app', () => {
 
     beforeAll(async () => {
       rabbit = useAmqp ? await createTestRabbit() : undefined;
-      t = await createTestApp(definition(rabbit), rabbit ? { AMQP_URL: rabbit.url } : {});
+      t = await createTestApp(definition(), environment(rabbit));
     });
 
     afterAll(async () => {

@@ -9,29 +9,43 @@ import {
   type OnModuleInit,
   type Provider,
 } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { BaseConfig, HealthRegistry, SERVICE_NAME } from '@platform/platform';
 import { Database } from '@platform/database';
 import { DataSource } from 'typeorm';
-import { AmqpEventBus, type AmqpEventBusOptions } from './amqp/amqp-event-bus';
+import { AmqpEventBus } from './amqp/amqp-event-bus';
+import { EventConsumers } from './consumers/event-consumers';
 import { EventBus } from './event-bus';
 import { InProcessEventBus } from './in-process/in-process-event-bus';
-import { Outbox, OutboxRelay, type OutboxRelayOptions } from './outbox/outbox';
+import { Inbox } from './outbox/inbox';
+import { Outbox, OutboxRelay } from './outbox/outbox';
 
 export interface MessagingModuleOptions {
-  /** Provide `Outbox` and run its relay (needs DatabaseModule with `messagingEntities`). */
+  /**
+   * Provide `Outbox` (and run its relay) and `Inbox`, which declared consumers use by default
+   * (needs DatabaseModule and createOutboxTables() in a migration).
+   */
   outbox?: boolean;
-  /** Relay tuning (tests use short intervals). */
-  relay?: OutboxRelayOptions;
-  /** AMQP adapter overrides, e.g. `exchange`/`dlx` names for tests. */
-  amqp?: Partial<Omit<AmqpEventBusOptions, 'url' | 'source'>>;
 }
 
-export const MESSAGING_OPTIONS = 'PLATFORM_MESSAGING_OPTIONS';
-
-/** Picks the adapter: RabbitMQ when AMQP_URL is set, otherwise the process-wide in-process broker. */
-export function createEventBus(config: BaseConfig, source: string, opts: MessagingModuleOptions = {}): EventBus {
-  if (config.AMQP_URL) return new AmqpEventBus({ ...opts.amqp, url: config.AMQP_URL, source });
-  return new InProcessEventBus(source);
+/**
+ * Picks the adapter: RabbitMQ when AMQP_URL is set, otherwise the process-wide in-process broker.
+ * Exchange names, prefetch, retries and reconnect backoff come from the EVENTS_* settings.
+ */
+export function createEventBus(config: BaseConfig, source: string): EventBus {
+  const defaults = { prefetch: config.EVENTS_PREFETCH, maxRetries: config.EVENTS_MAX_RETRIES };
+  if (config.AMQP_URL) {
+    return new AmqpEventBus({
+      ...defaults,
+      url: config.AMQP_URL,
+      source,
+      exchange: config.EVENTS_EXCHANGE,
+      dlx: config.EVENTS_DLX,
+      reconnectDelayMs: config.EVENTS_RECONNECT_DELAY_MS,
+      maxReconnectDelayMs: config.EVENTS_MAX_RECONNECT_DELAY_MS,
+    });
+  }
+  return new InProcessEventBus(source, undefined, defaults);
 }
 
 @Injectable()
@@ -67,37 +81,39 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModu
 
 /**
  * `MessagingModule.forRoot({ outbox: true })` in the app's root module: provides `EventBus`
- * (global) and, with `outbox`, `Outbox` and its relay.
+ * (global), subscribes the app's `@EventConsumer` providers at start and, with `outbox`, provides
+ * `Outbox`, its relay and `Inbox`. Settings: AMQP_URL and EVENTS_* (BaseConfig).
  */
 @Module({})
 export class MessagingModule {
   static forRoot(opts: MessagingModuleOptions = {}): DynamicModule {
     const providers: Provider[] = [
-      { provide: MESSAGING_OPTIONS, useValue: opts },
       {
         provide: EventBus,
         inject: [BaseConfig, SERVICE_NAME],
-        useFactory: (config: BaseConfig, serviceName: string) => createEventBus(config, serviceName, opts),
+        useFactory: (config: BaseConfig, serviceName: string) => createEventBus(config, serviceName),
       },
       MessagingLifecycle,
+      EventConsumers,
     ];
     const exports: DynamicModule['exports'] = [EventBus];
     if (opts.outbox) {
       providers.push(
         {
           provide: OutboxRelay,
-          inject: [DataSource, EventBus],
-          useFactory: (ds: DataSource, bus: EventBus) => new OutboxRelay(ds, bus, opts.relay),
+          inject: [DataSource, EventBus, BaseConfig],
+          useFactory: (ds: DataSource, bus: EventBus, config: BaseConfig) =>
+            new OutboxRelay(ds, bus, { pollIntervalMs: config.EVENTS_OUTBOX_POLL_MS }),
         },
         {
           provide: Outbox,
           inject: [SERVICE_NAME, Database, OutboxRelay],
           useFactory: (serviceName: string, db: Database, relay: OutboxRelay) => new Outbox(serviceName, db, relay),
         },
+        Inbox,
       );
-      exports.push(Outbox, OutboxRelay);
+      exports.push(Outbox, OutboxRelay, Inbox);
     }
-    return { module: MessagingModule, global: true, providers, exports };
+    return { module: MessagingModule, global: true, imports: [DiscoveryModule], providers, exports };
   }
 }
-

@@ -1,21 +1,20 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { Database } from '@platform/database';
 import {
   AutomationEmailCaptured,
   AutomationLinkClicked,
   AutomationLinkSent,
-  EventBus,
-  Inbox,
+  EventConsumer,
+  OnEvent,
   type AutomationEmailCapturedData,
   type AutomationLinkClickedData,
   type AutomationLinkSentData,
   type EventEnvelope,
 } from '@platform/messaging';
 import { isEmail } from 'class-validator';
-import { DataSource, type EntityManager } from 'typeorm';
-import { ProjectsRepository } from '../access/projects.repository';
-import { EmailApiConfig } from '../config';
+import { ProjectsRepository, type Project } from '../access/projects.repository';
 import { ContactsRepository } from '../contacts/contacts.repository';
-import { TrackService } from '../events/track.service';
+import { TrackService, type TrackInput } from '../events/track.service';
 
 export const AUTOMATION_CONSUMER = 'email-api.automation';
 
@@ -26,7 +25,7 @@ const eventOnly = (values: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { value: v, persistent: false }]));
 
 /**
- * automation-api → email-api. Each event is handled once (Inbox, in the same transaction as its
+ * automation-api → email-api. Each event is handled once (the inbox, in one transaction with its
  * writes): the project is the one whose public key the automation account is linked to
  * (`emailPublicKey`; events without one, with an unknown or rotated key, or of a disabled project are
  * dropped with a log line), the contact is upserted and the event tracked, which publishes
@@ -38,71 +37,79 @@ const eventOnly = (values: Record<string, unknown>) =>
  *   contact when its email is known (link details on the event only).
  */
 @Injectable()
-export class AutomationEventsConsumer implements OnApplicationBootstrap {
+@EventConsumer(AUTOMATION_CONSUMER)
+export class AutomationEventsConsumer {
   private readonly logger = new Logger('AutomationEventsConsumer');
 
   constructor(
-    private readonly bus: EventBus,
-    private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly projects: ProjectsRepository,
     private readonly contacts: ContactsRepository,
     private readonly tracking: TrackService,
-    private readonly config: EmailApiConfig,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.bus.subscribe(
-      `${this.config.EVENTS_QUEUE_PREFIX ?? ''}${AUTOMATION_CONSUMER}`,
-      [AutomationEmailCaptured, AutomationLinkSent, AutomationLinkClicked],
-      Inbox.handler<AutomationData>(this.dataSource, AUTOMATION_CONSUMER, (event, m) => this.handle(event, m)),
-    );
+  @OnEvent(AutomationEmailCaptured)
+  async emailCaptured(event: EventEnvelope<AutomationEmailCapturedData>): Promise<void> {
+    const target = await this.target(event);
+    if (!target) return;
+    const { project, email } = target;
+    const data = event.data;
+    const existing = await this.contacts.findByEmail(project.id, email, this.db.manager);
+    const previousTags = Array.isArray(existing?.data['tags']) ? (existing!.data['tags'] as unknown[]).filter((t): t is string => typeof t === 'string') : [];
+    const tags = [...new Set([...previousTags, ...(data.tags ?? [])])];
+    await this.track(event, project, {
+      email,
+      event: 'email_captured',
+      data: {
+        igUserId: data.igUserId,
+        ...(data.igUsername ? { igUsername: data.igUsername } : {}),
+        ...(data.automationName ? { automationName: data.automationName } : {}),
+        ...(tags.length ? { tags } : {}),
+        ...eventOnly(common(data)),
+      },
+    });
   }
 
-  async handle(event: EventEnvelope<AutomationData>, m: EntityManager): Promise<void> {
+  @OnEvent(AutomationLinkSent)
+  async linkSent(event: EventEnvelope<AutomationLinkSentData>): Promise<void> {
+    const target = await this.target(event);
+    if (!target) return;
+    const { linkUrl, tracked } = event.data;
+    await this.track(event, target.project, { email: target.email, event: 'link_sent', data: eventOnly({ ...common(event.data), linkUrl, tracked }) });
+  }
+
+  @OnEvent(AutomationLinkClicked)
+  async linkClicked(event: EventEnvelope<AutomationLinkClickedData>): Promise<void> {
+    const target = await this.target(event);
+    if (!target) return;
+    const { linkUrl, linkIndex, firstClick } = event.data;
+    await this.track(event, target.project, {
+      email: target.email,
+      event: 'link_clicked',
+      data: eventOnly({ ...common(event.data), linkUrl, linkIndex, firstClick }),
+    });
+  }
+
+  /** The linked, enabled project and the contact's email; null when the event is dropped. */
+  private async target(event: EventEnvelope<AutomationData>): Promise<{ project: Project; email: string } | null> {
     const data = event.data;
-    if (!data.emailPublicKey) return;
-    const project = await this.projects.findByPublicKey(data.emailPublicKey, m);
+    if (!data.emailPublicKey) return null;
+    const project = await this.projects.findByPublicKey(data.emailPublicKey, this.db.manager);
     if (!project || project.disabled) {
       this.logger.warn(`${event.type} ${event.id}: no enabled email project for the linked public key; event dropped`);
-      return;
+      return null;
     }
     const email = typeof data.email === 'string' ? data.email.trim().toLowerCase() : null;
-    if (!email || !isEmail(email)) return;
-    const common = { automationId: data.automationId, runId: data.runId, accountId: data.accountId };
-    if (event.type === AutomationEmailCaptured.type) {
-      const captured = data as AutomationEmailCapturedData;
-      const existing = await this.contacts.findByEmail(project.id, email, m);
-      const previousTags = Array.isArray(existing?.data['tags']) ? (existing!.data['tags'] as unknown[]).filter((t): t is string => typeof t === 'string') : [];
-      const tags = [...new Set([...previousTags, ...(captured.tags ?? [])])];
-      await this.tracking.track(
-        m,
-        project.id,
-        {
-          email,
-          event: 'email_captured',
-          data: {
-            igUserId: captured.igUserId,
-            ...(captured.igUsername ? { igUsername: captured.igUsername } : {}),
-            ...(captured.automationName ? { automationName: captured.automationName } : {}),
-            ...(tags.length ? { tags } : {}),
-            ...eventOnly(common),
-          },
-        },
-        event.correlationId,
-      );
-      return;
-    }
-    if (event.type === AutomationLinkSent.type) {
-      const sent = data as AutomationLinkSentData;
-      await this.tracking.track(m, project.id, { email, event: 'link_sent', data: eventOnly({ ...common, linkUrl: sent.linkUrl, tracked: sent.tracked }) }, event.correlationId);
-      return;
-    }
-    const clicked = data as AutomationLinkClickedData;
-    await this.tracking.track(
-      m,
-      project.id,
-      { email, event: 'link_clicked', data: eventOnly({ ...common, linkUrl: clicked.linkUrl, linkIndex: clicked.linkIndex, firstClick: clicked.firstClick }) },
-      event.correlationId,
-    );
+    if (!email || !isEmail(email)) return null;
+    return { project, email };
   }
+
+  /** Tracks in the inbox's transaction (the handler runs inside it). */
+  private async track(event: EventEnvelope<AutomationData>, project: Project, input: TrackInput): Promise<void> {
+    await this.tracking.track(this.db.manager, project.id, input, event.correlationId);
+  }
+}
+
+function common(data: AutomationData): Record<string, unknown> {
+  return { automationId: data.automationId, runId: data.runId, accountId: data.accountId };
 }

@@ -4,17 +4,10 @@ import { connect, type ChannelModel, type Channel } from 'amqplib';
 import { defineEvent, EventEnvelope } from '../contracts/event-contract';
 import { BrokerUnavailableError } from '../event-bus';
 import { AmqpEventBus, type AmqpEventBusOptions } from './amqp-event-bus';
+import { waitFor } from '../test-helpers';
 
 const OrderPlaced = defineEvent<{ orderId: string }>('test.order_placed');
 const OrderShipped = defineEvent<{ orderId: string }>('test.order_shipped');
-
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('AmqpEventBus without a broker', () => {
   it('fails fast while the broker is unreachable, and check() reports it', async () => {

@@ -244,14 +244,20 @@ export class InProcessBroker {
   }
 }
 
+function withoutUndefined(opts: SubscribeOptions = {}): SubscribeOptions {
+  return Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
+}
+
 /** The EventBus of one app on the process-wide in-process broker. */
 export class InProcessEventBus extends EventBus {
   private readonly consumers = new Set<string>();
   private closed = false;
 
+  /** `defaults`: prefetch and retries of a subscription that gives none (the app's EVENTS_* settings). */
   constructor(
     private readonly source: string,
     readonly broker: InProcessBroker = InProcessBroker.shared(),
+    private readonly defaults: SubscribeOptions = {},
   ) {
     super();
   }
@@ -279,7 +285,7 @@ export class InProcessEventBus extends EventBus {
       consumer,
       events.map((e) => e.type),
       handler,
-      opts,
+      { ...this.defaults, ...withoutUndefined(opts) },
     );
   }
 

@@ -1,55 +1,58 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
 import type { EventEnvelope } from '../contracts/event-contract';
 import type { EventHandler } from '../event-bus';
-import { ProcessedEvent } from './outbox.entities';
+
+/** PostgreSQL's "relation does not exist". */
+const UNDEFINED_TABLE = '42P01';
 
 /**
  * Idempotent consumers: records `(consumer, event id)` in `<schema>.processed_events` in the same
- * transaction as the handler's writes, so a redelivered event is recognised and skipped, and a
- * handler that fails leaves no mark (its retry runs again).
+ * `db.transaction` as the handler's writes, so a redelivered event is recognised and skipped, and a
+ * handler that fails leaves no mark (its retry runs again). Declared consumers (`@EventConsumer`)
+ * go through it unless they opt out; `MessagingModule.forRoot({ outbox: true })` provides it.
  */
+@Injectable()
 export class Inbox {
+  constructor(private readonly db: Database) {}
+
   /**
-   * Runs `fn` once per `(consumer, eventId)`. With a manager inside a transaction it joins that
-   * transaction; otherwise it opens one. Resolves true when `fn` ran, false for a duplicate.
-   * A concurrent duplicate waits for the first delivery's transaction, then sees it as done.
+   * Runs `fn` once per `(consumer, eventId)`, in one transaction with the mark (joining the one open
+   * in the current context, if any): every query `fn` makes through `Database` belongs to it.
+   * Resolves true when `fn` ran, false for a duplicate. A concurrent duplicate waits for the first
+   * delivery's transaction, then sees it as done.
    */
-  static async once(
-    manager: EntityManager,
-    consumer: string,
-    eventId: string,
-    fn: (manager: EntityManager) => Promise<unknown>,
-  ): Promise<boolean> {
-    const run = async (m: EntityManager): Promise<boolean> => {
-      if (!m.connection.hasMetadata(ProcessedEvent)) {
-        throw new Error(
-          'The ProcessedEvent entity is not registered: add messagingEntities to DatabaseModule.forRoot({ entities }) and call createOutboxTables() in a migration',
-        );
-      }
-      const table = m.connection.getMetadata(ProcessedEvent).tablePath;
-      const inserted: unknown[] = await m.query(
-        `INSERT INTO ${table} (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`,
-        [consumer, eventId],
-      );
+  once(consumer: string, eventId: string, fn: () => Promise<unknown>): Promise<boolean> {
+    return this.db.transaction(async () => {
+      const inserted = await this.mark(consumer, eventId);
       if (inserted.length === 0) return false;
-      await fn(m);
+      await fn();
       return true;
-    };
-    if (manager.queryRunner?.isTransactionActive) return run(manager);
-    return manager.transaction(run);
+    });
   }
 
   /**
    * Wraps a handler for `EventBus.subscribe`: each event runs in its own transaction, once.
-   * `bus.subscribe('email-api', [AutomationEmailCaptured], Inbox.handler(ds, 'email-api', (e, m) => ...))`
+   * `bus.subscribe(queue, [AutomationEmailCaptured], inbox.handler('email-api', (e) => ...))`
    */
-  static handler<T = any>(
-    dataSource: DataSource,
-    consumer: string,
-    fn: (event: EventEnvelope<T>, manager: EntityManager) => Promise<unknown>,
-  ): EventHandler {
+  handler<T = any>(consumer: string, fn: (event: EventEnvelope<T>) => Promise<unknown>): EventHandler {
     return async (event) => {
-      await Inbox.once(dataSource.manager, consumer, event.id, (m) => fn(event as EventEnvelope<T>, m));
+      await this.once(consumer, event.id, () => fn(event as EventEnvelope<T>));
     };
+  }
+
+  private async mark(consumer: string, eventId: string): Promise<unknown[]> {
+    try {
+      return await this.db.rows(
+        `INSERT INTO ${this.db.table('processed_events')} (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`,
+        [consumer, eventId],
+      );
+    } catch (err) {
+      if ((err as { code?: string }).code !== UNDEFINED_TABLE) throw err;
+      throw new Error(
+        `The inbox table ${this.db.table('processed_events')} does not exist: call createOutboxTables() in a migration of this service`,
+        { cause: err },
+      );
+    }
   }
 }

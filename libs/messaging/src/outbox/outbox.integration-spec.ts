@@ -11,16 +11,9 @@ import { Inbox } from './inbox';
 import { Outbox, OutboxRelay, type OutboxRelayOptions } from './outbox';
 import { messagingEntities } from './outbox.entities';
 import { createOutboxTables } from './outbox.migration';
+import { waitFor } from '../test-helpers';
 
 const InvoicePaid = defineEvent<{ invoiceId: string; amount: number }>('test.invoice_paid');
-
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /**
  * Outbox, relay and Inbox on real PostgreSQL; the broker is RabbitMQ when the test setup found
@@ -178,12 +171,13 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     const consumer = consumerName('inbox');
     let calls = 0;
     let failFirst = true;
+    const inbox = new Inbox(database);
     await bus.subscribe(
       consumer,
       [InvoicePaid],
-      Inbox.handler<{ invoiceId: string; amount: number }>(ds, consumer, async (e, m) => {
+      inbox.handler<{ invoiceId: string; amount: number }>(consumer, async (e) => {
         calls++;
-        await m.query(`INSERT INTO ${schema}.ledger (invoice_id, amount) VALUES ($1, $2)`, [e.data.invoiceId, e.data.amount]);
+        await database.rows(`INSERT INTO ${schema}.ledger (invoice_id, amount) VALUES ($1, $2)`, [e.data.invoiceId, e.data.amount]);
         if (e.data.invoiceId === 'fails-once' && failFirst) {
           failFirst = false;
           throw new Error('rolled back with its inbox mark');
@@ -207,8 +201,8 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     ]);
 
     // The same event again, directly: recognised as done.
-    await expect(Inbox.once(ds.manager, consumer, id, async () => undefined)).resolves.toBe(false);
-    await expect(Inbox.once(ds.manager, `${consumer}-other`, id, async () => undefined)).resolves.toBe(true);
+    await expect(inbox.once(consumer, id, async () => undefined)).resolves.toBe(false);
+    await expect(inbox.once(`${consumer}-other`, id, async () => undefined)).resolves.toBe(true);
   });
 
   it('prunes sent rows past their retention and keeps unsent ones', async () => {

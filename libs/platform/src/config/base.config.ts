@@ -40,6 +40,49 @@ export class BaseConfig {
   @Matches(/^amqps?:\/\/\S+$/, { message: 'AMQP_URL must be an amqp:// or amqps:// URL' })
   AMQP_URL?: string;
 
+  /** RabbitMQ topic exchange of the platform's events (tests use a throwaway one). */
+  @Matches(/^[\w.:-]{1,200}$/, { message: 'EVENTS_EXCHANGE must be an exchange name (letters, digits, ".", ":", "-", "_")' })
+  EVENTS_EXCHANGE = 'platform.events';
+
+  /** Dead-letter exchange (routing key = consumer). */
+  @Matches(/^[\w.:-]{1,200}$/, { message: 'EVENTS_DLX must be an exchange name (letters, digits, ".", ":", "-", "_")' })
+  EVENTS_DLX = 'platform.dlx';
+
+  /** Prefix of the queue names of this service's declared consumers (tests isolate their queues with it). */
+  @IsOptional()
+  @Matches(/^[\w.:-]{0,100}$/, { message: 'EVENTS_QUEUE_PREFIX may hold letters, digits, ".", ":", "-" and "_"' })
+  EVENTS_QUEUE_PREFIX?: string;
+
+  /** Messages a consumer handles at once (AMQP prefetch); a consumer may set its own. */
+  @IsInt()
+  @Min(1)
+  @Max(65_535)
+  EVENTS_PREFETCH = 10;
+
+  /** Redeliveries of a failed event before it is dead-lettered to `<consumer>.dlq`; a consumer may set its own. */
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  EVENTS_MAX_RETRIES = 5;
+
+  /** First delay before reconnecting to RabbitMQ (and before retrying a consumer the broker refused); doubles per attempt. */
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  EVENTS_RECONNECT_DELAY_MS = 250;
+
+  /** Cap of that delay. */
+  @IsInt()
+  @Min(1)
+  @Max(3_600_000)
+  EVENTS_MAX_RECONNECT_DELAY_MS = 30_000;
+
+  /** How often the outbox relay looks for unsent events when no commit woke it. */
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
+  EVENTS_OUTBOX_POLL_MS = 1000;
+
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;

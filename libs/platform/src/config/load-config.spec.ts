@@ -103,4 +103,20 @@ describe('loadConfig', () => {
     );
     expect(config.JWT_SECRET).toBe('a-long-enough-secret-value');
   });
+
+  it('reads the event settings every service shares, with their defaults, and refuses bad ones by name', () => {
+    expect(loadConfig(BaseConfig, { EVENTS_PREFETCH: '3', EVENTS_MAX_RETRIES: '0' }, { PORT: 3004 })).toMatchObject({
+      EVENTS_EXCHANGE: 'platform.events',
+      EVENTS_DLX: 'platform.dlx',
+      EVENTS_PREFETCH: 3,
+      EVENTS_MAX_RETRIES: 0,
+      EVENTS_RECONNECT_DELAY_MS: 250,
+      EVENTS_MAX_RECONNECT_DELAY_MS: 30_000,
+      EVENTS_OUTBOX_POLL_MS: 1000,
+    });
+    const error = problemsOf(() =>
+      loadConfig(BaseConfig, { EVENTS_EXCHANGE: 'has space', EVENTS_PREFETCH: '0', EVENTS_MAX_RETRIES: 'many', EVENTS_QUEUE_PREFIX: 'a/b' }, { PORT: 3004 }),
+    );
+    expect(error.problems.map((p) => p.variable).sort()).toEqual(['EVENTS_EXCHANGE', 'EVENTS_MAX_RETRIES', 'EVENTS_PREFETCH', 'EVENTS_QUEUE_PREFIX']);
+  });
 });
