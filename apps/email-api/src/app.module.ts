@@ -12,6 +12,7 @@ import { CreateEmailTables1763900000000 } from './migrations/1763900000000-Creat
 import { AddOAuthLogin1764000000000 } from './migrations/1764000000000-AddOAuthLogin';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProjectsModule } from './projects/projects.module';
+import type { EmailApiConfig } from './config';
 import { ConfigController } from './system/config.controller';
 import { UsersModule } from './users/users.module';
 import { VerifyModule } from './verify/verify.module';
@@ -20,7 +21,7 @@ export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin17
 
 @Module({})
 export class EmailApiModule {
-  static forRoot(): DynamicModule {
+  static forRoot(config: EmailApiConfig): DynamicModule {
     return {
       module: EmailApiModule,
       imports: [

@@ -8,7 +8,7 @@ export const emailApiService: ServiceDefinition<EmailApiConfig> = {
   port: 3002,
   schema: 'email',
   config: EmailApiConfig,
-  module: () => EmailApiModule.forRoot(),
+  module: (config) => EmailApiModule.forRoot(config),
   // Attachments of POST /v1/send: up to 10 MB decoded, about 13.4 MB as base64 JSON.
   bodyLimit: '15mb',
   errorFilter: () => new EnvelopeErrorFilter({ codes: { 429: 'RATE_LIMIT_EXCEEDED' } }),

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Database } from '@platform/database';
 import {
   AutomationEmailCaptured,
   AutomationLinkClicked,
@@ -42,7 +41,6 @@ export class AutomationEventsConsumer {
   private readonly logger = new Logger('AutomationEventsConsumer');
 
   constructor(
-    private readonly db: Database,
     private readonly projects: ProjectsRepository,
     private readonly contacts: ContactsRepository,
     private readonly tracking: TrackService,
@@ -54,7 +52,7 @@ export class AutomationEventsConsumer {
     if (!target) return;
     const { project, email } = target;
     const data = event.data;
-    const existing = await this.contacts.findByEmail(project.id, email, this.db.manager);
+    const existing = await this.contacts.findByEmail(project.id, email);
     const previousTags = Array.isArray(existing?.data['tags']) ? (existing!.data['tags'] as unknown[]).filter((t): t is string => typeof t === 'string') : [];
     const tags = [...new Set([...previousTags, ...(data.tags ?? [])])];
     await this.track(event, project, {
@@ -94,7 +92,7 @@ export class AutomationEventsConsumer {
   private async target(event: EventEnvelope<AutomationData>): Promise<{ project: Project; email: string } | null> {
     const data = event.data;
     if (!data.emailPublicKey) return null;
-    const project = await this.projects.findByPublicKey(data.emailPublicKey, this.db.manager);
+    const project = await this.projects.findByPublicKey(data.emailPublicKey);
     if (!project || project.disabled) {
       this.logger.warn(`${event.type} ${event.id}: no enabled email project for the linked public key; event dropped`);
       return null;
@@ -106,7 +104,7 @@ export class AutomationEventsConsumer {
 
   /** Tracks in the inbox's transaction (the handler runs inside it). */
   private async track(event: EventEnvelope<AutomationData>, project: Project, input: TrackInput): Promise<void> {
-    await this.tracking.track(this.db.manager, project.id, input, event.correlationId);
+    await this.tracking.track(project.id, input, event.correlationId);
   }
 }
 
