@@ -34,7 +34,9 @@ describe('Swagger servers from X-Forwarded-Prefix', () => {
         config: BaseConfig,
         module: () => ({ module: ThingsModule }),
         swagger: { title: 'things', description: 'test', version: '1', aliases: ['/docs'] },
-        configure: (a) => a.setGlobalPrefix('api/v1'),
+        configure: (a) => {
+          a.setGlobalPrefix('api/v1');
+        },
       },
       { env: { NODE_ENV: 'test', LOG_LEVEL: 'silent' } },
     ));
