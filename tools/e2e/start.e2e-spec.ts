@@ -42,9 +42,11 @@ async function freePortOffset(): Promise<number> {
   throw new Error('no free PORT_OFFSET found for the npm start test');
 }
 
-function startStack(dataDir: string, portOffset: number): Started {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT_OFFSET: String(portOffset), LOG_LEVEL: 'warn', NODE_ENV: 'development' };
+/** `logLevel` undefined: the apps' default (info), as on a fresh clone. */
+function startStack(dataDir: string, portOffset: number, logLevel: string | undefined = 'warn'): Started {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT_OFFSET: String(portOffset), LOG_LEVEL: logLevel, NODE_ENV: 'development' };
   for (const name of ['DATABASE_URL', 'AMQP_URL', 'REDIS_URL', 'START_USE_SERVERS', 'PORT', 'AUTH_ADMIN_PASSWORD', 'AUTH_ADMIN_EMAIL']) delete env[name];
+  if (logLevel === undefined) delete env.LOG_LEVEL;
   const child = spawn(process.execPath, [path.join(root, 'dist/tools/start.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout!.on('data', (c: Buffer) => (text += c.toString()));
@@ -90,7 +92,7 @@ describe('npm start (tools/start.ts)', () => {
   beforeAll(async () => {
     execFileSync(process.execPath, [path.join(root, 'tools/build.mjs')], { cwd: root, stdio: 'ignore' });
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-e2e-'));
-    started = startStack(dataDir, await freePortOffset());
+    started = startStack(dataDir, await freePortOffset(), undefined);
     output = await waitForReady(started);
     gateway = /^ready: gateway (http:\/\/\S+)/m.exec(output)![1];
     apps = new Map(
@@ -116,6 +118,17 @@ describe('npm start (tools/start.ts)', () => {
     expect(output).toMatch(/^ {4}AUTH_ADMIN_EMAIL=admin@example\.com$/m);
     expect(output).toMatch(/^ {4}AUTH_ADMIN_PASSWORD=\S{8,}$/m);
     expect(fs.existsSync(path.join(dataDir, 'dev-credentials.json'))).toBe(true);
+  });
+
+  it('prints fewer than 40 lines before its summary block (default log level), and the block last', () => {
+    const lines = output.trimEnd().split('\n');
+    const blockStart = lines.findIndex((line) => /^─{20,}$/.test(line));
+    expect(blockStart).toBeGreaterThan(-1);
+    const before = lines.slice(0, blockStart).filter((line) => line.trim() !== '');
+    expect(before.length).toBeLessThan(40);
+    // Nest's module and route lines are debug-level: none of them at the default level.
+    expect(output).not.toMatch(/"context":"(InstanceLoader|RoutesResolver|RouterExplorer|NestFactory|NestApplication)"/);
+    expect(lines[lines.length - 1]).toMatch(/^ready: /);
   });
 
   it('answers /healthz of every app directly and through the gateway', async () => {

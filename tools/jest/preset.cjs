@@ -1,8 +1,10 @@
 'use strict';
 // Shared Jest settings for every project: SWC with decorator metadata, the tsconfig path aliases,
-// and the global setup that finds (or, outside CI, replaces) PostgreSQL, RabbitMQ and Redis.
+// the global setup that finds (or, outside CI, replaces) PostgreSQL, RabbitMQ and Redis, and the test
+// tier chosen with TEST_TIER (libs/testing/jest/tiers.cjs).
 const path = require('node:path');
 const { swcOptions, root } = require('../swc.config.cjs');
+const { testMatch } = require('../../libs/testing/jest/tiers.cjs');
 const { compilerOptions } = require('../../tsconfig.base.json');
 
 const moduleNameMapper = {};
@@ -17,7 +19,7 @@ function preset(projectDir) {
     displayName: name,
     rootDir: projectDir,
     testEnvironment: 'node',
-    testMatch: ['<rootDir>/**/*.spec.ts', '<rootDir>/**/*.integration-spec.ts', '<rootDir>/**/*.e2e-spec.ts'],
+    testMatch: testMatch(),
     transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swcOptions({ sourceMaps: 'inline' }), swcrc: false }] },
     // jose ships ES modules only: compiled to CommonJS like the sources (Node itself loads it with require).
     transformIgnorePatterns: ['/node_modules/(?!jose/)'],

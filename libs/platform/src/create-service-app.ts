@@ -9,7 +9,8 @@ import { RejectNulPipe } from './http/input-safety';
 import { InFlightTracker, installBodyParsers, installPlatformRoutes, installRequestMiddleware } from './http/platform-http';
 import { PlatformValidationPipe } from './http/validation';
 import { runWithAppLogger } from './logging/app-context';
-import { createHttpLogger, createRootLogger } from './logging/logging';
+import { createHttpLogger, createRootLogger, logFormatFor } from './logging/logging';
+import { PlatformNestLogger } from './logging/nest-logger';
 import { MetricsService } from './metrics/metrics.service';
 import { PlatformModule } from './platform.module';
 import type { ServiceDefinition } from './service-definition';
@@ -23,7 +24,7 @@ export interface CreateServiceAppOptions {
   env?: Record<string, string | undefined>;
   /** false silences the app's logs (tests). */
   logger?: boolean;
-  /** Where the JSON logs go; default stdout. */
+  /** Where the JSON logs go; default stdout (readable lines instead at a terminal outside production). */
   logDestination?: DestinationStream;
 }
 
@@ -79,7 +80,7 @@ export async function createServiceApp<C extends BaseConfig>(
 ): Promise<ServiceApp<C>> {
   const env = opts.env ?? process.env;
   const config = loadServiceConfig(def, env);
-  const logger = createRootLogger(def.name, opts.logger === false ? 'silent' : config.LOG_LEVEL, opts.logDestination);
+  const logger = createRootLogger(def.name, opts.logger === false ? 'silent' : config.LOG_LEVEL, opts.logDestination, logFormatFor(config.NODE_ENV));
   return runWithAppLogger(logger, () => buildApp(def, config, logger, env));
 }
 
@@ -103,7 +104,7 @@ async function buildApp<C extends BaseConfig>(
     throw err;
   }
   try {
-    app.useLogger(app.get(Logger));
+    app.useLogger(new PlatformNestLogger(app.get(Logger)));
     app.flushLogs();
     // X-Forwarded-* is believed only from the gateway, an ingress or a sidecar (loopback and private
     // networks), so a client cannot choose its own req.ip (rate limits, logs) by sending the header.

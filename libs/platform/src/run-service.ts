@@ -7,7 +7,8 @@ import type { BaseConfig } from './config/base.config';
 import { ConfigValidationError } from './config/load-config';
 import { appState, loadServiceConfig, serviceRootModule } from './create-service-app';
 import { runWithAppLogger } from './logging/app-context';
-import { createRootLogger } from './logging/logging';
+import { createRootLogger, logFormatFor } from './logging/logging';
+import { PlatformNestLogger } from './logging/nest-logger';
 import { MetricsService } from './metrics/metrics.service';
 import type { ServiceDefinition } from './service-definition';
 import { startService, type RunningService } from './start-service';
@@ -88,7 +89,7 @@ export function usage(def: ServiceDefinition<any>): string {
 
 async function serve<C extends BaseConfig>(def: ServiceDefinition<C>, env: Record<string, string | undefined>): Promise<void> {
   const running = await startService(def, { env });
-  const log = appState(running.app)?.logger ?? createRootLogger(def.name, running.config.LOG_LEVEL);
+  const log = appState(running.app)?.logger ?? createRootLogger(def.name, running.config.LOG_LEVEL, undefined, logFormatFor(running.config.NODE_ENV));
   log.info({ url: running.url }, `${def.name} listening on ${running.url}`);
   installSignalHandlers(running, log);
   // Node's default for both is to exit 1 with a plain-text stack; log it as JSON first.
@@ -136,7 +137,7 @@ async function withContext<C extends BaseConfig>(
   fn: (ctx: INestApplicationContext, config: C) => Promise<void>,
 ): Promise<void> {
   const config = loadServiceConfig(def, env);
-  const logger = createRootLogger(def.name, config.LOG_LEVEL);
+  const logger = createRootLogger(def.name, config.LOG_LEVEL, undefined, logFormatFor(config.NODE_ENV));
   let ctx: INestApplicationContext;
   try {
     ctx = await runWithAppLogger(logger, () =>
@@ -149,7 +150,7 @@ async function withContext<C extends BaseConfig>(
     NestLogger.flush();
     throw err;
   }
-  ctx.useLogger(ctx.get(PinoNestLogger));
+  ctx.useLogger(new PlatformNestLogger(ctx.get(PinoNestLogger)));
   ctx.flushLogs();
   try {
     await runWithAppLogger(logger, () => fn(ctx, config));

@@ -8,7 +8,11 @@
 // In a multi-project run Jest calls this once per project in the same process: the result is kept
 // in process.env[STATE_VAR] (tagged with this process id) and the embedded instance in
 // globalThis, so only the first call probes and at most one PGlite starts.
+//
+// The unit tier (TEST_TIER=unit, tiers.cjs) needs none of the servers: nothing is probed
+// or started, and nothing is exported.
 const { STATE_VAR, probeAll, startEmbeddedPostgres } = require('./services.cjs');
+const { selectedTier } = require('./tiers.cjs');
 
 const EMBEDDED_KEY = Symbol.for('platform.testing.embeddedPostgres');
 
@@ -38,6 +42,7 @@ function cachedState() {
 }
 
 module.exports = async function globalSetup() {
+  if (selectedTier() === 'unit') return;
   const cached = cachedState();
   if (cached && (!cached.embedded || globalThis[EMBEDDED_KEY])) {
     exportState(cached);

@@ -66,6 +66,15 @@ describe('jest global setup', () => {
     expect(result.select).toBe(2);
   }, 90_000);
 
+  it('probes and starts nothing for the unit tier (TEST_TIER=unit), even with REQUIRE_SERVICES=1', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(path.join(jestDir, 'global-setup.cjs'))})().then(() => process.stdout.write(JSON.stringify({ state: process.env.PLATFORM_TEST_SERVICES ?? null, embedded: process.env.TEST_EMBEDDED ?? null })))`],
+      { env: { ...process.env, ...DOWN, REQUIRE_SERVICES: '1', TEST_TIER: 'unit', PLATFORM_TEST_SERVICES: '', TEST_EMBEDDED: '' }, timeout: 60_000 },
+    );
+    expect(JSON.parse(stdout)).toEqual({ state: '', embedded: '' });
+  });
+
   it('fails the run with REQUIRE_SERVICES=1, naming every missing server', async () => {
     const { result } = await runSetup({ ...DOWN, REQUIRE_SERVICES: '1' });
     expect(result.error).toMatch(/REQUIRE_SERVICES=1 but these test servers are not reachable/);

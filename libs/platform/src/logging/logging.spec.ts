@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
-import { createRootLogger, loggableUrl, requestIdFrom } from './logging';
+import { createRootLogger, loggableUrl, logFormatFor, prettyDestination, requestIdFrom } from './logging';
 
 function capture(): { stream: Writable; lines: () => Record<string, any>[] } {
   const chunks: string[] = [];
@@ -63,4 +63,28 @@ describe('logging', () => {
     );
     expect(loggableUrl('/x?%E0%A4%A=1&token=2')).toBe('/x?%E0%A4%A=1&token=[redacted]');
   });
+
+  it('chooses readable lines at a terminal while developing, JSON for pipes and files, always JSON in production', () => {
+    expect(logFormatFor('development', { isTTY: true })).toBe('pretty');
+    expect(logFormatFor('test', { isTTY: true })).toBe('pretty');
+    expect(logFormatFor('development', { isTTY: false })).toBe('json');
+    expect(logFormatFor('development', {})).toBe('json');
+    expect(logFormatFor('production', { isTTY: true })).toBe('json');
+  });
+
+  it('writes one readable line per entry in the pretty format, secrets still redacted', () => {
+    const written: string[] = [];
+    const log = createRootLogger('auth-api', 'info', prettyDestination({ write: (text) => written.push(text) }, false));
+    log.info({ context: 'DatabaseModule' }, 'applied 2 migration(s)');
+    log.info({ requestId: 'r-1', req: { method: 'GET', url: '/api/v1/auth/me' }, res: { statusCode: 200 }, responseTime: 3 }, 'request completed');
+    log.warn({ token: 'should-not-show' }, 'careful');
+    expect(written).toHaveLength(3);
+    for (const line of written) expect(line.trimEnd().split('\n')).toHaveLength(1);
+    expect(written[0]).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: auth-api \[DatabaseModule\] applied 2 migration\(s\)\n$/);
+    expect(written[1]).toMatch(/INFO: auth-api GET \/api\/v1\/auth\/me 200 3ms \{"requestId":"r-1"\}\n$/);
+    expect(written[2]).toMatch(/WARN: auth-api careful/);
+    expect(written.join('')).not.toContain('should-not-show');
+    expect(written.join('')).not.toContain('{"level"');
+  });
 });
+

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
-import type { LogLevel } from '../config/base.config';
+import { prettyFactory } from 'pino-pretty';
+import type { LogLevel, NodeEnv } from '../config/base.config';
 
 /** Header and body paths never written to the logs. */
 export const REDACTED_PATHS = [
@@ -45,8 +46,49 @@ export function requestIdFrom(req: IncomingMessage): string {
   return value && REQUEST_ID.test(value) ? value : randomUUID();
 }
 
-/** The app's root logger: JSON to stdout (or `destination`), `service` on every line, secrets redacted. */
-export function createRootLogger(service: string, level: LogLevel, destination?: DestinationStream): Logger {
+/** `json`: one JSON object per line (machines); `pretty`: one human-readable line per entry (a terminal). */
+export type LogFormat = 'json' | 'pretty';
+
+/** Pretty while developing at a terminal; JSON when the output is a pipe or a file, and always in production. */
+export function logFormatFor(nodeEnv: NodeEnv, output: { isTTY?: boolean } = process.stdout): LogFormat {
+  return nodeEnv !== 'production' && output.isTTY === true ? 'pretty' : 'json';
+}
+
+/** Fields a pretty line leaves out: shown in its message, or noise at a terminal. */
+const PRETTY_HIDDEN = 'pid,hostname,service,context,req,res,responseTime';
+
+/**
+ * A destination that turns pino's JSON lines into one readable line each (pino-pretty), written at
+ * once (synchronously) so that lines keep their order with anything else written to the same output:
+ * `12:00:01.234 INFO: auth-api [DatabaseModule] applied 2 migration(s)`,
+ * `12:00:02.345 INFO: auth-api GET /api/v1/auth/me 200 3ms {"requestId":"…"}`.
+ */
+export function prettyDestination(output: { write(text: string): unknown } = process.stdout, colorize = process.stdout.isTTY === true): DestinationStream {
+  const pretty = prettyFactory({
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: PRETTY_HIDDEN,
+    messageFormat: (log, messageKey) => {
+      const service = typeof log.service === 'string' ? `${log.service} ` : '';
+      const req = log.req as { method?: string; url?: string } | undefined;
+      const res = log.res as { statusCode?: number } | undefined;
+      if (req?.method && res?.statusCode !== undefined) {
+        const took = typeof log.responseTime === 'number' ? ` ${log.responseTime}ms` : '';
+        return `${service}${req.method} ${req.url ?? ''} ${res.statusCode}${took}`;
+      }
+      const context = typeof log.context === 'string' ? `[${log.context}] ` : '';
+      return `${service}${context}${String(log[messageKey] ?? '')}`;
+    },
+  });
+  return { write: (line: string) => output.write(pretty(line)) };
+}
+
+/**
+ * The app's root logger: `service` on every line, secrets redacted; JSON to stdout (or `destination`),
+ * or readable lines to stdout with `format: 'pretty'` (see logFormatFor).
+ */
+export function createRootLogger(service: string, level: LogLevel, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
   const options = {
     level,
     base: { service, pid: process.pid },
@@ -54,7 +96,8 @@ export function createRootLogger(service: string, level: LogLevel, destination?:
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     formatters: { level: (label: string) => ({ level: label }) },
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  return format === 'pretty' ? pino(options, prettyDestination()) : pino(options);
 }
 
 /** Query parameters whose values never reach the logs (OAuth codes, signed links, keys). */

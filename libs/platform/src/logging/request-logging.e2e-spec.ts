@@ -123,4 +123,22 @@ describe('request logging', () => {
       expect(lines.every((l) => l.service === service)).toBe(true);
     }
   });
+
+  it("logs Nest's start-up chatter at debug, and the app's own start-up lines at info", async () => {
+    const startup = ['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication'];
+    const def = { name: 'quiet-api', port: 0, config: BaseConfig, module: () => ({ module: EchoModule, imports: [AnnouncerModule] }) };
+    const atInfo = capture();
+    const info = await createServiceApp(def, { env: { LOG_LEVEL: 'info' }, logDestination: atInfo.stream });
+    await info.app.close();
+    expect(atInfo.lines.filter((l) => startup.includes(l.context))).toEqual([]);
+    expect(atInfo.lines.map((l) => l.msg)).toContain('module ready');
+
+    const atDebug = capture();
+    const debug = await createServiceApp(def, { env: { LOG_LEVEL: 'debug' }, logDestination: atDebug.stream });
+    await debug.app.close();
+    const chatter = atDebug.lines.filter((l) => startup.includes(l.context));
+    expect(new Set(chatter.map((l) => l.context))).toEqual(new Set(startup));
+    expect(chatter.every((l) => l.level === 'debug')).toBe(true);
+  });
 });
+
