@@ -3,7 +3,8 @@ import { ApiError } from '@platform/errors';
 import { verifyHmacSignature } from '@platform/http-safety';
 import { mayNeedStripping, stripNul } from '../common/strip-nul';
 import { AutomationConfig } from '../config';
-import { EngineRepository, type NewInbound, type WebhookAccount } from '../engine/engine.repository';
+import { AccountsRepository, type WebhookAccount } from '../accounts/accounts.repository';
+import type { NewInbound } from '../engine/inbound.repository';
 import { InboundWorker } from '../engine/inbound.worker';
 import { InboundWriter } from './inbound-writer';
 import { WebhookAccounts } from './webhook-accounts';
@@ -28,7 +29,7 @@ export class WebhooksService {
   private readonly logger = new Logger(WebhooksService.name);
 
   constructor(
-    private readonly repo: EngineRepository,
+    private readonly repo: AccountsRepository,
     private readonly accounts: WebhookAccounts,
     private readonly writer: InboundWriter,
     private readonly worker: InboundWorker,
