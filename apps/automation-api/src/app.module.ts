@@ -21,12 +21,11 @@ import { SandboxModule } from './sandbox/sandbox.module';
 import { isSandbox } from './sandbox/sandbox.config';
 import { PostsModule } from './posts/posts.module';
 import { PreviewModule } from './preview/preview.module';
-import { CommentReplyEntity } from './runs/entities/comment-reply.entity';
-import { RunEntity } from './runs/entities/run.entity';
 import { StatusModule } from './status/status.module';
 import { ImportsModule } from './imports/imports.module';
 
-export const ENTITIES = [AccountEntity, ApiKeyEntity, AutomationEntity, ContactEntity, EventEntity, RunEntity, CommentReplyEntity, ...messagingEntities];
+/** The entities a repository uses (`db.repository(Entity)`); the engine's tables are read with raw SQL. */
+export const ENTITIES = [AccountEntity, ApiKeyEntity, AutomationEntity, ContactEntity, EventEntity, ...messagingEntities];
 export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000];
 
 @Module({})

@@ -5,6 +5,6 @@ import { AccountsService } from './accounts.service';
 
 @Module({
   providers: [AccountsRepository, AccountsService, AccountKeyGuard],
-  exports: [AccountsService, AccountKeyGuard],
+  exports: [AccountsService, AccountsRepository, AccountKeyGuard],
 })
 export class AccountsModule {}

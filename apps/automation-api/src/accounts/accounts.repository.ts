@@ -1,41 +1,56 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { schemaOfDataSource, withTransaction } from '@platform/database';
-import { DataSource, IsNull } from 'typeorm';
+import { Database } from '@platform/database';
+import { IsNull } from 'typeorm';
 import { AccountEntity } from './entities/account.entity';
 import { ApiKeyEntity } from './entities/api-key.entity';
 
 export type AccountFields = Partial<Omit<AccountEntity, 'id' | 'created_at' | 'updated_at'>> & { name: string; graph_url: string };
 
+/** What the webhook receiver needs of an account: its id and signature secret by `entry.id`. */
+export interface WebhookAccount {
+  id: number;
+  ig_user_id: string;
+  app_secret: string | null;
+}
+
+/** Accounts and their API keys. */
 @Injectable()
 export class AccountsRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly db: Database) {}
+
+  private get accounts() {
+    return this.db.repository(AccountEntity);
+  }
+
+  private get keys() {
+    return this.db.repository(ApiKeyEntity);
+  }
 
   /** The account owning an unrevoked key with this SHA-256 digest; stamps last_used_at. */
   async findByKeyHash(keyHash: string): Promise<AccountEntity | null> {
-    const key = await this.ds.getRepository(ApiKeyEntity).findOne({ where: { key_hash: keyHash, revoked_at: IsNull() } });
+    const key = await this.keys.findOne({ where: { key_hash: keyHash, revoked_at: IsNull() } });
     if (!key) return null;
     // At most one write per key and minute, not one per request.
     if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > 60_000) {
-      await this.ds.getRepository(ApiKeyEntity).update({ id: key.id }, { last_used_at: new Date() });
+      await this.keys.update({ id: key.id }, { last_used_at: new Date() });
     }
-    return this.ds.getRepository(AccountEntity).findOne({ where: { id: key.account_id } });
+    return this.accounts.findOne({ where: { id: key.account_id } });
   }
 
   /** False before the migrations ran (for example inside `main.js migrate` on a fresh database). */
   async ready(): Promise<boolean> {
-    const [row] = await this.ds.query(`SELECT to_regclass($1) IS NOT NULL AS ready`, [`${schemaOfDataSource(this.ds)}.api_keys`]);
+    const row = await this.db.one<{ ready: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS ready`, [this.db.table('api_keys')]);
     return row?.ready === true;
   }
 
   findById(id: number): Promise<AccountEntity | null> {
-    return this.ds.getRepository(AccountEntity).findOne({ where: { id } });
+    return this.accounts.findOne({ where: { id } });
   }
 
-  async createWithKey(fields: AccountFields, keyHash: string, keyPrefix: string, label: string): Promise<AccountEntity> {
-    return withTransaction(this.ds, async (m) => {
-      const account = await m.getRepository(AccountEntity).save(m.getRepository(AccountEntity).create(fields));
-      await m.getRepository(ApiKeyEntity).insert({ account_id: account.id, key_hash: keyHash, key_prefix: keyPrefix, label });
+  createWithKey(fields: AccountFields, keyHash: string, keyPrefix: string, label: string): Promise<AccountEntity> {
+    return this.db.transaction(async () => {
+      const account = await this.accounts.save(this.accounts.create(fields));
+      await this.keys.insert({ account_id: account.id, key_hash: keyHash, key_prefix: keyPrefix, label });
       return account;
     });
   }
@@ -45,23 +60,34 @@ export class AccountsRepository {
    * same account, on every start). Serialised with an advisory lock so that replicas starting
    * together create one account.
    */
-  async upsertByKey(fields: AccountFields, keyHash: string, keyPrefix: string, label: string): Promise<{ account: AccountEntity; created: boolean }> {
-    return withTransaction(this.ds, async (m) => {
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext('automation-api:bootstrap-account'))`);
-      const key = await m.getRepository(ApiKeyEntity).findOne({ where: { key_hash: keyHash } });
+  upsertByKey(fields: AccountFields, keyHash: string, keyPrefix: string, label: string): Promise<{ account: AccountEntity; created: boolean }> {
+    return this.db.transaction(async () => {
+      await this.db.rows(`SELECT pg_advisory_xact_lock(hashtext('automation-api:bootstrap-account'))`);
+      const key = await this.keys.findOne({ where: { key_hash: keyHash } });
       if (key) {
-        await m.getRepository(AccountEntity).update({ id: key.account_id }, fields);
-        if (key.revoked_at) await m.getRepository(ApiKeyEntity).update({ id: key.id }, { revoked_at: null });
-        const account = await m.getRepository(AccountEntity).findOneOrFail({ where: { id: key.account_id } });
+        await this.accounts.update({ id: key.account_id }, fields);
+        if (key.revoked_at) await this.keys.update({ id: key.id }, { revoked_at: null });
+        const account = await this.accounts.findOneOrFail({ where: { id: key.account_id } });
         return { account, created: false };
       }
-      const account = await m.getRepository(AccountEntity).save(m.getRepository(AccountEntity).create(fields));
-      await m.getRepository(ApiKeyEntity).insert({ account_id: account.id, key_hash: keyHash, key_prefix: keyPrefix, label });
+      const account = await this.accounts.save(this.accounts.create(fields));
+      await this.keys.insert({ account_id: account.id, key_hash: keyHash, key_prefix: keyPrefix, label });
       return { account, created: true };
     });
   }
 
   async update(id: number, fields: Partial<AccountEntity>): Promise<void> {
-    await this.ds.getRepository(AccountEntity).update({ id }, fields);
+    await this.accounts.update({ id }, fields);
+  }
+
+  /** Accounts by professional account id (webhook `entry.id`). */
+  async byIgUserIds(ids: string[]): Promise<WebhookAccount[]> {
+    if (ids.length === 0) return [];
+    return this.db.rows<WebhookAccount>(`SELECT id, ig_user_id, app_secret FROM ${this.db.table('accounts')} WHERE ig_user_id = ANY($1::text[])`, [ids]);
+  }
+
+  /** Whether an account has this webhook verify token. */
+  async verifyTokenKnown(token: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM ${this.db.table('accounts')} WHERE verify_token = $1 LIMIT 1`, [token])) !== null;
   }
 }

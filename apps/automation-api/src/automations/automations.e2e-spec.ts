@@ -427,5 +427,21 @@ describe('automations (e2e)', () => {
       expect((await post('/automations/import', { source: 'x' })).status).toBe(400);
       expect((await post('/automations/import', { automations: [] })).status).toBe(400);
     });
+
+    it('rolls back what it stored already when a later automation is refused', async () => {
+      const before = (await get('/automations')).body.length;
+      const createdEvents = (await get('/events?kind=automation_created&limit=100')).body.data.length;
+      // The first automation is stored (with its Event) before the second one is refused by the service's own rules.
+      const res = await post('/automations/import', {
+        source: 'rollback',
+        automations: [{ name: 'Stored first', keywords: ['first'] }, { name: 'Refused', trigger: 'dm', skip_if_answered: true }],
+        contacts: [{ ig_id: 'rollback-1', username: 'rolled' }],
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain('automations.1: skip_if_answered is only allowed for trigger comment');
+      expect((await get('/automations')).body.length).toBe(before);
+      expect((await get('/events?kind=automation_created&limit=100')).body.data.length).toBe(createdEvents);
+      expect((await get('/contacts/rollback-1')).status).toBe(404);
+    });
   });
 });

@@ -1,52 +1,71 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { schemaOfDataSource } from '@platform/database';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database } from '@platform/database';
 import { FUNNEL_COUNTERS, type FunnelCounter } from './dto/automation.dto';
-import { AutomationEntity } from './entities/automation.entity';
+import { AutomationEntity, type ReelSuggestion, type Trigger } from './entities/automation.entity';
 import type { RunCounters } from './automation.presenter';
 
 export type FunnelCounts = Record<FunnelCounter, number>;
 
+/** Automations: the API's reads and writes, the engine's rule lookups and the next_post reel state. */
 @Injectable()
 export class AutomationsRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly db: Database) {}
 
-  private repo(m?: EntityManager) {
-    return (m ?? this.ds.manager).getRepository(AutomationEntity);
+  private get repo() {
+    return this.db.repository(AutomationEntity);
   }
 
-  list(accountId: number, m?: EntityManager): Promise<AutomationEntity[]> {
-    return this.repo(m).find({ where: { account_id: accountId }, order: { id: 'ASC' } });
+  private get s(): string {
+    return this.db.schema;
   }
 
-  find(accountId: number, id: number, m?: EntityManager): Promise<AutomationEntity | null> {
-    return this.repo(m).findOne({ where: { account_id: accountId, id } });
+  list(accountId: number): Promise<AutomationEntity[]> {
+    return this.repo.find({ where: { account_id: accountId }, order: { id: 'ASC' } });
   }
 
-  /** Row lock for read-modify-write (status transitions). */
-  findForUpdate(m: EntityManager, accountId: number, id: number): Promise<AutomationEntity | null> {
-    return this.repo(m).findOne({ where: { account_id: accountId, id }, lock: { mode: 'pessimistic_write' } });
+  find(accountId: number, id: number): Promise<AutomationEntity | null> {
+    return this.repo.findOne({ where: { account_id: accountId, id } });
+  }
+
+  /** By id alone (the engine, holding a run of the automation). */
+  findById(id: number): Promise<AutomationEntity | null> {
+    return this.repo.findOne({ where: { id } });
+  }
+
+  /** Row lock for read-modify-write (status transitions); call inside `db.transaction`. */
+  findForUpdate(accountId: number, id: number): Promise<AutomationEntity | null> {
+    return this.repo.findOne({ where: { account_id: accountId, id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Automations that answer now: status active, active true, for this trigger. */
+  live(accountId: number, trigger: Trigger): Promise<AutomationEntity[]> {
+    return this.repo.find({ where: { account_id: accountId, status: 'active', active: true, trigger } });
   }
 
   build(fields: Partial<AutomationEntity>): AutomationEntity {
-    return this.repo().create(fields);
+    return this.repo.create(fields);
   }
 
-  save(a: AutomationEntity, m?: EntityManager): Promise<AutomationEntity> {
-    return this.repo(m).save(a);
+  save(a: AutomationEntity): Promise<AutomationEntity> {
+    return this.repo.save(a);
   }
 
-  async remove(accountId: number, id: number, m?: EntityManager): Promise<boolean> {
-    const res = await this.repo(m).delete({ account_id: accountId, id });
+  async remove(accountId: number, id: number): Promise<boolean> {
+    const res = await this.repo.delete({ account_id: accountId, id });
     return (res.affected ?? 0) > 0;
+  }
+
+  /** The signing secret of customer webhooks, read at delivery time (a changed secret applies to retries). */
+  async webhookSecret(id: number): Promise<string | null> {
+    const row = await this.db.one<{ webhook_secret: string | null }>(`SELECT webhook_secret FROM ${this.s}.automations WHERE id = $1`, [id]);
+    return row?.webhook_secret ?? null;
   }
 
   /** triggered / link_sent / clicked per automation, from the run rows (runs skipped by once_per_user, error `once_per_user`, never started). */
   async runCounters(accountId: number): Promise<Map<number, RunCounters>> {
-    const rows: Array<{ automation_id: number; triggered: number; link_sent: number; clicked: number }> = await this.ds.query(
+    const rows = await this.db.rows<{ automation_id: number; triggered: number; link_sent: number; clicked: number }>(
       `SELECT automation_id, (count(*) FILTER (WHERE NOT (state = 'skipped' AND error = 'once_per_user')))::int AS triggered, count(link_sent_at)::int AS link_sent, count(clicked_at)::int AS clicked
-         FROM ${this.table('runs')} WHERE account_id = $1 GROUP BY automation_id`,
+         FROM ${this.s}.runs WHERE account_id = $1 GROUP BY automation_id`,
       [accountId],
     );
     return new Map(rows.map((r) => [r.automation_id, r]));
@@ -60,7 +79,7 @@ export class AutomationsRepository {
       params.push(automationId);
       filter = 'AND automation_id = $2';
     }
-    const rows: Array<FunnelCounts & { automation_id: number }> = await this.ds.query(
+    const rows = await this.db.rows<FunnelCounts & { automation_id: number }>(
       `SELECT automation_id,
               (count(*) FILTER (WHERE NOT (state = 'skipped' AND error = 'once_per_user')))::int AS triggered,
               count(dm_sent_at)::int AS dm_sent,
@@ -76,7 +95,7 @@ export class AutomationsRepository {
               (count(*) FILTER (WHERE state = 'error'))::int AS errors,
               (count(*) FILTER (WHERE state = 'skipped'))::int AS skipped,
               (count(*) FILTER (WHERE state = 'skipped_other_tool'))::int AS skipped_other_tool
-         FROM ${this.table('runs')} WHERE account_id = $1 ${filter} GROUP BY automation_id`,
+         FROM ${this.s}.runs WHERE account_id = $1 ${filter} GROUP BY automation_id`,
       params,
     );
     return new Map(
@@ -84,7 +103,71 @@ export class AutomationsRepository {
     );
   }
 
-  private table(name: string): string {
-    return `${schemaOfDataSource(this.ds)}.${name}`;
+  // ── next_post: the reel an automation waits for ───────────────────────────────────────────────
+
+  /**
+   * Accounts with next_post automations to look after (waiting for a reel, or attached and not yet
+   * backfilled), leased for `leaseSeconds` on the account row so that one replica checks an
+   * account per interval.
+   */
+  async claimReelAccounts(limit: number, leaseSeconds: number): Promise<number[]> {
+    const s = this.s;
+    const rows = await this.db.claimDue<{ id: number }>({
+      table: `${s}.accounts`,
+      where: `EXISTS (SELECT 1 FROM ${s}.automations a WHERE a.account_id = ${s}.accounts.id AND a.next_post
+                AND (a.reel_status = 'waiting' OR (a.reel_status = 'attached' AND a.reel_backfilled_at IS NULL)))`,
+      orderBy: 'id',
+      limit,
+      lease: { column: 'reel_lease_until', seconds: leaseSeconds },
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /** The account's next_post automations. */
+  nextPost(accountId: number): Promise<AutomationEntity[]> {
+    return this.repo.find({ where: { account_id: accountId, next_post: true } });
+  }
+
+  /** Attaches a waiting automation to its reel (media_ids = [reel]); false when it is no longer waiting. */
+  async attachReel(id: number, mediaId: string, at: Date): Promise<boolean> {
+    const changed = await this.db.affected(
+      `UPDATE ${this.s}.automations SET reel_status = 'attached', reel_media_id = $2, media_ids = jsonb_build_array($2::text), reel_attached_at = $3,
+         pending_next = false, reel_suggestion = NULL, updated_at = now()
+       WHERE id = $1 AND reel_status = 'waiting'`,
+      [id, mediaId, at],
+    );
+    return changed === 1;
+  }
+
+  /** Stores the reel suggestion of a waiting automation; false when it is no longer waiting. */
+  async suggestReel(id: number, suggestion: ReelSuggestion): Promise<boolean> {
+    const changed = await this.db.affected(
+      `UPDATE ${this.s}.automations SET reel_suggestion = $2::jsonb, updated_at = now() WHERE id = $1 AND reel_status = 'waiting'`,
+      [id, JSON.stringify(suggestion)],
+    );
+    return changed === 1;
+  }
+
+  /** A waiting automation gives up on its reel; false when it is no longer waiting. */
+  async expireReel(id: number, at: Date): Promise<boolean> {
+    const changed = await this.db.affected(
+      `UPDATE ${this.s}.automations SET reel_status = 'expired', reel_expired_at = $2, pending_next = false, updated_at = now()
+       WHERE id = $1 AND reel_status = 'waiting'`,
+      [id, at],
+    );
+    return changed === 1;
+  }
+
+  /** Attached next_post automations whose reel comments were not queued yet. */
+  reelsToBackfill(accountId: number): Promise<Array<{ id: number; reel_media_id: string }>> {
+    return this.db.rows(
+      `SELECT id, reel_media_id FROM ${this.s}.automations
+        WHERE account_id = $1 AND next_post AND reel_status = 'attached' AND reel_media_id IS NOT NULL AND reel_backfilled_at IS NULL`,
+      [accountId],
+    );
+  }
+
+  async markReelBackfilled(id: number): Promise<void> {
+    await this.db.affected(`UPDATE ${this.s}.automations SET reel_backfilled_at = now() WHERE id = $1`, [id]);
   }
 }

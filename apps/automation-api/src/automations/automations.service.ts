@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { withTransaction } from '@platform/database';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import { DataSource, type EntityManager } from 'typeorm';
 import { EventsService } from '../events/events.service';
 import { AUTOMATION_DEFAULTS, COMMENT_ONLY_FIELDS, FOLLOW_GATE_OPENING_BUTTON, MASKED_SECRET } from './automation.defaults';
 import {
@@ -48,7 +46,7 @@ export class AutomationsService {
   constructor(
     private readonly automations: AutomationsRepository,
     private readonly events: EventsService,
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly db: Database,
   ) {}
 
   async list(accountId: number): Promise<AutomationSummaryDto[]> {
@@ -71,7 +69,8 @@ export class AutomationsService {
     return toAutomationDto(await this.entity(accountId, id));
   }
 
-  async create(accountId: number, input: AutomationInputDto, opts: CreateOptions = {}, manager?: EntityManager): Promise<AutomationResultDto> {
+  /** Creates a draft with its Event; inside an open transaction (an import) it joins it. */
+  async create(accountId: number, input: AutomationInputDto, opts: CreateOptions = {}): Promise<AutomationResultDto> {
     const trigger: Trigger = input.trigger ?? 'comment';
     this.checkInput(input, trigger);
     const entity = this.automations.build({ ...AUTOMATION_DEFAULTS, account_id: accountId, status: 'draft' } as Partial<AutomationEntity>);
@@ -80,23 +79,17 @@ export class AutomationsService {
     entity.imported_from = opts.imported_from ?? null;
     entity.transition_mode = opts.transition_mode ?? false;
     this.checkCombination(entity);
-    const run = async (m: EntityManager) => {
-      const saved = await this.automations.save(entity, m);
-      await this.events.record(
-        accountId,
-        { kind: 'automation_created', automation_id: saved.id, text: `${saved.name} (${opts.origin ?? 'manual'})` },
-        m,
-      );
-      return saved;
-    };
-    const saved = manager ? await run(manager) : await withTransaction(this.ds, run);
-    // Inside the caller's transaction, read with its manager (another connection would wait for it).
-    return this.result(accountId, saved, manager);
+    const saved = await this.db.transaction(async () => {
+      const result = await this.automations.save(entity);
+      await this.events.record(accountId, { kind: 'automation_created', automation_id: result.id, text: `${result.name} (${opts.origin ?? 'manual'})` });
+      return result;
+    });
+    return this.result(accountId, saved);
   }
 
   async update(accountId: number, id: number, input: AutomationInputDto): Promise<AutomationResultDto> {
-    const saved = await withTransaction(this.ds, async (m) => {
-      const entity = await this.automations.findForUpdate(m, accountId, id);
+    const saved = await this.db.transaction(async () => {
+      const entity = await this.automations.findForUpdate(accountId, id);
       if (!entity) throw notFound(id);
       const trigger = input.trigger ?? entity.trigger;
       this.checkInput(input, trigger);
@@ -104,19 +97,19 @@ export class AutomationsService {
       // After go_live the switch and the status move together: active false pauses, active true resumes.
       if (input.active !== undefined && entity.status !== 'draft') entity.status = input.active ? 'active' : 'paused';
       this.checkCombination(entity);
-      const result = await this.automations.save(entity, m);
-      await this.events.record(accountId, { kind: 'automation_updated', automation_id: id, text: Object.keys(input).join(', ') }, m);
+      const result = await this.automations.save(entity);
+      await this.events.record(accountId, { kind: 'automation_updated', automation_id: id, text: Object.keys(input).join(', ') });
       return result;
     });
     return this.result(accountId, saved);
   }
 
   async remove(accountId: number, id: number): Promise<void> {
-    await withTransaction(this.ds, async (m) => {
-      const entity = await this.automations.findForUpdate(m, accountId, id);
+    await this.db.transaction(async () => {
+      const entity = await this.automations.findForUpdate(accountId, id);
       if (!entity) throw notFound(id);
-      await this.automations.remove(accountId, id, m);
-      await this.events.record(accountId, { kind: 'automation_deleted', text: `${entity.name} (#${id})`, ref: String(id) }, m);
+      await this.automations.remove(accountId, id);
+      await this.events.record(accountId, { kind: 'automation_deleted', text: `${entity.name} (#${id})`, ref: String(id) });
     });
   }
 
@@ -191,19 +184,19 @@ export class AutomationsService {
   }
 
   private async transition(accountId: number, id: number, kind: string, change: (a: AutomationEntity) => void): Promise<AutomationDto> {
-    const saved = await withTransaction(this.ds, async (m) => {
-      const a = await this.automations.findForUpdate(m, accountId, id);
+    const saved = await this.db.transaction(async () => {
+      const a = await this.automations.findForUpdate(accountId, id);
       if (!a) throw notFound(id);
       change(a);
-      const result = await this.automations.save(a, m);
-      await this.events.record(accountId, { kind, automation_id: id, text: a.name }, m);
+      const result = await this.automations.save(a);
+      await this.events.record(accountId, { kind, automation_id: id, text: a.name });
       return result;
     });
     return toAutomationDto(saved);
   }
 
-  private async result(accountId: number, a: AutomationEntity, m?: EntityManager): Promise<AutomationResultDto> {
-    const others = await this.automations.list(accountId, m);
+  private async result(accountId: number, a: AutomationEntity): Promise<AutomationResultDto> {
+    const others = await this.automations.list(accountId);
     return { automation: toAutomationDto(a), preview: buildMessagesPreview(a, 'username'), notes: configurationNotes(a, others) };
   }
 

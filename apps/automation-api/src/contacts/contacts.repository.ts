@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { schemaOfDataSource } from '@platform/database';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database } from '@platform/database';
 import type { ImportContactDto } from './dto/contact.dto';
 import { ContactEntity } from './entities/contact.entity';
 
@@ -14,12 +12,19 @@ export interface ContactQuery {
 
 @Injectable()
 export class ContactsRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly db: Database) {}
+
+  private get repo() {
+    return this.db.repository(ContactEntity);
+  }
+
+  private get s(): string {
+    return this.db.schema;
+  }
 
   /** Newest first (id descending); one row more than `limit` tells whether a next page exists. */
   list(accountId: number, q: ContactQuery): Promise<ContactEntity[]> {
-    const qb = this.ds
-      .getRepository(ContactEntity)
+    const qb = this.repo
       .createQueryBuilder('c')
       .where('c.account_id = :accountId', { accountId })
       .orderBy('c.id', 'DESC')
@@ -34,26 +39,72 @@ export class ContactsRepository {
   }
 
   find(accountId: number, igId: string): Promise<ContactEntity | null> {
-    return this.ds.getRepository(ContactEntity).findOne({ where: { account_id: accountId, ig_id: igId } });
+    return this.repo.findOne({ where: { account_id: accountId, ig_id: igId } });
   }
 
   async save(c: ContactEntity): Promise<ContactEntity> {
-    return this.ds.getRepository(ContactEntity).save(c);
+    return this.repo.save(c);
   }
 
   count(accountId: number): Promise<number> {
-    return this.ds.getRepository(ContactEntity).count({ where: { account_id: accountId } });
+    return this.repo.count({ where: { account_id: accountId } });
+  }
+
+  /**
+   * Upserts the person on an inbound: counts comments or messages, stamps first/last seen, and
+   * `last_inbound_at` (the 24-hour messaging window) for messages and taps.
+   */
+  async touch(accountId: number, igId: string, username: string | null, kind: 'comment' | 'message' | 'tap', at: Date): Promise<void> {
+    const comment = kind === 'comment' ? 1 : 0;
+    const dm = kind === 'message' ? 1 : 0;
+    const inbound = kind === 'comment' ? null : at;
+    await this.db.rows(
+      `INSERT INTO ${this.s}.contacts (account_id, ig_id, username, comment_count, dm_count, first_seen_at, last_seen_at, last_inbound_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
+       ON CONFLICT (account_id, ig_id) DO UPDATE SET
+         username = COALESCE(EXCLUDED.username, ${this.s}.contacts.username),
+         comment_count = ${this.s}.contacts.comment_count + $4,
+         dm_count = ${this.s}.contacts.dm_count + $5,
+         last_seen_at = GREATEST(${this.s}.contacts.last_seen_at, $6),
+         last_inbound_at = CASE WHEN $7::timestamptz IS NULL THEN ${this.s}.contacts.last_inbound_at
+                                ELSE GREATEST(COALESCE(${this.s}.contacts.last_inbound_at, $7), $7) END,
+         updated_at = now()`,
+      [accountId, igId, username, comment, dm, at, inbound],
+    );
+  }
+
+  /** Adds tags (set union); `source` is written when given. */
+  async tag(accountId: number, igId: string, tags: string[], source?: string): Promise<void> {
+    if (tags.length === 0 && !source) return;
+    await this.db.affected(
+      `UPDATE ${this.s}.contacts SET
+         tags = (SELECT COALESCE(jsonb_agg(DISTINCT t), '[]'::jsonb) FROM jsonb_array_elements_text(tags || $3::jsonb) AS t),
+         source = COALESCE($4, source), updated_at = now()
+       WHERE account_id = $1 AND ig_id = $2`,
+      [accountId, igId, JSON.stringify(tags), source ?? null],
+    );
+  }
+
+  async setEmail(accountId: number, igId: string, email: string): Promise<void> {
+    await this.db.affected(`UPDATE ${this.s}.contacts SET email = $3, updated_at = now() WHERE account_id = $1 AND ig_id = $2`, [accountId, igId, email]);
+  }
+
+  async setFollows(accountId: number, igId: string, follows: boolean | null, username?: string | null): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.s}.contacts SET follows = $3, username = COALESCE($4, username), updated_at = now() WHERE account_id = $1 AND ig_id = $2`,
+      [accountId, igId, follows === null ? null : follows ? 1 : 0, username ?? null],
+    );
   }
 
   /**
    * Imported contacts: inserted, or merged into an existing one (known values win, tags are united,
    * imported_from and source are kept when already set). Returns how many rows were new.
    */
-  async upsertImported(m: EntityManager, accountId: number, tool: string, contacts: ImportContactDto[]): Promise<{ created: number; updated: number }> {
+  async upsertImported(accountId: number, tool: string, contacts: ImportContactDto[]): Promise<{ created: number; updated: number }> {
     let created = 0;
-    const s = schemaOfDataSource(this.ds);
+    const s = this.s;
     for (const c of contacts) {
-      const rows: Array<{ inserted: boolean }> = await m.query(
+      const row = await this.db.one<{ inserted: boolean }>(
         `INSERT INTO ${s}.contacts (account_id, ig_id, username, name, email, tags, notes, follows, source, imported_from)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10)
          ON CONFLICT (account_id, ig_id) DO UPDATE SET
@@ -80,7 +131,7 @@ export class ContactsRepository {
           tool,
         ],
       );
-      if (rows[0]?.inserted) created += 1;
+      if (row?.inserted) created += 1;
     }
     return { created, updated: contacts.length - created };
   }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { claimDue } from '@platform/database';
-import { EngineRepository } from './engine.repository';
+import { Database } from '@platform/database';
 
 export interface DeliveryRow {
   id: string;
@@ -13,18 +12,39 @@ export interface DeliveryRow {
   attempts: number;
 }
 
-/** The customer-webhook outbox (`webhook_deliveries`): claiming due rows and recording attempts. */
+export interface NewDelivery {
+  account_id: number;
+  automation_id: number;
+  run_id: string;
+  kind: string;
+  url: string;
+  payload: object;
+}
+
+/** The customer-webhook outbox (`webhook_deliveries`): storing, claiming due rows and recording attempts. */
 @Injectable()
 export class DeliveriesRepository {
-  constructor(private readonly engine: EngineRepository) {}
+  constructor(private readonly db: Database) {}
 
   private get table(): string {
-    return `${this.engine.s}.webhook_deliveries`;
+    return this.db.table('webhook_deliveries');
+  }
+
+  /** Stores a delivery (inside the transaction of the run's transition that announces it). */
+  async insert(d: NewDelivery): Promise<void> {
+    await this.db.rows(`INSERT INTO ${this.table} (account_id, automation_id, run_id, kind, url, payload) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`, [
+      d.account_id,
+      d.automation_id,
+      d.run_id,
+      d.kind,
+      d.url,
+      JSON.stringify(d.payload),
+    ]);
   }
 
   /** Pending deliveries due now, leased for 60 s to this replica (FOR UPDATE SKIP LOCKED). */
   claimDue(limit: number): Promise<DeliveryRow[]> {
-    return claimDue<DeliveryRow>(this.engine.ds, {
+    return this.db.claimDue<DeliveryRow>({
       table: this.table,
       where: `status = 'pending' AND next_attempt_at <= now()`,
       orderBy: 'next_attempt_at ASC',
@@ -33,14 +53,8 @@ export class DeliveriesRepository {
     });
   }
 
-  /** The automation's signing secret, read at delivery time (a changed secret applies to retries). */
-  async webhookSecret(automationId: number): Promise<string | null> {
-    const [row] = await this.engine.ds.query(`SELECT webhook_secret FROM ${this.engine.s}.automations WHERE id = $1`, [automationId]);
-    return row?.webhook_secret ?? null;
-  }
-
   async markDelivered(id: string, attempts: number, status: number | null): Promise<void> {
-    await this.engine.ds.query(
+    await this.db.affected(
       `UPDATE ${this.table} SET status = 'delivered', attempts = $2, last_status = $3, last_error = NULL, delivered_at = now(), lease_until = NULL WHERE id = $1`,
       [id, attempts, status],
     );
@@ -48,7 +62,7 @@ export class DeliveriesRepository {
 
   /** Records a failed attempt: retried after `retryInMs`, or `failed` for good when `final`. */
   async markAttemptFailed(id: string, attempt: { attempts: number; status: number | null; error: string; final: boolean; retryInMs: number }): Promise<void> {
-    await this.engine.ds.query(
+    await this.db.affected(
       `UPDATE ${this.table} SET status = $2, attempts = $3, last_status = $4, last_error = $5,
          next_attempt_at = now() + make_interval(secs => $6::double precision), lease_until = NULL WHERE id = $1`,
       [id, attempt.final ? 'failed' : 'pending', attempt.attempts, attempt.status, attempt.error.slice(0, 1000), attempt.retryInMs / 1000],

@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PollingWorker } from '@platform/database';
 import { hmacSignature, safeFetch } from '@platform/http-safety';
-import { PollingLoop } from '../common/polling-loop';
+import { AutomationsRepository } from '../automations/automations.repository';
 import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
 import { DeliveriesRepository, type DeliveryRow } from './deliveries.repository';
@@ -10,27 +11,19 @@ import { DeliveriesRepository, type DeliveryRow } from './deliveries.repository'
  * through safeFetch (https only, private addresses refused at connection time), signed with
  * `X-Service-Signature: sha256=<HMAC-SHA256 hex>` when the automation has a secret. A failed attempt
  * is retried with exponential backoff (scheduled in the database: next_attempt_at, claimed with a
- * lease), each attempt logged on the row and as an Event.
+ * lease), each attempt logged on the row and as an Event. Polls every AUTOMATION_POLL_MS.
  */
 @Injectable()
-export class DeliveriesWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(DeliveriesWorker.name);
-  private readonly loop: PollingLoop;
+export class DeliveriesWorker extends PollingWorker {
+  protected readonly logger = new Logger(DeliveriesWorker.name);
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
+    private readonly automations: AutomationsRepository,
     private readonly events: EventsService,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {
-    this.loop = new PollingLoop('webhook deliveries', this.config.AUTOMATION_POLL_MS, () => this.tick(), this.logger);
-  }
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.loop.stop();
+    super(config.AUTOMATION_POLL_MS);
   }
 
   /** Delivers what is due now; returns the number of attempts made. */
@@ -42,7 +35,7 @@ export class DeliveriesWorker implements OnApplicationBootstrap, BeforeApplicati
 
   private async deliver(d: DeliveryRow): Promise<void> {
     const body = JSON.stringify(d.payload);
-    const secret = d.automation_id ? await this.deliveries.webhookSecret(d.automation_id) : null;
+    const secret = d.automation_id ? await this.automations.webhookSecret(d.automation_id) : null;
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'automation-api-webhooks/1.0' };
     if (secret) headers['x-service-signature'] = hmacSignature(body, secret);
     const allowPrivate = this.config.AUTOMATION_WEBHOOK_ALLOW_PRIVATE && this.config.NODE_ENV !== 'production';

@@ -1,26 +1,41 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
+import { AutomationsModule } from '../automations/automations.module';
+import { ClicksModule } from '../clicks/clicks.module';
+import { ContactsModule } from '../contacts/contacts.module';
 import { EventsModule } from '../events/events.module';
+import { RunsModule } from '../runs/runs.module';
 import { WebhooksController } from '../webhooks/webhooks.controller';
 import { InboundWriter } from '../webhooks/inbound-writer';
-import { UnreadableDeliveriesRepository } from '../webhooks/unreadable-deliveries.repository';
 import { WebhookAccounts } from '../webhooks/webhook-accounts';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesWorker } from './deliveries.worker';
-import { EngineRepository } from './engine.repository';
 import { EngineService } from './engine.service';
+import { InboundRepository } from './inbound.repository';
 import { InboundWorker } from './inbound.worker';
 import { ReelScheduler } from './reel.scheduler';
+import { SendsRepository } from './sends.repository';
 
 /**
  * The engine (part 2): webhook receiver → durable work queue → runs (state machine, sends with
  * intents) → customer webhooks and bus events.
  */
 @Module({
-  imports: [AccountsModule, EventsModule],
+  imports: [AccountsModule, AutomationsModule, ClicksModule, ContactsModule, EventsModule, RunsModule],
   controllers: [WebhooksController],
-  providers: [EngineRepository, DeliveriesRepository, EngineService, InboundWorker, DeliveriesWorker, ReelScheduler, WebhookAccounts, InboundWriter, UnreadableDeliveriesRepository, WebhooksService],
-  exports: [EngineRepository, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
+  providers: [
+    InboundRepository,
+    SendsRepository,
+    DeliveriesRepository,
+    EngineService,
+    InboundWorker,
+    DeliveriesWorker,
+    ReelScheduler,
+    WebhookAccounts,
+    InboundWriter,
+    WebhooksService,
+  ],
+  exports: [InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
 })
 export class EngineModule {}

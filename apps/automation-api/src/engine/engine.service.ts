@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { withTransaction } from '@platform/database';
+import { Database } from '@platform/database';
 import { AutomationEmailCaptured, AutomationLinkSent, Outbox } from '@platform/messaging';
-import type { EntityManager } from 'typeorm';
 import { AccountsService } from '../accounts/accounts.service';
 import type { AccountEntity } from '../accounts/entities/account.entity';
+import { AutomationsRepository } from '../automations/automations.repository';
 import type { AutomationEntity } from '../automations/entities/automation.entity';
+import { ClicksRepository } from '../clicks/clicks.repository';
 import { Clock } from '../common/clock';
+import { ContactsRepository } from '../contacts/contacts.repository';
 import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
 import { BudgetExhaustedError } from '../graph/call-budget';
@@ -15,8 +17,12 @@ import { buttonTemplate, type GraphButton, type GraphMessage } from '../graph/gr
 import { GraphService } from '../graph/graph.service';
 import { ENGINE_PROBLEM_PREFIX } from '../status/status.service';
 import { selectRule } from '../matching/keyword-matcher';
-import { EngineRepository, type InboundRow, type RunRow, type SendRow } from './engine.repository';
+import type { RunRow } from '../runs/run';
+import { RunsRepository } from '../runs/runs.repository';
+import { DeliveriesRepository } from './deliveries.repository';
+import { InboundRepository, type InboundRow } from './inbound.repository';
 import { parsePostbackPayload, transition, type MachineAutomation, type MachineInput, type MachineMessage, type MachineResult, type MachineRun } from './run-machine';
+import { SendsRepository, type SendRow } from './sends.repository';
 
 /** The work item has to wait (private-reply budget used up): not an attempt, not an error. */
 export class DeferredError extends Error {
@@ -128,7 +134,14 @@ export class EngineService {
   private readonly logger = new Logger(EngineService.name);
 
   constructor(
-    private readonly repo: EngineRepository,
+    private readonly db: Database,
+    private readonly inbound: InboundRepository,
+    private readonly runs: RunsRepository,
+    private readonly sends: SendsRepository,
+    private readonly automations: AutomationsRepository,
+    private readonly contacts: ContactsRepository,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly clicks: ClicksRepository,
     private readonly accounts: AccountsService,
     private readonly graph: GraphService,
     private readonly events: EventsService,
@@ -158,8 +171,8 @@ export class EngineService {
   async fail(ev: InboundRow, err: unknown): Promise<void> {
     const detail = err instanceof RunError ? err.message : err instanceof Error ? err.message : String(err);
     const runId = err instanceof RunError ? err.runId : ev.run_id;
-    if (runId) await this.repo.failRun(runId, detail);
-    const run = runId ? await this.repo.run(runId) : null;
+    if (runId) await this.runs.fail(runId, detail);
+    const run = runId ? await this.runs.find(runId) : null;
     await this.events.record(ev.account_id, { kind: 'error', automation_id: run?.automation_id ?? null, run_id: runId, username: run?.username ?? null, text: detail.slice(0, 1000), ref: ev.dedup_key });
     const cause = err instanceof RunError ? err.cause : err;
     if (cause instanceof GraphApiError) {
@@ -173,34 +186,34 @@ export class EngineService {
     const p = ev.payload as { comment_id: string; media_id: string | null; text: string; from: { id: string; username?: string }; parent_id?: string; entry_id?: string; automation_id?: number; counted?: boolean };
     let runId = ev.run_id;
     if (!ev.applied_at) {
-      if (ev.kind === 'backfill' && (await this.repo.commentHandled(account.id, p.comment_id))) {
+      if (ev.kind === 'backfill' && (await this.runs.commentHandled(account.id, p.comment_id))) {
         return;
       }
-      runId = await withTransaction(this.repo.ds, async (m) => {
+      runId = await this.db.transaction(async () => {
         const now = this.clock.now();
-        if (!p.counted) await this.repo.touchContact(m, account.id, p.from.id, p.from.username ?? null, 'comment', now);
-        let candidates = (await this.repo.liveAutomations(account.id, 'comment', m)).filter((a) => coversMedia(a, p.media_id));
+        if (!p.counted) await this.contacts.touch(account.id, p.from.id, p.from.username ?? null, 'comment', now);
+        let candidates = (await this.automations.live(account.id, 'comment')).filter((a) => coversMedia(a, p.media_id));
         if (ev.kind === 'backfill') candidates = candidates.filter((a) => a.id === p.automation_id);
         const match = selectRule(p.text ?? '', candidates);
-        const run = match ? await this.startRun(m, account, match.rule, ev, { igId: p.from.id, username: p.from.username ?? null, trigger: 'comment', mediaId: p.media_id, commentId: p.comment_id, parentId: p.parent_id ?? null, messageId: null, text: p.text }) : null;
-        await this.repo.markApplied(m, ev.id, run);
+        const run = match ? await this.startRun(account, match.rule, ev, { igId: p.from.id, username: p.from.username ?? null, trigger: 'comment', mediaId: p.media_id, commentId: p.comment_id, parentId: p.parent_id ?? null, messageId: null, text: p.text }) : null;
+        await this.inbound.markApplied(ev.id, run);
         return run;
       });
     }
     if (!runId) return;
-    const run = await this.repo.run(runId);
+    const run = await this.runs.find(runId);
     if (!run || run.state !== 'started') return;
-    const a = await this.repo.automation(run.automation_id);
+    const a = await this.automations.findById(run.automation_id);
     if (!a) return;
     await this.guard(run.id, async () => {
       let answeredByOther = false;
-      if (run.comment_id && a.skip_if_answered && !(await this.repo.hasSends(run.id))) {
+      if (run.comment_id && a.skip_if_answered && !(await this.sends.any(run.id))) {
         const accountId = account.ig_user_id ?? p.entry_id ?? null;
         answeredByOther = run.parent_comment_id
           ? await this.replyAnsweredByOther(account, run, accountId)
           : await this.commentAnsweredByOther(account, run.comment_id, accountId);
       }
-      const contact = await this.repo.contact(account.id, run.contact_ig_id);
+      const contact = await this.contacts.find(account.id, run.contact_ig_id);
       await this.advance(account, a, run, ev, { type: 'start', answeredByOther, knownEmail: contact?.email ?? null });
     });
   }
@@ -208,7 +221,7 @@ export class EngineService {
   /** skip_if_answered, top-level comment: a reply under it from the account that the service did not post. */
   private async commentAnsweredByOther(account: AccountEntity, commentId: string, accountId: string | null): Promise<boolean> {
     const comment = await this.graph.client(account, 'background').getComment(commentId);
-    const own = await this.repo.ownReplyIds(account.id, commentId);
+    const own = await this.runs.ownReplyIds(account.id, commentId);
     return (comment.replies?.data ?? []).some((r) => r.from?.id === accountId && !own.has(r.id));
   }
 
@@ -225,7 +238,7 @@ export class EngineService {
     const trigger = replies.find((r) => r.id === run.comment_id);
     const username = run.username ?? trigger?.from?.username ?? null;
     if (!username) return false; // an answer cannot be told apart from answers to other replies
-    const own = await this.repo.ownReplyIdsInThread(account.id, run.parent_comment_id!);
+    const own = await this.runs.ownReplyIdsInThread(account.id, run.parent_comment_id!);
     const since = graphTime(trigger?.timestamp);
     return replies.some(
       (r) =>
@@ -241,24 +254,24 @@ export class EngineService {
     const p = ev.payload as { mid: string; sender_id: string; text?: string; story_id?: string };
     let runId = ev.run_id;
     if (!ev.applied_at) {
-      runId = await withTransaction(this.repo.ds, async (m) => {
-        await this.repo.touchContact(m, account.id, p.sender_id, null, 'message', this.clock.now());
+      runId = await this.db.transaction(async () => {
+        await this.contacts.touch(account.id, p.sender_id, null, 'message', this.clock.now());
         // A text goes to the person's run waiting for an email, else to one whose button went out as
         // text (template refused: the reply is the tap), before any matching.
         const waiting = p.text
-          ? ((await this.repo.awaitingEmailRun(account.id, p.sender_id, m)) ?? (ev.kind === 'message' ? await this.repo.awaitingTapByTextRun(account.id, p.sender_id, m) : null))
+          ? ((await this.runs.awaitingEmail(account.id, p.sender_id)) ?? (ev.kind === 'message' ? await this.runs.awaitingTapByText(account.id, p.sender_id) : null))
           : null;
         if (waiting) {
-          await this.repo.markApplied(m, ev.id, waiting.id);
+          await this.inbound.markApplied(ev.id, waiting.id);
           return waiting.id;
         }
         const trigger = ev.kind === 'story_reply' ? 'story_reply' : 'dm';
-        const match = selectRule(p.text ?? '', await this.repo.liveAutomations(account.id, trigger, m));
-        const contact = await this.repo.contact(account.id, p.sender_id, m);
+        const match = selectRule(p.text ?? '', await this.automations.live(account.id, trigger));
+        const contact = await this.contacts.find(account.id, p.sender_id);
         const run = match
-          ? await this.startRun(m, account, match.rule, ev, { igId: p.sender_id, username: contact?.username ?? null, trigger, mediaId: p.story_id ?? null, commentId: null, parentId: null, messageId: p.mid, text: p.text ?? null })
+          ? await this.startRun(account, match.rule, ev, { igId: p.sender_id, username: contact?.username ?? null, trigger, mediaId: p.story_id ?? null, commentId: null, parentId: null, messageId: p.mid, text: p.text ?? null })
           : null;
-        await this.repo.markApplied(m, ev.id, run);
+        await this.inbound.markApplied(ev.id, run);
         return run;
       });
     }
@@ -269,7 +282,7 @@ export class EngineService {
     if (starting && run.state === 'started' && !run.username) {
       // Messages carry no handle; the person messaged us, so the profile may be read ({username} in texts).
       run.username = contact?.username ?? (await this.username(account, run.contact_ig_id));
-      if (run.username) await this.repo.setRunUsername(run.id, run.username);
+      if (run.username) await this.runs.setUsername(run.id, run.username);
     }
     const tapByText = !starting && run.text_fallback && (run.state === 'awaiting_tap' || run.state === 'gated');
     const input: MachineInput = starting
@@ -284,12 +297,12 @@ export class EngineService {
     const p = ev.payload as { mid: string; sender_id: string; payload?: string };
     let runId = ev.run_id;
     if (!ev.applied_at) {
-      runId = await withTransaction(this.repo.ds, async (m) => {
-        await this.repo.touchContact(m, account.id, p.sender_id, null, 'tap', this.clock.now());
+      runId = await this.db.transaction(async () => {
+        await this.contacts.touch(account.id, p.sender_id, null, 'tap', this.clock.now());
         const ref = parsePostbackPayload(p.payload);
-        const run = ref ? await this.repo.run(ref.runId, m) : null;
+        const run = ref ? await this.runs.find(ref.runId) : null;
         const mine = run && run.account_id === account.id && run.contact_ig_id === p.sender_id ? run.id : null;
-        await this.repo.markApplied(m, ev.id, mine);
+        await this.inbound.markApplied(ev.id, mine);
         return mine;
       });
     }
@@ -301,19 +314,19 @@ export class EngineService {
 
   /** A run with its automation and the person's contact row, once the inbound item is applied; null when either is gone. */
   private async loadRun(runId: string, accountId: number) {
-    const run = await this.repo.run(runId);
+    const run = await this.runs.find(runId);
     if (!run) return null;
-    const automation = await this.repo.automation(run.automation_id);
+    const automation = await this.automations.findById(run.automation_id);
     if (!automation) return null;
-    return { run, automation, contact: await this.repo.contact(accountId, run.contact_ig_id) };
+    return { run, automation, contact: await this.contacts.find(accountId, run.contact_ig_id) };
   }
 
   private async followUp(ev: InboundRow, account: AccountEntity): Promise<void> {
-    const run = await this.repo.run(String(ev.payload.run_id));
+    const run = await this.runs.find(String(ev.payload.run_id));
     if (!run) return;
-    const a = await this.repo.automation(run.automation_id);
+    const a = await this.automations.findById(run.automation_id);
     if (!a) return;
-    const contact = await this.repo.contact(account.id, run.contact_ig_id);
+    const contact = await this.contacts.find(account.id, run.contact_ig_id);
     const last = contact?.last_inbound_at ? new Date(contact.last_inbound_at).getTime() : null;
     const windowOpen = last !== null && this.clock.now().getTime() - last < DAY_MS;
     await this.guard(run.id, () => this.advance(account, a, run, ev, { type: 'follow_up_due', windowOpen }));
@@ -321,13 +334,12 @@ export class EngineService {
 
   /** Creates the run (once per trigger) unless once_per_user already saw this person; returns its id. */
   private async startRun(
-    m: EntityManager,
     account: AccountEntity,
     a: AutomationEntity,
     ev: InboundRow,
     t: { igId: string; username: string | null; trigger: string; mediaId: string | null; commentId: string | null; parentId: string | null; messageId: string | null; text: string | null },
   ): Promise<string | null> {
-    const existing = await this.repo.runForTrigger(a.id, t.commentId, t.messageId, m);
+    const existing = await this.runs.forTrigger(a.id, t.commentId, t.messageId);
     if (existing) return existing.id;
     const fields = {
       account_id: account.id,
@@ -342,16 +354,16 @@ export class EngineService {
       trigger_text: t.text,
       transition: a.transition_mode,
     };
-    if (a.once_per_user && (await this.repo.hasRun(a.id, t.igId, m))) {
+    if (a.once_per_user && (await this.runs.hasRun(a.id, t.igId))) {
       // Recorded as a run in state `skipped`, reason `once_per_user` (Funnel.skipped; not counted as triggered), nothing sent.
-      const skipped = await this.repo.insertRun(m, { ...fields, state: 'skipped', error: 'once_per_user' });
-      await this.events.record(account.id, { kind: 'skipped', automation_id: a.id, run_id: skipped?.id ?? null, username: t.username, text: 'once_per_user: this person already went through the automation', ref: t.commentId ?? t.messageId }, m);
+      const skipped = await this.runs.insert({ ...fields, state: 'skipped', error: 'once_per_user' });
+      await this.events.record(account.id, { kind: 'skipped', automation_id: a.id, run_id: skipped?.id ?? null, username: t.username, text: 'once_per_user: this person already went through the automation', ref: t.commentId ?? t.messageId });
       return null;
     }
-    const run = await this.repo.insertRun(m, fields);
-    if (!run) return (await this.repo.runForTrigger(a.id, t.commentId, t.messageId, m))?.id ?? null;
-    await this.repo.tagContact(m, account.id, t.igId, a.tags);
-    await this.events.record(account.id, { kind: 'triggered', automation_id: a.id, run_id: run.id, username: t.username, text: t.text, ref: t.commentId ?? t.messageId }, m);
+    const run = await this.runs.insert(fields);
+    if (!run) return (await this.runs.forTrigger(a.id, t.commentId, t.messageId))?.id ?? null;
+    await this.contacts.tag(account.id, t.igId, a.tags);
+    await this.events.record(account.id, { kind: 'triggered', automation_id: a.id, run_id: run.id, username: t.username, text: t.text, ref: t.commentId ?? t.messageId });
     return run.id;
   }
 
@@ -371,7 +383,7 @@ export class EngineService {
     let res = transition(machineRun(run), ma, input);
     if (res.needs === 'follow_status') {
       const follows = await this.followStatus(account, run);
-      const contact = await this.repo.contact(account.id, run.contact_ig_id);
+      const contact = await this.contacts.find(account.id, run.contact_ig_id);
       res = transition(machineRun(run), ma, { type: 'follow_status', follows, knownEmail: contact?.email ?? null });
       if (follows === null) res.notes.push('follow_status_unknown');
     }
@@ -401,30 +413,29 @@ export class EngineService {
     const now = this.clock.now();
     const stamps = res.stamps.filter((s) => run[s] === null);
     const followUpAt = res.effects.includes('schedule_follow_up') ? new Date(now.getTime() + a.follow_up_minutes * 60_000) : undefined;
-    await withTransaction(this.repo.ds, async (m) => {
-      const ok = await this.repo.updateRun(m, run, { state: res.state, stamps, email: res.email, follow_up_due_at: followUpAt, error: res.error }, now);
+    await this.db.transaction(async () => {
+      const ok = await this.runs.update(run, { state: res.state, stamps, email: res.email, follow_up_due_at: followUpAt, error: res.error }, now);
       if (!ok) throw new StaleRunError(`run ${run.id} changed meanwhile`);
       const base = { automation_id: a.id, run_id: run.id, username: run.username };
-      if (res.email) await this.repo.setContactEmail(m, account.id, run.contact_ig_id, res.email);
+      if (res.email) await this.contacts.setEmail(account.id, run.contact_ig_id, res.email);
       for (const stamp of stamps) {
         const kind = stamp.replace(/_at$/, '');
-        await this.events.record(account.id, { ...base, kind, text: kind === 'email_captured' ? (res.email ?? null) : null }, m);
+        await this.events.record(account.id, { ...base, kind, text: kind === 'email_captured' ? (res.email ?? null) : null });
       }
-      for (const note of res.notes.filter((n) => n !== 'ignored')) await this.events.record(account.id, { ...base, kind: note }, m);
-      if (res.effects.includes('email_captured') && res.email) await this.announce(m, account, a, run, 'email_captured', res.email, now);
-      if (res.effects.includes('link_sent')) await this.announce(m, account, a, run, 'link_sent', res.email ?? run.email, now);
+      for (const note of res.notes.filter((n) => n !== 'ignored')) await this.events.record(account.id, { ...base, kind: note });
+      if (res.effects.includes('email_captured') && res.email) await this.announce(account, a, run, 'email_captured', res.email, now);
+      if (res.effects.includes('link_sent')) await this.announce(account, a, run, 'link_sent', res.email ?? run.email, now);
       if (followUpAt) {
-        await this.repo.insertInbound(
-          [{ account_id: account.id, dedup_key: `follow_up:${run.id}`, kind: 'follow_up', subject: `${account.id}:${run.contact_ig_id}`, payload: { run_id: run.id }, not_before: followUpAt }],
-          m,
-        );
+        await this.inbound.insert([
+          { account_id: account.id, dedup_key: `follow_up:${run.id}`, kind: 'follow_up', subject: `${account.id}:${run.contact_ig_id}`, payload: { run_id: run.id }, not_before: followUpAt },
+        ]);
       }
     });
   }
 
   /** Customer webhook (stored for delivery with retries) and bus event (outbox), in the caller's transaction. */
-  private async announce(m: EntityManager, account: AccountEntity, a: AutomationEntity, run: RunRow, kind: 'email_captured' | 'link_sent', email: string | null, at: Date): Promise<void> {
-    const contact = await this.repo.contact(account.id, run.contact_ig_id, m);
+  private async announce(account: AccountEntity, a: AutomationEntity, run: RunRow, kind: 'email_captured' | 'link_sent', email: string | null, at: Date): Promise<void> {
+    const contact = await this.contacts.find(account.id, run.contact_ig_id);
     const tracked = a.track_clicks && Boolean(account.public_base_url);
     if (a.webhook_url) {
       const payload = {
@@ -435,7 +446,7 @@ export class EngineService {
         run_id: Number(run.id),
         ...(kind === 'link_sent' ? { link: a.link_url } : {}),
       };
-      await this.repo.insertDelivery(m, { account_id: account.id, automation_id: a.id, run_id: run.id, kind, url: a.webhook_url, payload });
+      await this.deliveries.insert({ account_id: account.id, automation_id: a.id, run_id: run.id, kind, url: a.webhook_url, payload });
     }
     const ref = {
       accountId: String(account.id),
@@ -446,9 +457,9 @@ export class EngineService {
       runId: String(run.id),
     };
     if (kind === 'email_captured') {
-      await this.outbox.enqueue(m, AutomationEmailCaptured, { ...ref, email: email!, automationName: a.name, tags: a.tags });
+      await this.outbox.enqueue(AutomationEmailCaptured, { ...ref, email: email!, automationName: a.name, tags: a.tags });
     } else {
-      await this.outbox.enqueue(m, AutomationLinkSent, { ...ref, email: email ?? contact?.email ?? null, linkUrl: a.link_url ?? a.extra_links[0]?.url ?? '', tracked });
+      await this.outbox.enqueue(AutomationLinkSent, { ...ref, email: email ?? contact?.email ?? null, linkUrl: a.link_url ?? a.extra_links[0]?.url ?? '', tracked });
     }
   }
 
@@ -456,7 +467,7 @@ export class EngineService {
   private async username(account: AccountEntity, igId: string): Promise<string | null> {
     try {
       const profile = await this.graph.client(account, 'background').getUserProfile(igId);
-      if (profile.username) await this.repo.setContactFollows(account.id, igId, typeof profile.is_user_follow_business === 'boolean' ? profile.is_user_follow_business : null, profile.username);
+      if (profile.username) await this.contacts.setFollows(account.id, igId, typeof profile.is_user_follow_business === 'boolean' ? profile.is_user_follow_business : null, profile.username);
       return profile.username ?? null;
     } catch (err) {
       this.logger.debug(`profile of ${igId} not readable: ${(err as Error).message}`);
@@ -469,7 +480,7 @@ export class EngineService {
     try {
       const profile = await this.graph.client(account, 'background').getUserProfile(run.contact_ig_id);
       const follows = typeof profile.is_user_follow_business === 'boolean' ? profile.is_user_follow_business : null;
-      await this.repo.setContactFollows(account.id, run.contact_ig_id, follows, profile.username ?? null);
+      await this.contacts.setFollows(account.id, run.contact_ig_id, follows, profile.username ?? null);
       return follows;
     } catch (err) {
       if (err instanceof GraphApiError && !err.retryable && err.kind === 'platform') return null;
@@ -488,14 +499,14 @@ export class EngineService {
   private async send(account: AccountEntity, a: AutomationEntity, run: RunRow, msg: MachineMessage, ev: InboundRow): Promise<SendOutcome> {
     const stepKey = `${msg.step}:v${run.version}`;
     const kind = msg.kind === 'public_reply' ? 'public_reply' : msg.to === 'comment' ? 'private_reply' : 'dm';
-    const existing = await this.repo.findSend(run.id, stepKey);
+    const existing = await this.sends.find(run.id, stepKey);
     if (existing?.status === 'done') return 'already';
     const client = this.graph.client(account, 'background');
     const uncertain = existing?.status === 'intent';
     const base = { automation_id: a.id, run_id: run.id, username: run.username };
 
     if (uncertain && kind === 'dm') {
-      await this.repo.sendDone(existing.id, null, 'uncertain: not sent again');
+      await this.sends.done(existing.id, null, 'uncertain: not sent again');
       await this.events.record(account.id, { ...base, kind: 'send_uncertain', text: `${msg.step}: the platform did not confirm the message; not sent twice`, ref: stepKey });
       return 'already';
     }
@@ -519,9 +530,9 @@ export class EngineService {
       const wait = await this.graph.privateReplyBudget(account.id).checkWaitMs();
       if (wait > 0) throw deferred(wait);
     }
-    let intent = existing ?? (await this.repo.recordIntent(account.id, run.id, stepKey, kind, payload));
+    let intent = existing ?? (await this.sends.recordIntent(account.id, run.id, stepKey, kind, payload));
     if (intent.status === 'done') return 'already';
-    await this.repo.renewLease(ev.id, this.config.AUTOMATION_LEASE_SECONDS);
+    await this.inbound.renewLease(ev.id, this.config.AUTOMATION_LEASE_SECONDS);
     try {
       return await this.deliver(account, run, kind, intent, uncertain);
     } catch (err) {
@@ -530,8 +541,8 @@ export class EngineService {
       // from here on finds the text intent and resolves it like any other unconfirmed send.
       if (!(err instanceof GraphApiError) || !err.templateRejected || !isTemplate(intent.payload.message)) throw err;
       const template = intent.payload.message;
-      intent = await this.repo.replaceIntentPayload(intent.id, { ...intent.payload, message: { text: templateAsText(template) }, fallback: 'text' });
-      if (hasPostback(template)) await this.repo.setTextFallback(run.id);
+      intent = await this.sends.replacePayload(intent.id, { ...intent.payload, message: { text: templateAsText(template) }, fallback: 'text' });
+      if (hasPostback(template)) await this.runs.setTextFallback(run.id);
       await this.events.record(account.id, { ...base, kind: 'template_fallback', text: `${msg.step}: button template refused by the platform (${err.detail}); sent as text`.slice(0, 1000), ref: stepKey });
       return await this.deliver(account, run, kind, intent, uncertain);
     }
@@ -549,11 +560,11 @@ export class EngineService {
         await this.confirmPublicReply(account, run, intent.id, String(intent.payload.comment_id), res.id);
       } else if (kind === 'private_reply') {
         const res = await client.sendPrivateReply(run.comment_id!, intent.payload.message as GraphMessage, { waitForBudget: false });
-        await this.repo.sendDone(intent.id, res.message_id);
-        await this.repo.recordCommentReply(account.id, run.comment_id!, run.media_id, 'private_reply', res.message_id, run.id);
+        await this.sends.done(intent.id, res.message_id);
+        await this.runs.recordCommentReply(account.id, run.comment_id!, run.media_id, 'private_reply', res.message_id, run.id);
       } else {
         const res = await client.sendMessage({ id: run.contact_ig_id }, intent.payload.message as GraphMessage);
-        await this.repo.sendDone(intent.id, res.message_id);
+        await this.sends.done(intent.id, res.message_id);
       }
       return 'sent';
     } catch (err) {
@@ -562,28 +573,28 @@ export class EngineService {
       if (kind === 'private_reply' && err instanceof GraphApiError && err.privateReplyRefused) {
         const windowClosed = /outside of allowed window/i.test(err.detail);
         if (windowClosed) {
-          await this.repo.sendFailed(intent.id, err.detail);
+          await this.sends.failed(intent.id, err.detail);
           return 'window_closed';
         }
         if (uncertain) {
           // Our earlier attempt went out (the platform allows one private reply per comment).
-          await this.repo.sendDone(intent.id, null, 'confirmed by the platform refusing a second private reply');
-          await this.repo.recordCommentReply(account.id, run.comment_id!, run.media_id, 'private_reply', null, run.id);
+          await this.sends.done(intent.id, null, 'confirmed by the platform refusing a second private reply');
+          await this.runs.recordCommentReply(account.id, run.comment_id!, run.media_id, 'private_reply', null, run.id);
           return 'already';
         }
-        await this.repo.sendFailed(intent.id, err.detail);
+        await this.sends.failed(intent.id, err.detail);
         return 'refused';
       }
       // A refused template stays an intent: the caller sends the text version under the same intent.
-      if (err instanceof GraphApiError && !err.retryable && !(err.templateRejected && isTemplate(intent.payload.message))) await this.repo.sendFailed(intent.id, err.detail);
+      if (err instanceof GraphApiError && !err.retryable && !(err.templateRejected && isTemplate(intent.payload.message))) await this.sends.failed(intent.id, err.detail);
       throw err;
     }
   }
 
   private async confirmPublicReply(account: AccountEntity, run: RunRow, sendId: string, commentId: string, replyId: string): Promise<void> {
-    await this.repo.sendDone(sendId, replyId);
-    await this.repo.setPublicReplyId(run.id, replyId);
-    await this.repo.recordCommentReply(account.id, run.comment_id ?? commentId, run.media_id, 'public_reply', replyId, run.id);
+    await this.sends.done(sendId, replyId);
+    await this.runs.setPublicReplyId(run.id, replyId);
+    await this.runs.recordCommentReply(account.id, run.comment_id ?? commentId, run.media_id, 'public_reply', replyId, run.id);
   }
 
   private async graphMessage(account: AccountEntity, a: AutomationEntity, run: RunRow, msg: MachineMessage): Promise<GraphMessage> {
@@ -600,7 +611,7 @@ export class EngineService {
   /** `${PUBLIC_BASE_URL}/r/{code}` with track_clicks (and a public base URL), else the target itself. */
   private async linkUrl(account: AccountEntity, a: AutomationEntity, run: RunRow, url: string, index: number): Promise<string> {
     if (!a.track_clicks || !account.public_base_url) return url;
-    const code = await this.repo.clickLink(account.id, a.id, run.id, index, url, () => newClickCode());
+    const code = await this.clicks.linkToken(account.id, a.id, run.id, index, url, () => newClickCode());
     return `${account.public_base_url.replace(/\/$/, '')}/r/${code}`;
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
-import { EngineRepository, type InboundRow } from './engine.repository';
+import { InboundRepository, type InboundRow } from './inbound.repository';
 import { DeferredError, EngineService, StaleRunError, isRetryable } from './engine.service';
 
 const BATCH = 16;
@@ -21,7 +21,7 @@ export class InboundWorker implements OnApplicationBootstrap, BeforeApplicationS
   private stopped = true;
 
   constructor(
-    private readonly repo: EngineRepository,
+    private readonly repo: InboundRepository,
     private readonly engine: EngineService,
     private readonly clock: Clock,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
@@ -91,7 +91,7 @@ export class InboundWorker implements OnApplicationBootstrap, BeforeApplicationS
       // Processed items are kept a week: the platform redelivers for up to ~36 hours.
       await this.repo.deleteProcessed(7).catch((err) => this.logger.warn(`work queue cleanup: ${(err as Error).message}`));
     }
-    const items = await this.repo.claimInbound(this.clock.now(), BATCH, this.config.AUTOMATION_LEASE_SECONDS);
+    const items = await this.repo.claim(this.clock.now(), BATCH, this.config.AUTOMATION_LEASE_SECONDS);
     await Promise.all(items.map((it) => this.handle(it)));
     return items.length;
   }

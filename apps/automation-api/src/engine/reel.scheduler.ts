@@ -1,13 +1,14 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PollingWorker } from '@platform/database';
 import { AccountsService } from '../accounts/accounts.service';
 import type { AccountEntity } from '../accounts/entities/account.entity';
+import { AutomationsRepository } from '../automations/automations.repository';
 import { Clock } from '../common/clock';
-import { PollingLoop } from '../common/polling-loop';
 import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
 import type { GraphComment } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
-import { EngineRepository, type NewInbound } from './engine.repository';
+import { InboundRepository, type NewInbound } from './inbound.repository';
 import { InboundWorker } from './inbound.worker';
 import { decideReel } from './reel-matcher';
 
@@ -22,12 +23,12 @@ const MAX_BACKFILL_COMMENTS = 500;
  * comments that arrived while waiting are answered (idempotently: one run per comment).
  */
 @Injectable()
-export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(ReelScheduler.name);
-  private readonly loop: PollingLoop;
+export class ReelScheduler extends PollingWorker {
+  protected readonly logger = new Logger(ReelScheduler.name);
 
   constructor(
-    private readonly repo: EngineRepository,
+    private readonly automations: AutomationsRepository,
+    private readonly inbound: InboundRepository,
     private readonly accounts: AccountsService,
     private readonly graph: GraphService,
     private readonly events: EventsService,
@@ -35,21 +36,13 @@ export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationS
     private readonly clock: Clock,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {
-    this.loop = new PollingLoop('next_post scheduler', this.config.AUTOMATION_SCHEDULER_INTERVAL_MS, () => this.tick(), this.logger);
+    super(config.AUTOMATION_SCHEDULER_INTERVAL_MS);
   }
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** One pass over the accounts due now. */
-  async tick(): Promise<void> {
+  /** One pass over the accounts due now; resolves with how many accounts it claimed. */
+  async tick(): Promise<number> {
     const leaseSeconds = Math.max(0.02, (this.config.AUTOMATION_SCHEDULER_INTERVAL_MS * 0.9) / 1000);
-    const claimed = await this.repo.claimReelAccounts(50, leaseSeconds);
+    const claimed = await this.automations.claimReelAccounts(50, leaseSeconds);
     for (const id of claimed) {
       const account = await this.accounts.findById(id);
       if (!account) continue;
@@ -59,10 +52,11 @@ export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationS
         this.logger.warn(`next_post check of account ${id}: ${(err as Error).message}`);
       }
     }
+    return claimed.length;
   }
 
   private async checkAccount(account: AccountEntity): Promise<void> {
-    const automations = await this.repo.nextPostAutomations(account.id);
+    const automations = await this.automations.nextPost(account.id);
     const waiting = automations.filter((a) => a.reel_status === 'waiting');
     const now = this.clock.now();
     if (waiting.length && account.access_token) {
@@ -71,21 +65,21 @@ export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationS
         const decision = decideReel(a, media, now);
         const base = { automation_id: a.id, username: null };
         if (decision.kind === 'attach') {
-          const ok = await this.repo.attachReel(a.id, decision.reel.id, now);
+          const ok = await this.automations.attachReel(a.id, decision.reel.id, now);
           if (ok) await this.events.record(account.id, { ...base, kind: 'reel_attached', text: decision.reel.permalink ?? null, ref: decision.reel.id });
         } else if (decision.kind === 'suggest') {
           if (a.reel_suggestion?.media_id !== decision.reel.id) {
             const suggestion = { media_id: decision.reel.id, permalink: decision.reel.permalink ?? null, reason: decision.reason, at: now.toISOString() };
-            if (await this.repo.suggestReel(a.id, suggestion)) {
+            if (await this.automations.suggestReel(a.id, suggestion)) {
               await this.events.record(account.id, { ...base, kind: 'reel_suggested', text: decision.reason, ref: decision.reel.id });
             }
           }
         } else if (decision.kind === 'expire') {
-          if (await this.repo.expireReel(a.id, now)) await this.events.record(account.id, { ...base, kind: 'reel_expired', text: 'no matching reel within 24 hours' });
+          if (await this.automations.expireReel(a.id, now)) await this.events.record(account.id, { ...base, kind: 'reel_expired', text: 'no matching reel within 24 hours' });
         }
       }
     }
-    for (const a of await this.repo.reelsToBackfill(account.id)) await this.backfill(account, a);
+    for (const a of await this.automations.reelsToBackfill(account.id)) await this.backfill(account, a);
   }
 
   /** Queues the comments already under the attached reel (each answered once, like a webhook). */
@@ -100,7 +94,7 @@ export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationS
     } while (after && comments.length < MAX_BACKFILL_COMMENTS);
     const own = account.ig_user_id;
     const items = comments.filter((c) => c.from?.id && c.from.id !== own);
-    const counted = await this.repo.existingDedupKeys(items.map((c) => `comment:${c.id}`));
+    const counted = await this.inbound.existingDedupKeys(items.map((c) => `comment:${c.id}`));
     const rows: NewInbound[] = items.map((c) => ({
       account_id: account.id,
       dedup_key: `backfill:${a.id}:${c.id}`,
@@ -117,8 +111,8 @@ export class ReelScheduler implements OnApplicationBootstrap, BeforeApplicationS
         counted: counted.has(`comment:${c.id}`),
       },
     }));
-    await this.repo.insertInbound(rows);
-    await this.repo.markReelBackfilled(a.id);
+    await this.inbound.insert(rows);
+    await this.automations.markReelBackfilled(a.id);
     if (rows.length) this.worker.wake();
   }
 }

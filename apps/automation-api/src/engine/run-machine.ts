@@ -1,4 +1,4 @@
-import type { RunState } from '../runs/entities/run.entity';
+import type { RunState } from '../runs/run';
 
 /**
  * The run state machine: one person going through one automation. Pure (no I/O): given the run as

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database } from '@platform/database';
 import { EventEntity } from './entities/event.entity';
 
 export interface NewEvent {
@@ -22,10 +21,11 @@ export interface EventQuery {
 
 @Injectable()
 export class EventsRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly db: Database) {}
 
-  async insert(accountId: number, e: NewEvent, manager?: EntityManager): Promise<void> {
-    await (manager ?? this.ds.manager).getRepository(EventEntity).insert({
+  /** Joins the open transaction, if any (an Event is written with the change it records). */
+  async insert(accountId: number, e: NewEvent): Promise<void> {
+    await this.db.repository(EventEntity).insert({
       account_id: accountId,
       kind: e.kind,
       username: e.username ?? null,
@@ -38,8 +38,8 @@ export class EventsRepository {
 
   /** Newest first; one row more than `limit` tells whether a next page exists. */
   list(accountId: number, q: EventQuery): Promise<EventEntity[]> {
-    const qb = this.ds
-      .getRepository(EventEntity)
+    const qb = this.db
+      .repository(EventEntity)
       .createQueryBuilder('e')
       .where('e.account_id = :accountId', { accountId })
       .orderBy('e.id', 'DESC')

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
-import type { EntityManager } from 'typeorm';
 import type { EventEntity } from './entities/event.entity';
 import { EventsRepository, type NewEvent } from './events.repository';
 
@@ -13,8 +12,9 @@ import type { EventDto, EventPageDto, ListEventsQueryDto } from './dto/event.dto
 export class EventsService {
   constructor(private readonly events: EventsRepository) {}
 
-  record(accountId: number, event: NewEvent, manager?: EntityManager): Promise<void> {
-    return this.events.insert(accountId, event, manager);
+  /** Writes the Event; inside a transaction, with it. */
+  record(accountId: number, event: NewEvent): Promise<void> {
+    return this.events.insert(accountId, event);
   }
 
   async list(accountId: number, q: ListEventsQueryDto): Promise<EventPageDto> {

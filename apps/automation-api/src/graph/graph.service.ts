@@ -1,7 +1,4 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { schemaOfDataSource } from '@platform/database';
-import type { DataSource } from 'typeorm';
 import { Agent } from 'undici';
 import type { AccountEntity } from '../accounts/entities/account.entity';
 import { Clock } from '../common/clock';
@@ -10,6 +7,7 @@ import { AccountLimiter, type RateBudget } from './call-budget';
 import { PgRateBudget } from './pg-rate-budget';
 import { GraphApiError } from './graph-api.error';
 import { GraphClient, type GraphCallOptions } from './graph-client';
+import { RateBudgetsRepository } from './rate-budgets.repository';
 
 /**
  * Hands out a GraphClient per account: base URL and token from the account row, one limiter
@@ -27,7 +25,7 @@ export class GraphService implements OnApplicationShutdown {
 
   constructor(
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly budgets: RateBudgetsRepository,
     private readonly clock: Clock,
   ) {
     this.agent = new Agent({ connections: config.GRAPH_CONCURRENCY * 4, keepAliveTimeout: 10_000 });
@@ -42,7 +40,7 @@ export class GraphService implements OnApplicationShutdown {
       limiter = new AccountLimiter({
         concurrency: this.config.GRAPH_CONCURRENCY,
         callsPerHour: this.config.GRAPH_CALLS_PER_HOUR,
-        budget: new PgRateBudget(this.ds, schemaOfDataSource(this.ds), accountId, 'calls', this.config.GRAPH_CALLS_PER_HOUR, HOUR_MS, this.now),
+        budget: new PgRateBudget(this.budgets, accountId, 'calls', this.config.GRAPH_CALLS_PER_HOUR, HOUR_MS, this.now),
       });
       this.limiters.set(accountId, limiter);
     }
@@ -52,7 +50,7 @@ export class GraphService implements OnApplicationShutdown {
   privateReplyBudget(accountId: number): RateBudget {
     let budget = this.privateReplies.get(accountId);
     if (!budget) {
-      budget = new PgRateBudget(this.ds, schemaOfDataSource(this.ds), accountId, 'private_replies', this.config.PRIVATE_REPLIES_PER_HOUR, HOUR_MS, this.now);
+      budget = new PgRateBudget(this.budgets, accountId, 'private_replies', this.config.PRIVATE_REPLIES_PER_HOUR, HOUR_MS, this.now);
       this.privateReplies.set(accountId, budget);
     }
     return budget;

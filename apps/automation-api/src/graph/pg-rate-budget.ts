@@ -1,21 +1,13 @@
-import type { DataSource } from 'typeorm';
 import type { Clock, RateBudget, Release } from './call-budget';
-
-export type BudgetKind = 'calls' | 'private_replies';
+import type { BudgetKind, BudgetWindow, RateBudgetsRepository } from './rate-budgets.repository';
 
 /** Longest sleep between two looks at a used-up budget (another replica may give a slot back). */
 const MAX_POLL_MS = 5_000;
 
 /**
  * An hourly budget shared by every replica: a counter row per (account, kind, window) in
- * `rate_budgets`, windows aligned to the hour (`windowMs`). A slot is taken with one atomic statement,
- *
- *   INSERT … VALUES (…, 1) ON CONFLICT (account_id, kind, window_start)
- *   DO UPDATE SET used = rate_budgets.used + 1 WHERE rate_budgets.used < $limit RETURNING used
- *
- * (the row lock of the upsert serialises concurrent takers, so N replicas together never exceed
- * `limit` in a window); no row returned means used up until the window ends. Giving a slot back
- * decrements the counter of the window the slot came from.
+ * `rate_budgets` (RateBudgetsRepository, one atomic statement per slot taken), windows aligned to
+ * the hour (`windowMs`). Giving a slot back decrements the counter of the window the slot came from.
  *
  * The windows are fixed (clock hours), not sliding: up to `limit` calls may fall on each side of an
  * hour boundary. Time is this process' clock; replicas are expected to run NTP-synchronised clocks.
@@ -27,8 +19,7 @@ export class PgRateBudget implements RateBudget {
   private readonly sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
 
   constructor(
-    private readonly ds: DataSource,
-    private readonly schema: string,
+    private readonly budgets: RateBudgetsRepository,
     readonly accountId: number,
     readonly kind: BudgetKind,
     readonly limit: number,
@@ -40,18 +31,18 @@ export class PgRateBudget implements RateBudget {
     return Math.floor(at / this.windowMs) * this.windowMs;
   }
 
+  private window(start: number): BudgetWindow {
+    return { accountId: this.accountId, kind: this.kind, window: new Date(start) };
+  }
+
   waitMs(): number {
     return Math.max(0, this.exhaustedUntil - this.now());
   }
 
   async checkWaitMs(): Promise<number> {
     const start = this.windowStart();
-    const [row] = await this.ds.query(`SELECT used FROM ${this.schema}.rate_budgets WHERE account_id = $1 AND kind = $2 AND window_start = $3`, [
-      this.accountId,
-      this.kind,
-      new Date(start),
-    ]);
-    if (row && Number(row.used) >= this.limit) {
+    const used = await this.budgets.used(this.window(start));
+    if (used !== null && used >= this.limit) {
       this.exhaustedUntil = start + this.windowMs;
       return Math.max(1, this.exhaustedUntil - this.now());
     }
@@ -62,31 +53,20 @@ export class PgRateBudget implements RateBudget {
   async take(): Promise<Release | null> {
     if (this.disposed) throw new Error('rate budget disposed (shutting down)');
     const start = this.windowStart();
-    const windowStart = new Date(start);
-    const rows: Array<{ used: number }> = await this.ds.query(
-      `INSERT INTO ${this.schema}.rate_budgets (account_id, kind, window_start, used) VALUES ($1, $2, $3, 1)
-       ON CONFLICT (account_id, kind, window_start) DO UPDATE SET used = rate_budgets.used + 1 WHERE rate_budgets.used < $4
-       RETURNING used`,
-      [this.accountId, this.kind, windowStart, this.limit],
-    );
-    if (rows.length === 0 || this.limit <= 0) {
+    const window = this.window(start);
+    const used = await this.budgets.take(window, this.limit);
+    if (used === null || this.limit <= 0) {
       this.exhaustedUntil = start + this.windowMs;
       return null;
     }
     this.exhaustedUntil = 0;
-    if (Number(rows[0].used) === 1) void this.prune(start);
+    if (used === 1) void this.prune(start);
     let released = false;
     return () => {
       if (released) return Promise.resolve();
       released = true;
       this.exhaustedUntil = 0;
-      return this.ds
-        .query(`UPDATE ${this.schema}.rate_budgets SET used = used - 1 WHERE account_id = $1 AND kind = $2 AND window_start = $3 AND used > 0`, [
-          this.accountId,
-          this.kind,
-          windowStart,
-        ])
-        .then(() => undefined, () => undefined);
+      return this.budgets.giveBack(window).then(() => undefined, () => undefined);
     };
   }
 
@@ -99,12 +79,7 @@ export class PgRateBudget implements RateBudget {
   }
 
   async count(): Promise<number> {
-    const [row] = await this.ds.query(`SELECT used FROM ${this.schema}.rate_budgets WHERE account_id = $1 AND kind = $2 AND window_start = $3`, [
-      this.accountId,
-      this.kind,
-      new Date(this.windowStart()),
-    ]);
-    return row ? Number(row.used) : 0;
+    return (await this.budgets.used(this.window(this.windowStart()))) ?? 0;
   }
 
   dispose(): void {
@@ -132,8 +107,6 @@ export class PgRateBudget implements RateBudget {
 
   /** Drops this account's rows older than a day (once per new window). */
   private async prune(start: number): Promise<void> {
-    await this.ds
-      .query(`DELETE FROM ${this.schema}.rate_budgets WHERE account_id = $1 AND kind = $2 AND window_start < $3`, [this.accountId, this.kind, new Date(start - 86_400_000)])
-      .catch(() => undefined);
+    await this.budgets.prune(this.accountId, this.kind, new Date(start - 86_400_000)).catch(() => undefined);
   }
 }

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { withTransaction } from '@platform/database';
+import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import { DataSource } from 'typeorm';
 import { AutomationsService } from '../automations/automations.service';
 import { ContactsRepository } from '../contacts/contacts.repository';
 import { EventsService } from '../events/events.service';
@@ -18,7 +16,7 @@ export class ImportsService {
     private readonly automations: AutomationsService,
     private readonly contacts: ContactsRepository,
     private readonly events: EventsService,
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly db: Database,
   ) {}
 
   async import(accountId: number, req: ImportRequestDto): Promise<ImportResultDto> {
@@ -27,12 +25,12 @@ export class ImportsService {
     if (automations.length === 0 && contacts.length === 0) {
       throw new ApiError(400, 'VALIDATION_ERROR', 'automations or contacts must contain at least one item');
     }
-    return withTransaction(this.ds, async (m) => {
+    return this.db.transaction(async () => {
       const created = [];
       const notes: string[] = [];
       for (const [i, input] of automations.entries()) {
         try {
-          const result = await this.automations.create(accountId, input, { origin: 'import', imported_from: req.source, transition_mode: true }, m);
+          const result = await this.automations.create(accountId, input, { origin: 'import', imported_from: req.source, transition_mode: true });
           created.push(result.automation);
           notes.push(...result.notes.map((n) => `automations.${i} (${result.automation.name}): ${n}`));
         } catch (err) {
@@ -40,11 +38,10 @@ export class ImportsService {
           throw err;
         }
       }
-      const counts = await this.contacts.upsertImported(m, accountId, req.source, contacts);
+      const counts = await this.contacts.upsertImported(accountId, req.source, contacts);
       await this.events.record(
         accountId,
         { kind: 'import', text: `${created.length} automation(s), ${counts.created} new and ${counts.updated} merged contact(s) from ${req.source}`, ref: req.source },
-        m,
       );
       return { automations: created, contacts: counts, notes };
     });

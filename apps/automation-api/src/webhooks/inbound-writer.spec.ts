@@ -1,4 +1,4 @@
-import type { EngineRepository, NewInbound } from '../engine/engine.repository';
+import type { InboundRepository, NewInbound } from '../engine/inbound.repository';
 import { INBOUND_WRITES_IN_FLIGHT, INBOUND_WRITE_MAX_ITEMS, InboundWriter } from './inbound-writer';
 
 const item = (key: string): NewInbound => ({ account_id: 1, dedup_key: key, kind: 'comment', subject: '1:u', payload: {} });
@@ -9,7 +9,7 @@ function fakeRepo(failWhen: (keys: string[]) => boolean = () => false) {
   const calls: string[][] = [];
   const waiting: Array<() => void> = [];
   const repo = {
-    insertInbound: jest.fn(async (items: NewInbound[]) => {
+    insert: jest.fn(async (items: NewInbound[]) => {
       const keys = items.map((i) => i.dedup_key);
       calls.push(keys);
       await new Promise<void>((resolve) => waiting.push(resolve));
@@ -23,7 +23,7 @@ function fakeRepo(failWhen: (keys: string[]) => boolean = () => false) {
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  return { repo: repo as unknown as EngineRepository, calls, releaseAll, inFlight: () => waiting.length };
+  return { repo: repo as unknown as InboundRepository, calls, releaseAll, inFlight: () => waiting.length };
 }
 
 describe('InboundWriter (group commit of webhook items)', () => {

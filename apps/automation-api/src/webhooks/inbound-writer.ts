@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EngineRepository, type NewInbound } from '../engine/engine.repository';
+import { InboundRepository, type NewInbound } from '../engine/inbound.repository';
 
 /** Insert statements of the receiver in flight at once; deliveries arriving meanwhile wait and go together. */
 export const INBOUND_WRITES_IN_FLIGHT = 2;
@@ -25,7 +25,7 @@ export class InboundWriter {
   private queue: Pending[] = [];
   private inFlight = 0;
 
-  constructor(private readonly repo: EngineRepository) {}
+  constructor(private readonly repo: InboundRepository) {}
 
   /** Resolves, once committed, with how many of `items` were new (not stored before, nor by a delivery written together). */
   store(items: NewInbound[]): Promise<number> {
@@ -57,13 +57,13 @@ export class InboundWriter {
 
   private async write(batch: Pending[]): Promise<void> {
     try {
-      settle(batch, await this.repo.insertInbound(batch.flatMap((p) => p.items)));
+      settle(batch, await this.repo.insert(batch.flatMap((p) => p.items)));
     } catch (err) {
       if (batch.length === 1) {
         batch[0].reject(err);
         return;
       }
-      await Promise.all(batch.map((p) => this.repo.insertInbound(p.items).then((keys) => settle([p], keys), p.reject)));
+      await Promise.all(batch.map((p) => this.repo.insert(p.items).then((keys) => settle([p], keys), p.reject)));
     }
   }
 }

@@ -1,17 +1,17 @@
-import type { EngineRepository, WebhookAccount } from '../engine/engine.repository';
+import type { AccountsRepository, WebhookAccount } from '../accounts/accounts.repository';
 import { WEBHOOK_ACCOUNTS_CACHED, WEBHOOK_ACCOUNT_FRESH_MS, WebhookAccounts } from './webhook-accounts';
 
 /** A repository over a mutable account table that records every lookup. */
 function fakeRepo(rows: WebhookAccount[]) {
   const reads: string[][] = [];
   const repo = {
-    accountsByIgUserIds: jest.fn(async (ids: string[]) => {
+    byIgUserIds: jest.fn(async (ids: string[]) => {
       reads.push(ids);
       const wanted = new Set(ids);
       return rows.filter((r) => wanted.has(r.ig_user_id)).map((r) => ({ ...r }));
     }),
   };
-  return { repo: repo as unknown as EngineRepository, reads };
+  return { repo: repo as unknown as AccountsRepository, reads };
 }
 
 describe('WebhookAccounts (the receiver’s account cache)', () => {

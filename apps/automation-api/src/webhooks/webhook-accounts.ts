@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EngineRepository, type WebhookAccount } from '../engine/engine.repository';
+import { AccountsRepository, type WebhookAccount } from '../accounts/accounts.repository';
 
 /** How long the receiver uses an account row (id, app secret) it read, without reading it again. */
 export const WEBHOOK_ACCOUNT_FRESH_MS = 10_000;
@@ -24,7 +24,7 @@ export interface FoundAccounts {
 export class WebhookAccounts {
   private readonly cache = new Map<string, { account: WebhookAccount; until: number }>();
 
-  constructor(private readonly repo: EngineRepository) {}
+  constructor(private readonly repo: AccountsRepository) {}
 
   /** The known accounts among `igUserIds`; `fresh` reads every one from the database. */
   async find(igUserIds: string[], fresh = false): Promise<FoundAccounts> {
@@ -39,7 +39,7 @@ export class WebhookAccounts {
     const cached = accounts.length > 0;
     if (missing.length > 0) {
       for (const id of missing) this.cache.delete(id);
-      for (const account of await this.repo.accountsByIgUserIds(missing)) {
+      for (const account of await this.repo.byIgUserIds(missing)) {
         accounts.push(account);
         this.remember(account, now);
       }

@@ -1,5 +1,5 @@
 import { DomainError } from '@platform/errors';
-import type { InboundKind, NewInbound } from '../engine/engine.repository';
+import type { InboundKind, NewInbound } from '../engine/inbound.repository';
 
 /**
  * A signed delivery whose shape is not the platform's (`changes: {}`, `entry: [null]`, an id that

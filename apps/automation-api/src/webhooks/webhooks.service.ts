@@ -4,10 +4,10 @@ import { ApiError } from '@platform/errors';
 import { verifyHmacSignature } from '@platform/http-safety';
 import { mayNeedStripping, stripNul } from '../common/strip-nul';
 import { AutomationConfig } from '../config';
-import { EngineRepository, type NewInbound, type WebhookAccount } from '../engine/engine.repository';
+import { AccountsRepository, type WebhookAccount } from '../accounts/accounts.repository';
+import { InboundRepository, type NewInbound } from '../engine/inbound.repository';
 import { InboundWorker } from '../engine/inbound.worker';
 import { InboundWriter } from './inbound-writer';
-import { UnreadableDeliveriesRepository } from './unreadable-deliveries.repository';
 import { WebhookAccounts } from './webhook-accounts';
 import { entryIds, itemsFor, readDelivery, UnreadableDeliveryError, type DeliveryEntry } from './webhook-payload';
 
@@ -19,18 +19,18 @@ import { entryIds, itemsFor, readDelivery, UnreadableDeliveryError, type Deliver
  * one database statement: the accounts come from a short-lived cache (WebhookAccounts) and the
  * items of concurrent deliveries are inserted together (InboundWriter). A signed delivery that is
  * not in the platform's shape is answered 400 and kept for inspection, unprocessed
- * (webhook-payload.ts, UnreadableDeliveriesRepository).
+ * (webhook-payload.ts, InboundRepository.keepUnreadable).
  */
 @Injectable()
 export class WebhooksService {
   private readonly logger = new Logger(WebhooksService.name);
 
   constructor(
-    private readonly repo: EngineRepository,
+    private readonly repo: AccountsRepository,
     private readonly accounts: WebhookAccounts,
     private readonly writer: InboundWriter,
     private readonly worker: InboundWorker,
-    private readonly unreadable: UnreadableDeliveriesRepository,
+    private readonly inbound: InboundRepository,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {}
 
@@ -76,7 +76,7 @@ export class WebhooksService {
       if (!(err instanceof UnreadableDeliveryError)) throw err;
       this.logger.warn(`unreadable webhook delivery kept, not processed: ${err.reason}`);
       const dedupKey = `unreadable:${createHash('sha256').update(raw ?? '').digest('hex')}`;
-      await this.unreadable.keep({ accountId: accounts[0]?.id ?? null, dedupKey, body, reason: err.reason });
+      await this.inbound.keepUnreadable({ accountId: accounts[0]?.id ?? null, dedupKey, body, reason: err.reason });
       throw err;
     }
   }

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+
+/** Kinds of work items in `inbound_events`. */
+export type InboundKind = 'comment' | 'message' | 'story_reply' | 'postback' | 'follow_up' | 'backfill';
+
+export interface NewInbound {
+  account_id: number;
+  dedup_key: string;
+  kind: InboundKind;
+  /** Per-person ordering key: items of one subject are processed one at a time, oldest first. */
+  subject: string;
+  payload: Record<string, unknown>;
+  /** Not before this time (default: now). */
+  not_before?: Date;
+}
+
+/** A signed delivery the receiver could not read, kept for inspection. */
+export interface UnreadableDelivery {
+  /** One of the delivery's accounts, when it names a known one. */
+  accountId: number | null;
+  /** The same delivery again (the platform retries what was refused) is kept once. */
+  dedupKey: string;
+  body: unknown;
+  reason: string;
+}
+
+export interface InboundRow {
+  id: string;
+  account_id: number;
+  dedup_key: string;
+  kind: InboundKind;
+  subject: string;
+  payload: Record<string, any>;
+  attempts: number;
+  applied_at: Date | null;
+  run_id: string | null;
+}
+
+/** The engine's durable work queue (`inbound_events`): webhook items, reminders, reel backfills. */
+@Injectable()
+export class InboundRepository {
+  constructor(private readonly db: Database) {}
+
+  private get table(): string {
+    return this.db.table('inbound_events');
+  }
+
+  /**
+   * Stores work items, one statement whatever their number; duplicates (same platform id, already
+   * stored or twice in `items`) are ignored. Answers the dedup keys of the items that were new.
+   * Outside a transaction it is a prepared statement on its own commit (the webhook receiver's hot
+   * path); the text is the same for any number of items, as they travel as arrays. Inside one
+   * (a follow-up scheduled with its run's transition) it joins it.
+   */
+  async insert(items: NewInbound[]): Promise<string[]> {
+    if (items.length === 0) return [];
+    const text = `INSERT INTO ${this.table} (account_id, dedup_key, kind, subject, payload, next_attempt_at)
+       SELECT i.account_id, i.dedup_key, i.kind, i.subject, i.payload, COALESCE(i.not_before, now())
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[]) AS i(account_id, dedup_key, kind, subject, payload, not_before)
+       ON CONFLICT (dedup_key) DO NOTHING RETURNING dedup_key`;
+    const values = [
+      items.map((it) => it.account_id),
+      items.map((it) => it.dedup_key),
+      items.map((it) => it.kind),
+      items.map((it) => it.subject),
+      items.map((it) => JSON.stringify(it.payload)),
+      items.map((it) => it.not_before?.toISOString() ?? null),
+    ];
+    const rows = this.db.inTransaction
+      ? await this.db.rows<{ dedup_key: string }>(text, values)
+      : await this.db.prepared<{ dedup_key: string }>('automation_inbound_insert', text, values);
+    return rows.map((r) => r.dedup_key);
+  }
+
+  /**
+   * Claims due work items, at most one per subject (the oldest due one), with a lease: another
+   * replica skips them, and a crashed worker's items come back when the lease ends.
+   */
+  claim(now: Date, limit: number, leaseSeconds: number): Promise<InboundRow[]> {
+    const t = this.table;
+    return this.db.claimDue<InboundRow>({
+      table: t,
+      where: `${t}.processed_at IS NULL AND ${t}.next_attempt_at <= $1 AND NOT EXISTS (
+                SELECT 1 FROM ${t} p WHERE p.subject = ${t}.subject AND p.processed_at IS NULL
+                   AND p.id < ${t}.id AND p.next_attempt_at <= $1)`,
+      params: [now],
+      orderBy: 'next_attempt_at ASC, id ASC',
+      limit,
+      lease: { column: 'lease_until', seconds: leaseSeconds },
+    });
+  }
+
+  /**
+   * Keeps a signed delivery the receiver could not read the way a work item that failed for good is
+   * kept: kind `unreadable`, the body as its payload, the reason in `error`, `processed_at` set so
+   * that no worker claims it; cleaned up with the processed items.
+   */
+  async keepUnreadable(delivery: UnreadableDelivery): Promise<void> {
+    await this.db.rows(
+      `INSERT INTO ${this.table} (account_id, dedup_key, kind, subject, payload, processed_at, error)
+       VALUES ($1, $2, 'unreadable', '', $3::jsonb, now(), $4) ON CONFLICT (dedup_key) DO NOTHING`,
+      [delivery.accountId, delivery.dedupKey, JSON.stringify(delivery.body), delivery.reason],
+    );
+  }
+
+  async renewLease(id: string, seconds: number): Promise<void> {
+    await this.db.affected(`UPDATE ${this.table} SET lease_until = now() + make_interval(secs => $2::double precision) WHERE id = $1`, [id, seconds]);
+  }
+
+  /** The item's input is stored (run created or found): a retry goes straight to processing. */
+  async markApplied(id: string, runId: string | null): Promise<void> {
+    await this.db.affected(`UPDATE ${this.table} SET applied_at = now(), run_id = $2 WHERE id = $1`, [id, runId]);
+  }
+
+  async markProcessed(id: string, error: string | null = null): Promise<void> {
+    await this.db.affected(`UPDATE ${this.table} SET processed_at = now(), lease_until = NULL, error = $2 WHERE id = $1`, [id, error]);
+  }
+
+  async reschedule(id: string, at: Date, error: string | null, countAttempt: boolean): Promise<void> {
+    await this.db.affected(`UPDATE ${this.table} SET next_attempt_at = $2, lease_until = NULL, error = $3, attempts = attempts + $4 WHERE id = $1`, [
+      id,
+      at,
+      error,
+      countAttempt ? 1 : 0,
+    ]);
+  }
+
+  async deleteProcessed(days: number): Promise<void> {
+    await this.db.affected(`DELETE FROM ${this.table} WHERE processed_at < now() - make_interval(days => $1::int)`, [days]);
+  }
+
+  /** Which of `keys` are stored already. */
+  async existingDedupKeys(keys: string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = await this.db.rows<{ dedup_key: string }>(`SELECT dedup_key FROM ${this.table} WHERE dedup_key = ANY($1::text[])`, [keys]);
+    return new Set(rows.map((r) => r.dedup_key));
+  }
+}
