@@ -5,6 +5,10 @@ const path = require('node:path');
 const { swcOptions, root } = require('../swc.config.cjs');
 const { compilerOptions } = require('../../tsconfig.base.json');
 
+// ESM-only packages (and their ESM-only dependencies) that Jest's CommonJS runtime cannot load on
+// Node 20: compiled to CommonJS like our own sources.
+const esmOnly = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus'];
+
 const moduleNameMapper = {};
 for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = path.join(root, target);
@@ -19,6 +23,7 @@ function preset(projectDir) {
     testEnvironment: 'node',
     testMatch: ['<rootDir>/**/*.spec.ts', '<rootDir>/**/*.integration-spec.ts', '<rootDir>/**/*.e2e-spec.ts'],
     transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swcOptions({ sourceMaps: 'inline' }), swcrc: false }] },
+    transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
     moduleFileExtensions: ['ts', 'js', 'json'],
     moduleNameMapper,
     globalSetup: path.join(root, 'libs/testing/jest/global-setup.cjs'),
