@@ -1,5 +1,6 @@
 import { isContainersError } from '../provider';
 import { DEFAULT_DOCKER_HOST, parseDockerHost } from './docker-host';
+import { thrown } from '../test/helpers';
 
 describe('parseDockerHost', () => {
   it.each([
@@ -30,12 +31,7 @@ describe('parseDockerHost', () => {
     ['npipe:////./pipe/docker_engine', /npipe:\/\/ scheme is not supported/],
     ['http://host:2375', /http:\/\/ scheme is not supported/],
   ])('refuses %p', (value, message) => {
-    let error: unknown;
-    try {
-      parseDockerHost(value);
-    } catch (err) {
-      error = err;
-    }
+    const error = thrown(() => parseDockerHost(value));
     expect(isContainersError(error, 'INVALID_CONFIG')).toBe(true);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).toContain(`DOCKER_HOST '${value}'`);

@@ -103,6 +103,13 @@ describe('DockerProvider against a fake Docker Engine API on a unix socket', () 
     await expect(docker.stop('plain', { timeoutSeconds: -1 })).rejects.toThrow(RangeError);
   });
 
+  it('gives a stop its grace period beyond the call timeout: a container ignoring SIGTERM is killed after t', async () => {
+    engine.addContainer({ name: 'stubborn', state: 'running', stopsAfterMs: 60_000 });
+    const quick = new DockerProvider({ dockerHost: engine.dockerHost, timeoutMs: 200 });
+    await quick.stop('stubborn', { timeoutSeconds: 1 });
+    expect(await quick.status('stubborn')).toMatchObject({ state: 'stopped', containers: [expect.objectContaining({ exitCode: 137 })] });
+  });
+
   it('sees a crash: a container that exits after start reports stopped with its exit code', async () => {
     await docker.start('whisper-worker');
     engine.exit('whisper-worker', 137);

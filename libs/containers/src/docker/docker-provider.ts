@@ -18,7 +18,7 @@ import { describeContainer, lastHealthOutput, parseDockerTarget, summarizeContai
 export interface DockerProviderOptions {
   /** `DOCKER_HOST` in Docker's URL format; default `unix:///var/run/docker.sock`. */
   dockerHost?: string;
-  /** Per-request timeout in ms (a stop waits for the container, so this covers `t` plus this much); default 30 000. */
+  /** How long one Engine API call may take, in ms; a stop may take its grace period longer. Default 30 000. */
   timeoutMs?: number;
 }
 
@@ -42,8 +42,8 @@ export class DockerProvider implements ContainerProvider {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.docker =
       this.endpoint.kind === 'unix'
-        ? new Docker({ socketPath: this.endpoint.socketPath, timeout: this.timeoutMs })
-        : new Docker({ host: this.endpoint.host, port: this.endpoint.port, protocol: 'http', timeout: this.timeoutMs });
+        ? new Docker({ socketPath: this.endpoint.socketPath })
+        : new Docker({ host: this.endpoint.host, port: this.endpoint.port, protocol: 'http' });
   }
 
   async status(target: string): Promise<WorkloadStatus> {
@@ -70,10 +70,10 @@ export class DockerProvider implements ContainerProvider {
     for (const c of await this.inspectAll(target)) {
       const container = this.docker.getContainer(c.Id);
       if (c.State.Status === 'paused') {
-        await this.call(target, 'unpause', () => container.unpause());
+        await this.call(target, 'unpause', (abortSignal) => container.unpause({ abortSignal }));
       } else if (c.State.Status !== 'running' && c.State.Status !== 'restarting') {
         // 304: started meanwhile by someone else, which is what we wanted.
-        await this.call(target, 'start', () => container.start(), [304]);
+        await this.call(target, 'start', (abortSignal) => container.start({ abortSignal }), { ok: [304] });
       }
     }
   }
@@ -86,8 +86,13 @@ export class DockerProvider implements ContainerProvider {
     for (const c of await this.inspectAll(target)) {
       if (c.State.Status === 'exited' || c.State.Status === 'created' || c.State.Status === 'dead') continue;
       const container = this.docker.getContainer(c.Id);
+      // The engine answers once the container has stopped: after its grace period at the latest.
+      const graceMs = (t ?? c.Config?.StopTimeout ?? 10) * 1000;
       // 304: already stopped.
-      await this.call(target, 'stop', () => container.stop(t === undefined ? {} : { t }), [304]);
+      await this.call(target, 'stop', (abortSignal) => container.stop(t === undefined ? { abortSignal } : { t, abortSignal }), {
+        ok: [304],
+        timeoutMs: this.timeoutMs + graceMs,
+      });
     }
   }
 
@@ -96,8 +101,8 @@ export class DockerProvider implements ContainerProvider {
     const result: InstanceLogs[] = [];
     for (const c of await this.inspectAll(target)) {
       const container = this.docker.getContainer(c.Id);
-      const body = await this.call(target, 'logs', () =>
-        container.logs({ stdout: true, stderr: true, follow: false, tail }),
+      const body = await this.call(target, 'logs', (abortSignal) =>
+        container.logs({ stdout: true, stderr: true, follow: false, tail, abortSignal }),
       );
       const raw = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       const lines = c.Config?.Tty ? splitLines(raw.toString('utf8'), 'stdout') : await this.demux(raw);
@@ -107,7 +112,9 @@ export class DockerProvider implements ContainerProvider {
   }
 
   async ping(): Promise<void> {
-    await this.call('', 'ping', () => this.docker.ping());
+    // dockerode's ping takes options (abortSignal) at runtime; its type declarations omit them.
+    const ping = this.docker.ping.bind(this.docker) as unknown as (opts: { abortSignal: AbortSignal }) => Promise<unknown>;
+    await this.call('', 'ping', (abortSignal) => ping({ abortSignal }));
   }
 
   /**
@@ -139,26 +146,38 @@ export class DockerProvider implements ContainerProvider {
   private async inspectAll(target: string): Promise<InspectedContainer[]> {
     const parsed = parseDockerTarget(target);
     if (parsed.kind === 'name') {
-      return [await this.call(target, 'inspect', () => this.docker.getContainer(parsed.name).inspect())];
+      return [await this.call(target, 'inspect', (abortSignal) => this.docker.getContainer(parsed.name).inspect({ abortSignal }))];
     }
-    const listed = await this.call(target, 'list', () =>
-      this.docker.listContainers({ all: true, filters: JSON.stringify({ label: [parsed.label] }) }),
+    const listed = await this.call(target, 'list', (abortSignal) =>
+      this.docker.listContainers({ all: true, filters: JSON.stringify({ label: [parsed.label] }), abortSignal }),
     );
     if (listed.length === 0) {
       throw new ContainersError('NOT_FOUND', `No Docker container has the label ${parsed.label} (target '${target}')`);
     }
-    const inspected = await Promise.all(listed.map((c) => this.call(target, 'inspect', () => this.docker.getContainer(c.Id).inspect())));
+    const inspected = await Promise.all(
+      listed.map((c) => this.call(target, 'inspect', (abortSignal) => this.docker.getContainer(c.Id).inspect({ abortSignal }))),
+    );
     return inspected.sort((a, b) => a.Name.localeCompare(b.Name));
   }
 
-  /** Runs one Engine API call, mapping its failures to ContainersError (404 → NOT_FOUND). */
-  private async call<T>(target: string, what: string, fn: () => Promise<T>, okStatuses: number[] = []): Promise<T> {
+  /**
+   * Runs one Engine API call with its own deadline, mapping failures to ContainersError
+   * (404 → NOT_FOUND; statuses in `ok` are success, e.g. 304 for a start of a running container).
+   */
+  private async call<T>(
+    target: string,
+    what: string,
+    fn: (abortSignal: AbortSignal) => Promise<T>,
+    opts: { ok?: number[]; timeoutMs?: number } = {},
+  ): Promise<T> {
+    const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
     try {
-      return await fn();
+      return await fn(AbortSignal.timeout(timeoutMs));
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
-      if (status !== undefined && okStatuses.includes(status)) return undefined as T;
-      const reason = engineMessage(err);
+      if (status !== undefined && opts.ok?.includes(status)) return undefined as T;
+      const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+      const reason = timedOut ? `no answer within ${timeoutMs} ms` : engineMessage(err);
       if (status === 404) {
         throw new ContainersError('NOT_FOUND', `No Docker container '${target}' (${reason})`, { cause: err, status });
       }

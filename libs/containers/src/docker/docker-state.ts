@@ -33,7 +33,7 @@ export function parseDockerTarget(target: string): DockerTarget {
 export interface InspectedContainer {
   Id: string;
   Name: string;
-  Config?: { Image?: string; Tty?: boolean };
+  Config?: { Image?: string; Tty?: boolean; StopTimeout?: number };
   State: {
     Status: string;
     ExitCode?: number;

@@ -48,13 +48,19 @@ export class KubernetesProvider implements ContainerProvider {
   private readonly version: VersionApi;
   private readonly annotation: string;
   private readonly defaultReplicas: number;
-  private readonly server: string;
+  /** The API server in use. */
+  readonly server: string;
 
   constructor(opts: KubernetesProviderOptions = {}) {
     const kc = new KubeConfig();
     try {
       if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
-      else if (opts.inCluster) kc.loadFromCluster();
+      else if (opts.inCluster) {
+        kc.loadFromCluster();
+        if (kc.getCurrentCluster()?.server.includes('undefined')) {
+          throw new Error('KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set (they are inside a pod)');
+        }
+      }
       else throw new Error('neither a kubeconfig path (KUBECONFIG) nor in-cluster configuration was given');
       if (opts.context) kc.setCurrentContext(opts.context);
     } catch (err) {

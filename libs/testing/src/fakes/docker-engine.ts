@@ -42,6 +42,11 @@ export interface FakeContainerSpec {
   logs?: Array<{ stream: 'stdout' | 'stderr'; text: string }>;
   /** Container created with a TTY: logs come back raw, not multiplexed. */
   tty?: boolean;
+  /**
+   * How long the process takes to exit after SIGTERM; default 0. A stop answers when it has exited,
+   * or kills it (exit code 137) when the stop's `t` (default 10 s) runs out first.
+   */
+  stopsAfterMs?: number;
   /** The next start fails with this status and message (the engine's 500 when a process cannot start). */
   failStart?: { status: number; message: string };
 }
@@ -324,13 +329,21 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
           send(res, 204);
         }
         return;
-      case 'POST stop':
-        if (!s.Running) send(res, 304);
-        else {
-          halt(c, 0);
-          send(res, 204);
+      case 'POST stop': {
+        if (!s.Running) {
+          send(res, 304);
+          return;
         }
+        const graceMs = (query.t === undefined ? 10 : Number(query.t)) * 1000;
+        const exitMs = c.spec.stopsAfterMs ?? 0;
+        const done = () => {
+          halt(c, exitMs <= graceMs ? 0 : 137);
+          send(res, 204);
+        };
+        if (Math.min(exitMs, graceMs) <= 0) done();
+        else setTimeout(done, Math.min(exitMs, graceMs));
         return;
+      }
       case 'POST unpause':
         if (!s.Paused) send(res, 409, { message: `Container ${c.inspect.Id} is not paused` });
         else {
