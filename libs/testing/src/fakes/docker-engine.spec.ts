@@ -65,11 +65,12 @@ describe('fake Docker Engine API', () => {
     expect(engine.container('web').State).toMatchObject({ Status: 'exited', Running: false, ExitCode: 0 });
   });
 
-  it('answers 404 with the engine’s message for an unknown container, and 409 to unpause a running one', async () => {
+  it('answers 404 with the engine’s message for an unknown container, and 409 to unpause a running or start a paused one', async () => {
     const r = await call(engine, 'POST', '/containers/nope/start');
     expect([r.status, json(r)]).toEqual([404, { message: 'No such container: nope' }]);
     expect((await call(engine, 'GET', '/containers/nope/json')).status).toBe(404);
     expect((await call(engine, 'POST', '/containers/web-admin/unpause')).status).toBe(409);
+    expect(json(await call(engine, 'POST', '/containers/sleepy/start'))).toEqual({ message: 'cannot start a paused container, try unpause instead' });
     expect((await call(engine, 'POST', '/containers/sleepy/unpause')).status).toBe(204);
     expect(engine.container('sleepy').State.Status).toBe('running');
   });

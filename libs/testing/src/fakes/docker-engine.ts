@@ -12,7 +12,7 @@ import { join } from 'node:path';
  * `GET /containers/{id}/logs` (multiplexed stream frames unless the container has a TTY).
  * `{id}` is an id, an id prefix or a name, as on the real engine. Answers as the engine does:
  * 204 on success, 304 for a start of a running or a stop of a stopped container, 404
- * `{"message":"No such container: x"}`, 409 to unpause a container that is not paused.
+ * `{"message":"No such container: x"}`, 409 to start a paused or unpause a not paused container.
  *
  *   const engine = await startFakeDockerEngine({ containers: [
  *     { name: 'whisper', health: { becomes: 'healthy', afterMs: 2000 } },   // HEALTHCHECK: starting → healthy
@@ -317,7 +317,9 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
         logs(c, query, res);
         return;
       case 'POST start':
-        if (s.Running) {
+        if (s.Paused) {
+          send(res, 409, { message: 'cannot start a paused container, try unpause instead' });
+        } else if (s.Running) {
           send(res, 304);
         } else if (c.spec.failStart) {
           const { status, message } = c.spec.failStart;
