@@ -7,6 +7,10 @@ const { swcOptions, root } = require('../swc.config.cjs');
 const { testMatch } = require('../../libs/testing/jest/tiers.cjs');
 const { compilerOptions } = require('../../tsconfig.base.json');
 
+// ESM-only packages (and their ESM-only dependencies) that Jest's CommonJS runtime cannot load on
+// Node 20: compiled to CommonJS like our own sources.
+const esmOnly = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus'];
+
 const moduleNameMapper = {};
 for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = path.join(root, target);
@@ -21,8 +25,7 @@ function preset(projectDir) {
     testEnvironment: 'node',
     testMatch: testMatch(),
     transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swcOptions({ sourceMaps: 'inline' }), swcrc: false }] },
-    // jose ships ES modules only: compiled to CommonJS like the sources (Node itself loads it with require).
-    transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+    transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
     moduleFileExtensions: ['ts', 'js', 'json'],
     moduleNameMapper,
     globalSetup: path.join(root, 'libs/testing/jest/global-setup.cjs'),

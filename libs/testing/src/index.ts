@@ -9,3 +9,5 @@ export * from './fakes/tcp-proxy';
 export * from './fakes/smtp-sink';
 export * from './fakes/dns-server';
 export * from './fakes/oauth-provider';
+export * from './fakes/docker-engine';
+export * from './fakes/kubernetes-api';

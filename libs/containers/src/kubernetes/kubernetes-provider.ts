@@ -1,0 +1,212 @@
+import type * as KubernetesClient from '@kubernetes/client-node';
+import type { AppsV1Api, CoreV1Api, VersionApi } from '@kubernetes/client-node';
+import {
+  ContainersError,
+  logTail,
+  splitLines,
+  type ContainerProvider,
+  type InstanceLogs,
+  type LogsOptions,
+  type WorkloadHealth,
+  type WorkloadStatus,
+} from '../provider';
+import { describeWorkload, parseKubernetesTarget, replicasToRestore, type KubernetesTarget, type ScalableWorkload } from './kubernetes-state';
+
+export interface KubernetesProviderOptions {
+  /** Path of a kubeconfig file (e.g. from KUBECONFIG). */
+  kubeconfig?: string;
+  /** Context of the kubeconfig to use; default its current context. */
+  context?: string;
+  /** Use the pod's service account (in-cluster config); used when no kubeconfig is given. */
+  inCluster?: boolean;
+  /** Replicas to scale up to when none was remembered; default 1. */
+  defaultReplicas?: number;
+  /** Annotation on the workload that remembers its replica count while scaled to zero. */
+  replicasAnnotation?: string;
+}
+
+export const DEFAULT_REPLICAS_ANNOTATION = 'containers.platform/replicas';
+
+/**
+ * The official client, loaded when the first KubernetesProvider is created: it is an ES module of
+ * about half a second's load time that apps using Docker alone never need.
+ */
+function kubernetesClient(): typeof KubernetesClient {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('@kubernetes/client-node') as typeof KubernetesClient;
+}
+
+/**
+ * Kubernetes through the official client: a target is `namespace/deployment`,
+ * `namespace/deployment/name` or `namespace/statefulset/name`. start() scales it from 0 to the
+ * replica count it had when stop() scaled it down (kept in an annotation; default 1), via the
+ * `scale` subresource; readiness is `status.readyReplicas` against `spec.replicas`.
+ *
+ *   const k8s = new KubernetesProvider({ kubeconfig: env.KUBECONFIG });   // or { inCluster: true }
+ *   await k8s.start('ml/whisper');
+ *   (await k8s.status('ml/whisper')).state;    // 'starting' until every replica is ready
+ *
+ * RBAC: get and patch on the workloads (the annotation) and on their `scale` subresource, limited
+ * by resourceNames; list pods and get pods/log for logs().
+ */
+export class KubernetesProvider implements ContainerProvider {
+  readonly name = 'kubernetes' as const;
+  private readonly apps: AppsV1Api;
+  private readonly core: CoreV1Api;
+  private readonly version: VersionApi;
+  private readonly annotation: string;
+  private readonly defaultReplicas: number;
+  /** The API server in use. */
+  readonly server: string;
+
+  private readonly client: typeof KubernetesClient;
+  private readonly mergePatch: KubernetesClient.ConfigurationOptions<KubernetesClient.ObservableMiddleware>;
+
+  constructor(opts: KubernetesProviderOptions = {}) {
+    this.client = kubernetesClient();
+    const { KubeConfig, AppsV1Api, CoreV1Api, VersionApi, setHeaderOptions, PatchStrategy } = this.client;
+    this.mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+    const kc = new KubeConfig();
+    try {
+      if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
+      else if (opts.inCluster) {
+        kc.loadFromCluster();
+        if (kc.getCurrentCluster()?.server.includes('undefined')) {
+          throw new Error('KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set (they are inside a pod)');
+        }
+      }
+      else throw new Error('neither a kubeconfig path (KUBECONFIG) nor in-cluster configuration was given');
+      if (opts.context) kc.setCurrentContext(opts.context);
+    } catch (err) {
+      const from = opts.kubeconfig ? `kubeconfig ${opts.kubeconfig}` : 'in-cluster configuration';
+      throw new ContainersError('INVALID_CONFIG', `Kubernetes ${from} is not usable: ${(err as Error).message}`, { cause: err });
+    }
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) {
+      throw new ContainersError('INVALID_CONFIG', `Kubernetes config has no cluster for context '${kc.getCurrentContext()}'`);
+    }
+    this.server = cluster.server;
+    this.apps = kc.makeApiClient(AppsV1Api);
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.version = kc.makeApiClient(VersionApi);
+    this.annotation = opts.replicasAnnotation ?? DEFAULT_REPLICAS_ANNOTATION;
+    const fallback = opts.defaultReplicas ?? 1;
+    if (!Number.isInteger(fallback) || fallback < 1) {
+      throw new ContainersError('INVALID_CONFIG', `Kubernetes defaultReplicas must be a positive integer (got ${fallback})`);
+    }
+    this.defaultReplicas = fallback;
+  }
+
+  async status(target: string): Promise<WorkloadStatus> {
+    const t = parseKubernetesTarget(target);
+    const { state, health, replicas, message } = describeWorkload(await this.read(target, t));
+    return { provider: 'kubernetes', target, kind: t.kind, state, health, replicas, containers: [], ...(message ? { message } : {}) };
+  }
+
+  async health(target: string): Promise<WorkloadHealth> {
+    return (await this.status(target)).health;
+  }
+
+  async start(target: string): Promise<void> {
+    const t = parseKubernetesTarget(target);
+    const w = await this.read(target, t);
+    if ((w.spec?.replicas ?? 1) > 0) return;
+    await this.scale(target, t, replicasToRestore(w.metadata?.annotations, this.annotation, this.defaultReplicas));
+  }
+
+  async stop(target: string): Promise<void> {
+    const t = parseKubernetesTarget(target);
+    const w = await this.read(target, t);
+    const replicas = w.spec?.replicas ?? 1;
+    if (replicas === 0) return;
+    // Remember the count first: if the scale fails, the annotation does no harm.
+    const body = { metadata: { annotations: { [this.annotation]: String(replicas) } } };
+    await this.call(target, 'annotate', () =>
+      t.kind === 'deployment'
+        ? this.apps.patchNamespacedDeployment({ namespace: t.namespace, name: t.name, body }, this.mergePatch)
+        : this.apps.patchNamespacedStatefulSet({ namespace: t.namespace, name: t.name, body }, this.mergePatch),
+    );
+    await this.scale(target, t, 0);
+  }
+
+  async logs(target: string, opts?: LogsOptions): Promise<InstanceLogs[]> {
+    const tailLines = logTail(opts);
+    const t = parseKubernetesTarget(target);
+    const w = await this.read(target, t);
+    const labelSelector = Object.entries(w.spec?.selector?.matchLabels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    const pods = await this.call(target, 'list pods', () => this.core.listNamespacedPod({ namespace: t.namespace, labelSelector }));
+    const result: InstanceLogs[] = [];
+    for (const pod of [...pods.items].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))) {
+      const name = pod.metadata?.name ?? '';
+      const containers = pod.spec?.containers ?? [];
+      for (const c of containers) {
+        const text = await this.call(target, 'read logs', () =>
+          this.core.readNamespacedPodLog({ namespace: t.namespace, name, container: c.name, tailLines }),
+        );
+        result.push({ instance: containers.length > 1 ? `${name}/${c.name}` : name, lines: splitLines(text, 'stdout') });
+      }
+    }
+    return result;
+  }
+
+  async ping(): Promise<void> {
+    await this.call('', 'version', () => this.version.getCode());
+  }
+
+  private read(target: string, t: KubernetesTarget): Promise<ScalableWorkload> {
+    const params = { namespace: t.namespace, name: t.name };
+    return this.call(target, 'read', () =>
+      t.kind === 'deployment' ? this.apps.readNamespacedDeployment(params) : this.apps.readNamespacedStatefulSet(params),
+    );
+  }
+
+  private async scale(target: string, t: KubernetesTarget, replicas: number): Promise<void> {
+    const req = { namespace: t.namespace, name: t.name, body: { spec: { replicas } } };
+    await this.call(target, 'scale', () =>
+      t.kind === 'deployment'
+        ? this.apps.patchNamespacedDeploymentScale(req, this.mergePatch)
+        : this.apps.patchNamespacedStatefulSetScale(req, this.mergePatch),
+    );
+  }
+
+  /** Runs one API call, mapping failures to ContainersError (404 → NOT_FOUND; 401/403 hint at credentials and RBAC). */
+  private async call<T>(target: string, what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const status = err instanceof this.client.ApiException ? (err.code as number) : undefined;
+      const reason = apiMessage(err, this.client);
+      if (status === 404) {
+        throw new ContainersError('NOT_FOUND', `No Kubernetes workload '${target}' (${reason})`, { cause: err, status });
+      }
+      const hint =
+        status === 401 || status === 403
+          ? ' (check the credentials, and that the RBAC Role allows get/patch on the workload and its scale subresource)'
+          : status === undefined
+            ? ` (is the API server at ${this.server} reachable?)`
+            : '';
+      throw new ContainersError('PROVIDER_ERROR', `Kubernetes ${what}${target ? ` of '${target}'` : ''} failed: ${reason}${hint}`, {
+        cause: err,
+        status,
+      });
+    }
+  }
+}
+
+function apiMessage(err: unknown, client: typeof KubernetesClient): string {
+  if (err instanceof client.ApiException) {
+    let body: unknown = err.body;
+    if (typeof body === 'string') {
+      try {
+        body = JSON.parse(body);
+      } catch {
+        return (body as string) || `HTTP ${err.code}`;
+      }
+    }
+    const message = (body as { message?: unknown } | undefined)?.message;
+    return typeof message === 'string' ? message : `HTTP ${err.code}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
