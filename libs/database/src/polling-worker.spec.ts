@@ -74,3 +74,46 @@ describe('PollingWorker', () => {
     await w.onModuleDestroy();
   });
 });
+
+describe('PollingWorker in a command context', () => {
+  it('does not start in `node main.js migrate` or another command (SERVICE_MODE command)', async () => {
+    const w = new QueueWorker(1);
+    (w as unknown as { serviceMode: string }).serviceMode = 'command';
+    w.onApplicationBootstrap();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(w.ticks).toBe(0);
+    await w.onModuleDestroy();
+  });
+
+  it('drain() waits for the tick the loop is running before its own', async () => {
+    let release!: () => void;
+    const order: string[] = [];
+    class SlowWorker extends PollingWorker {
+      protected readonly logger = new Logger('SlowWorker');
+      first = true;
+      constructor() {
+        super(60_000);
+      }
+      protected async tick(): Promise<number> {
+        if (this.first) {
+          this.first = false;
+          await new Promise<void>((r) => (release = r));
+          order.push('loop tick');
+          return 0;
+        }
+        order.push('drain tick');
+        return 0;
+      }
+    }
+    const w = new SlowWorker();
+    w.onApplicationBootstrap();
+    await until(() => release !== undefined);
+    const drained = w.drain();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual([]);
+    release();
+    await drained;
+    expect(order).toEqual(['loop tick', 'drain tick']);
+    await w.onModuleDestroy();
+  });
+});

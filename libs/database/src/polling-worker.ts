@@ -1,17 +1,25 @@
-import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { SERVICE_MODE, type ServiceMode } from '@platform/platform';
 
 /**
- * A loop that works off due rows of a table: runs `tick()` until it finds nothing, then sleeps for
- * the poll interval or until `wake()` (called after this process enqueued work; other replicas
- * find it on their next poll). The due state lives in the database, so a restart loses nothing.
- * Stops on shutdown after the current tick.
+ * The one loop for scheduled work: runs `tick()` until it finds nothing, then sleeps for the poll
+ * interval or until `wake()` (called after this process enqueued work; other replicas find it on
+ * their next poll). `tick()` claims its rows with `db.claimDue` (FOR UPDATE SKIP LOCKED with a
+ * lease), so several replicas share the work and a crashed replica's rows come back; the due state
+ * lives in the database, so a restart loses nothing. Starts when the app has started serving (never
+ * in `node main.js migrate` or another command), logs a failed tick and goes on, and stops on
+ * shutdown after the running tick.
  */
 export abstract class PollingWorker implements OnApplicationBootstrap, OnModuleDestroy {
   protected abstract readonly logger: Logger;
+
+  @Optional() @Inject(SERVICE_MODE) private readonly serviceMode?: ServiceMode;
+
   private stopped = false;
   private sleeping: { timer: NodeJS.Timeout; resolve: () => void } | null = null;
   private woken = false;
   private loop: Promise<void> | null = null;
+  private current: Promise<number> | null = null;
 
   protected constructor(private readonly pollMs: number) {}
 
@@ -24,7 +32,7 @@ export abstract class PollingWorker implements OnApplicationBootstrap, OnModuleD
   }
 
   onApplicationBootstrap(): void {
-    if (!this.enabled()) return;
+    if (this.serviceMode === 'command' || !this.enabled()) return;
     this.loop = this.run();
   }
 
@@ -43,8 +51,12 @@ export abstract class PollingWorker implements OnApplicationBootstrap, OnModuleD
     }
   }
 
-  /** Runs ticks until nothing is due (tests, benchmarks); resolves with the number of items handled. */
+  /**
+   * Waits for the loop's running tick, then runs ticks until nothing is due (tests, tools);
+   * resolves with the number of items handled by its own ticks.
+   */
   async drain(): Promise<number> {
+    await this.current?.catch(() => undefined);
     let total = 0;
     for (;;) {
       const n = await this.tick();
@@ -58,9 +70,11 @@ export abstract class PollingWorker implements OnApplicationBootstrap, OnModuleD
       this.woken = false;
       let handled = 0;
       try {
-        handled = await this.tick();
+        handled = await (this.current = this.tick());
       } catch (err) {
         if (!this.stopped) this.logger.error(`worker tick failed: ${(err as Error).message}`, (err as Error).stack);
+      } finally {
+        this.current = null;
       }
       if (this.stopped) break;
       if (handled > 0 || this.woken) continue;

@@ -14,6 +14,7 @@ import { PlatformNestLogger } from './logging/nest-logger';
 import { MetricsService } from './metrics/metrics.service';
 import { PlatformModule } from './platform.module';
 import type { ServiceDefinition } from './service-definition';
+import type { ServiceMode } from './tokens';
 
 /** Peers whose X-Forwarded-For / -Proto are believed (Express `trust proxy`). */
 export const TRUSTED_PROXIES = 'loopback, linklocal, uniquelocal';
@@ -59,11 +60,12 @@ export function serviceRootModule<C extends BaseConfig>(
   logger: PinoRoot,
   metrics: MetricsService,
   env: Record<string, string | undefined>,
+  mode: ServiceMode = 'serve',
 ): DynamicModule {
   return {
     module: ServiceRootModule,
     imports: [
-      PlatformModule.forRoot({ name: def.name, config, configClass: def.config, logger, metrics, env }),
+      PlatformModule.forRoot({ name: def.name, config, configClass: def.config, logger, metrics, env, mode }),
       def.module(config),
     ],
   };

@@ -5,7 +5,7 @@ export { HealthRegistry, type HealthCheckOptions, type HealthCheckResult, type R
 export { MetricsService } from './metrics/metrics.service';
 export { REDACTED_PATHS, requestIdFrom } from './logging/logging';
 export { PlatformModule } from './platform.module';
-export { SERVICE_NAME, SERVICE_ENV, MIGRATION_RUNNER, type MigrationRunner } from './tokens';
+export { SERVICE_NAME, SERVICE_ENV, SERVICE_MODE, MIGRATION_RUNNER, type MigrationRunner, type ServiceMode } from './tokens';
 export type { ServiceDefinition, ServiceCommand, SwaggerDefinition } from './service-definition';
 export { PlatformValidationPipe, PLATFORM_VALIDATION } from './http/validation';
 export { createServiceApp, loadServiceConfig, type CreateServiceAppOptions, type ServiceApp } from './create-service-app';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { BaseConfig } from './config/base.config';
 import { HealthRegistry } from './health/health.registry';
 import { MetricsService } from './metrics/metrics.service';
-import { SERVICE_ENV, SERVICE_NAME } from './tokens';
+import { SERVICE_ENV, SERVICE_MODE, SERVICE_NAME, type ServiceMode } from './tokens';
 
 export interface PlatformModuleOptions {
   name: string;
@@ -13,11 +13,13 @@ export interface PlatformModuleOptions {
   logger: Logger;
   metrics: MetricsService;
   env: Record<string, string | undefined>;
+  /** `command` for `migrate` and the app's commands (default `serve`). */
+  mode?: ServiceMode;
 }
 
 /**
  * Global module of every app: the config (under `BaseConfig` and the app's config class),
- * `SERVICE_NAME`, `SERVICE_ENV`, `HealthRegistry`, `MetricsService`, and nestjs-pino bound to the app's logger.
+ * `SERVICE_NAME`, `SERVICE_ENV`, `SERVICE_MODE`, `HealthRegistry`, `MetricsService`, and nestjs-pino bound to the app's logger.
  */
 @Global()
 @Module({})
@@ -28,6 +30,7 @@ export class PlatformModule {
       ...(opts.configClass !== BaseConfig ? [{ provide: opts.configClass, useValue: opts.config }] : []),
       { provide: SERVICE_NAME, useValue: opts.name },
       { provide: SERVICE_ENV, useValue: Object.freeze({ ...opts.env }) },
+      { provide: SERVICE_MODE, useValue: opts.mode ?? 'serve' },
       { provide: MetricsService, useValue: opts.metrics },
       HealthRegistry,
     ];

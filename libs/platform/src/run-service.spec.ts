@@ -5,7 +5,7 @@ import { BaseConfig } from './config/base.config';
 import { RequiredInProduction } from './config/required-in-production';
 import { runService } from './run-service';
 import type { ServiceDefinition } from './service-definition';
-import { MIGRATION_RUNNER } from './tokens';
+import { MIGRATION_RUNNER, SERVICE_MODE } from './tokens';
 
 class ToolConfig extends BaseConfig {
   @IsString()
@@ -42,7 +42,7 @@ function definition(withDatabase: false | 'runner' | 'datasource' = false): Serv
       greet: {
         description: 'print a greeting',
         run: async (ctx, args, config) => {
-          process.stdout.write(`hello ${args.join(' ')} from ${config.NODE_ENV} ${ctx.get(Closer) ? 'with context' : ''}\n`);
+          process.stdout.write(`hello ${args.join(' ')} from ${config.NODE_ENV} ${ctx.get(Closer) ? 'with context' : ''} in ${ctx.get(SERVICE_MODE)} mode\n`);
         },
       },
       fail: {
@@ -91,7 +91,7 @@ describe('runService', () => {
     const before = Closer.destroyed;
     await runService(definition(), { argv: ['greet', 'big', 'world'], env });
     expect(exit).toHaveBeenCalledWith(0);
-    expect(out()).toContain('hello big world from test with context');
+    expect(out()).toContain('hello big world from test with context in command mode');
     expect(Closer.destroyed).toBe(before + 1);
   });
 

@@ -141,7 +141,7 @@ async function withContext<C extends BaseConfig>(
   let ctx: INestApplicationContext;
   try {
     ctx = await runWithAppLogger(logger, () =>
-      NestFactory.createApplicationContext(serviceRootModule(def, config, logger, new MetricsService(def.name), env), {
+      NestFactory.createApplicationContext(serviceRootModule(def, config, logger, new MetricsService(def.name), env, 'command'), {
         abortOnError: false,
         bufferLogs: true,
       }),

@@ -9,6 +9,14 @@ export const SERVICE_NAME = 'PLATFORM_SERVICE_NAME';
 export const SERVICE_ENV = 'PLATFORM_SERVICE_ENV';
 
 /**
+ * Injection token of how the app runs: `serve` (listening, `startService`/`createServiceApp`) or
+ * `command` (`node main.js migrate` and the app's commands: an application context that must not
+ * start background work such as polling workers).
+ */
+export const SERVICE_MODE = 'PLATFORM_SERVICE_MODE';
+export type ServiceMode = 'serve' | 'command';
+
+/**
  * Injection token of the app's migration runner: `{ run(): Promise<string[]> }` returning the names
  * of the migrations applied. The database lib provides it; `node main.js migrate` calls it.
  */

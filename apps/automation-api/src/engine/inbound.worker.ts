@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PollingWorker } from '@platform/database';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { InboundRepository, type InboundRow } from './inbound.repository';
@@ -11,81 +12,25 @@ const BATCH = 16;
  * SKIP LOCKED; one item per person at a time), processes them in parallel, and retries failures with
  * exponential backoff. Woken right after the webhook receiver stored something, polls otherwise, so
  * several replicas share the queue and a crashed replica's items come back when their lease ends.
+ * In-flight items finish on shutdown (their sends are recorded as intents; anything unfinished
+ * comes back after the lease).
  */
 @Injectable()
-export class InboundWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(InboundWorker.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
-  private stopped = true;
+export class InboundWorker extends PollingWorker {
+  protected readonly logger = new Logger(InboundWorker.name);
 
   constructor(
     private readonly repo: InboundRepository,
     private readonly engine: EngineService,
     private readonly clock: Clock,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    // In-flight items finish (their sends are recorded as intents; anything unfinished comes back after the lease).
-    await this.running?.catch(() => undefined);
-  }
-
-  /** Processes what is due now, without waiting for the next poll. */
-  wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.schedule(0);
-  }
-
-  /** Runs until nothing is due (tests and tools). */
-  async drain(): Promise<void> {
-    for (;;) {
-      await this.running?.catch(() => undefined);
-      const n = await this.tick();
-      if (n === 0) return;
-    }
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.loop(), ms);
-    this.timer.unref?.();
-  }
-
-  private async loop(): Promise<void> {
-    if (this.running || this.stopped) return;
-    let claimed = 0;
-    try {
-      this.running = this.tick().then((n) => {
-        claimed = n;
-      });
-      await this.running;
-    } catch (err) {
-      this.logger.error(`work queue: ${(err as Error).message}`);
-    } finally {
-      this.running = undefined;
-    }
-    const more = claimed > 0 || this.again;
-    this.again = false;
-    this.schedule(more ? 0 : this.config.AUTOMATION_POLL_MS);
+  ) {
+    super(config.AUTOMATION_POLL_MS);
   }
 
   private lastCleanup = 0;
 
-  private async tick(): Promise<number> {
+  protected async tick(): Promise<number> {
     if (Date.now() - this.lastCleanup > 3_600_000) {
       this.lastCleanup = Date.now();
       // Processed items are kept a week: the platform redelivers for up to ~36 hours.
