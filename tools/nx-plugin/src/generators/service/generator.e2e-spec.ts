@@ -47,8 +47,11 @@ describe('npx nx g @platform/nx-plugin:service demo-api in a scratch workspace',
   let database: TestDatabase;
   let demo: string;
 
-  const run = (command: string, args: string[]) =>
-    execFileSync(command, args, { cwd: scratch, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' } });
+  /** Runs a command in the scratch workspace (no NX_* variable of an outer Nx run points it elsewhere). */
+  const run = (command: string, args: string[]) => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('NX_')));
+    return execFileSync(command, args, { cwd: scratch, encoding: 'utf8', stdio: 'pipe', env: { ...env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' } });
+  };
 
   function boot(entry: string, env: Record<string, string>, port: number): Promise<string> {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), ...env };
