@@ -3,20 +3,14 @@
 //   type:lib      may use type:lib only
 //   type:testing  may use type:lib and type:testing (test helpers)
 //   scope:<svc>   may use scope:<svc> and scope:shared only
+import fs from 'node:fs';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-const services = [
-  'gateway',
-  'automation-api',
-  'email-api',
-  'knowledge-api',
-  'auth-api',
-  'conversation-api',
-  'transcribe-api',
-  'autostart-proxy',
-  'logistics-hooks',
-];
+/** Every app of the registry of services (services.json) has its scope. */
+const services = JSON.parse(fs.readFileSync(new URL('./services.json', import.meta.url), 'utf8')).services.map((s) => s.name);
+/** The registry itself is data every project may read (the gateway routes by it). */
+const allow = ['(^|/)services\\.json$'];
 
 export default tseslint.config(
   { ignores: ['**/dist', '**/node_modules', '**/.data', '**/coverage', '**/*.cjs', '**/*.mjs', '**/*.js'] },
@@ -32,7 +26,7 @@ export default tseslint.config(
         'error',
         {
           enforceBuildableLibDependency: false,
-          allow: [],
+          allow,
           depConstraints: [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
@@ -55,6 +49,7 @@ export default tseslint.config(
         'error',
         {
           enforceBuildableLibDependency: false,
+          allow,
           depConstraints: [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'type:testing'] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib', 'type:testing'] },

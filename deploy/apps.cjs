@@ -1,33 +1,67 @@
 'use strict';
-// The one table of deployable apps (ARCHITECTURE.md). deploy/generate.cjs renders the Kustomize
-// manifests and docker/compose.yml from it; deploy/manifests.spec.ts checks the rendered files
-// against it and against the apps/ directory.
+// Reads the registry of services, services.json at the root (docs/lib-contracts.md, "Adding a
+// service"): one line per app with its name, port, gateway prefix, database and deployment traits.
+// deploy/generate.cjs renders the Kustomize manifests, docker/compose.yml and the database init
+// script from it; the gateway's route table, the lint scopes and `npm start` read the same file.
 //
+//   prefix:   path prefix on the gateway (null: the gateway itself).
+//   database: the app owns a database (and a migration Job); also its schema on the embedded instance.
 //   hpa:      stateless API, scaled by CPU (several replicas share nothing but the database,
 //             broker and Redis). knowledge-api keeps crawl progress and its Socket.IO rooms in
 //             memory, autostart-proxy its idle timers: one replica each, no HPA.
-//   database: the app owns a database (and a migration Job).
 //   rbac:     the app drives workloads through the Kubernetes API (@platform/containers).
+//   env:      extra environment of the app's Deployment and compose service.
 //   worker:   a second Deployment of the same image with extra environment.
-const APPS = [
-  { name: 'gateway', port: 3000, database: null, hpa: true },
-  { name: 'automation-api', port: 3001, database: 'automation', hpa: true },
-  { name: 'email-api', port: 3002, database: 'email', hpa: true },
-  { name: 'knowledge-api', port: 3003, database: 'knowledge', hpa: false, rbac: true },
-  { name: 'auth-api', port: 3004, database: 'auth', hpa: true },
-  { name: 'conversation-api', port: 3005, database: 'conversation', hpa: true },
-  {
-    name: 'transcribe-api',
-    port: 3006,
-    database: 'transcribe',
-    hpa: true,
-    env: { TRANSCRIBE_ROLE: 'api' },
-    worker: { env: { TRANSCRIBE_ROLE: 'worker' }, terminationGracePeriodSeconds: 120 },
-  },
-  { name: 'autostart-proxy', port: 3007, database: 'autostart', hpa: false, rbac: true },
-  { name: 'logistics-hooks', port: 3008, database: 'logistics', hpa: true },
-];
+const fs = require('node:fs');
+const path = require('node:path');
+
+const REGISTRY_FILE = 'services.json';
+const registryPath = path.resolve(__dirname, '..', REGISTRY_FILE);
+
+const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const PREFIX = /^\/[a-z][a-z0-9-]*$/;
+const DATABASE = /^[a-z][a-z0-9_]*$/;
+
+/** Every problem of a list of registry entries, as sentences that say what to fix (empty: none). */
+function registryProblems(services) {
+  const problems = [];
+  if (!Array.isArray(services)) return [`${REGISTRY_FILE} must hold {"services": [...]}`];
+  const seen = { name: new Map(), port: new Map(), prefix: new Map(), database: new Map() };
+  for (const s of services) {
+    const who = s && typeof s.name === 'string' ? s.name : JSON.stringify(s);
+    if (!s || typeof s.name !== 'string' || !NAME.test(s.name)) problems.push(`${who}: name must be kebab-case, e.g. "demo-api"`);
+    if (!Number.isInteger(s?.port) || s.port < 1024 || s.port > 65535) problems.push(`${who}: port must be an integer from 1024 to 65535`);
+    if (s?.prefix !== null && !PREFIX.test(String(s?.prefix))) problems.push(`${who}: prefix must be null (the gateway) or like "/demo"`);
+    if (s?.database !== null && !DATABASE.test(String(s?.database))) problems.push(`${who}: database must be null or a lower-case identifier like "demo"`);
+    if (typeof s?.hpa !== 'boolean') problems.push(`${who}: hpa must be true (stateless, autoscaled) or false`);
+    for (const key of Object.keys(seen)) {
+      const value = s?.[key];
+      if (value === null || value === undefined) continue;
+      if (seen[key].has(value)) problems.push(`${who}: ${key} ${value} is already taken by ${seen[key].get(value)}`);
+      else seen[key].set(value, who);
+    }
+  }
+  return problems;
+}
+
+/** Parses the text of services.json and checks it; throws with every problem listed. */
+function parseRegistry(text) {
+  const registry = JSON.parse(text);
+  const problems = registryProblems(registry.services);
+  if (problems.length) throw new Error(`${REGISTRY_FILE} is invalid:\n  ${problems.join('\n  ')}`);
+  return registry;
+}
+
+/** services.json as committed: one line per service, so that adding one is a one-line diff. */
+function formatRegistry(registry) {
+  const line = (value) => JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ');
+  const { services, ...rest } = registry;
+  const head = Object.entries(rest).map(([key, value]) => `  ${JSON.stringify(key)}: ${line(value)},\n`);
+  return `{\n${head.join('')}  "services": [\n${services.map((s) => `    ${line(s)}`).join(',\n')}\n  ]\n}\n`;
+}
+
+const APPS = parseRegistry(fs.readFileSync(registryPath, 'utf8')).services;
 
 const upperSnake = (name) => name.toUpperCase().replace(/-/g, '_');
 
-module.exports = { APPS, upperSnake };
+module.exports = { APPS, REGISTRY_FILE, registryProblems, parseRegistry, formatRegistry, upperSnake };

@@ -53,14 +53,14 @@ const appNames = [...appDirs].sort();
 const DEPLOYED = APPS.filter((a) => appDirs.includes(a.name));
 const entryOf = (name: string): AppEntry => {
   const entry = APPS.find((a) => a.name === name);
-  if (!entry) throw new Error(`apps/${name} has no entry in deploy/apps.cjs: add it and run node deploy/generate.cjs`);
+  if (!entry) throw new Error(`apps/${name} has no entry in services.json: add it and run node deploy/generate.cjs`);
   return entry;
 };
 
 /** Every Kubernetes object of one base app directory. */
 function objectsOf(name: string): K8s[] {
   const dir = path.join(k8s, 'base', name);
-  if (!fs.existsSync(dir)) throw new Error(`deploy/k8s/base/${name}/ is missing: add apps/${name} to deploy/apps.cjs and run node deploy/generate.cjs`);
+  if (!fs.existsSync(dir)) throw new Error(`deploy/k8s/base/${name}/ is missing: add apps/${name} to services.json and run node deploy/generate.cjs`);
   return yamlFiles(dir)
     .filter((f) => path.basename(f) !== 'kustomization.yaml')
     .flatMap(parseYaml);

@@ -55,6 +55,9 @@ await Promise.all(
   }),
 );
 
+// The registry of services, read at run time by the gateway's route table and tools/start.ts.
+fs.copyFileSync(path.join(root, 'services.json'), path.join(out, 'out', 'services.json'));
+
 // Static assets that ship with an app (templates, wait pages, YAML examples).
 for (const d of sourceDirs) {
   const assets = path.join(d, 'assets');

@@ -1,5 +1,6 @@
-// `npm start` (development only): one embedded PostgreSQL, then every app in this one process on the
-// embedded defaults, the gateway last; development credentials filled in and printed with every URL;
+// `npm start` (development only): one embedded PostgreSQL, then every app of the registry of services
+// (services.json) that exists, in this one process on the embedded defaults, the gateway last;
+// development credentials filled in and printed with every URL;
 // Ctrl-C (SIGINT) or SIGTERM closes every app, then the database, and exits 0.
 //
 // Environment (all optional):
@@ -15,16 +16,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '@platform/database';
 import { ConfigValidationError, startService, type RunningService, type ServiceDefinition } from '@platform/platform';
-import { authApiService } from '../apps/auth-api/src/service';
-import { automationApiService } from '../apps/automation-api/src/service';
-import { emailApiService } from '../apps/email-api/src/service';
-import { gatewayService } from '../apps/gateway/src/service';
 import { SERVICES, upstreamEnvName } from '../apps/gateway/src/routes/route-table';
-import { transcribeApiService } from '../apps/transcribe-api/src/service';
+import { registeredApps } from './dev/apps';
 import { ensureDevEmailProject } from './dev/email-project';
 
-interface AppEntry {
-  def: ServiceDefinition<any>;
+interface DevSettings {
   /** development credentials (names from DEV_CREDENTIALS) this app receives when they are unset */
   credentials?: string[];
   /** other development settings */
@@ -35,13 +31,24 @@ interface AppEntry {
   provide?: (app: RunningService, credentials: Record<string, string>, dataDir: string) => Promise<Record<string, string>>;
 }
 
-/** The apps `npm start` runs, in start order; the gateway is added last. Each new service is one line. */
-const APPS: AppEntry[] = [
-  { def: emailApiService, credentials: ['JWT_SECRET'], provide: provideEmailProject },
-  { def: automationApiService, credentials: ['AUTOMATION_API_KEY', 'IG_VERIFY_TOKEN'], uses: ['EMAIL_PUBLIC_KEY'] },
-  { def: authApiService, credentials: ['AUTH_ADMIN_EMAIL', 'AUTH_ADMIN_PASSWORD', 'LOGISTICS_ADMIN_EMAIL', 'LOGISTICS_ADMIN_PASSWORD'] },
-  { def: transcribeApiService },
-];
+interface AppEntry extends DevSettings {
+  def: ServiceDefinition<any>;
+}
+
+/** Development settings by app name; the apps themselves are the registry's (tools/dev/apps.ts). */
+const DEV_SETTINGS: Record<string, DevSettings> = {
+  'email-api': { credentials: ['JWT_SECRET'], provide: provideEmailProject },
+  'automation-api': { credentials: ['AUTOMATION_API_KEY', 'IG_VERIFY_TOKEN'], uses: ['EMAIL_PUBLIC_KEY'] },
+  'auth-api': { credentials: ['AUTH_ADMIN_EMAIL', 'AUTH_ADMIN_PASSWORD', 'LOGISTICS_ADMIN_EMAIL', 'LOGISTICS_ADMIN_PASSWORD'] },
+};
+
+/** Start order: apps that provide settings to others first, then the rest in registry order, the gateway last. */
+function appsToStart(): AppEntry[] {
+  const rank = (entry: AppEntry) => (entry.def.name === 'gateway' ? 2 : entry.provide ? 0 : 1);
+  return registeredApps()
+    .map((def) => ({ def, ...DEV_SETTINGS[def.name] }))
+    .sort((a, b) => rank(a) - rank(b));
+}
 
 /**
  * Every development credential of ARCHITECTURE.md "First credentials": a fixed value, or a secret
@@ -178,15 +185,18 @@ async function main(): Promise<void> {
     embedded = true;
   }
 
+  const apps = appsToStart();
+  const gatewayDef = apps.find((entry) => entry.def.name === 'gateway')?.def;
+  if (!gatewayDef) throw new Error('apps/gateway is missing: npm start runs every app behind the gateway');
   const gatewayEnv: Record<string, string> = {};
   for (const service of SERVICES) gatewayEnv[upstreamEnvName(service.name)] = `http://127.0.0.1:${portOf(service, env)}`;
   // Click-tracking links (automation-api) point at the gateway, where a newcomer's browser reaches them.
-  const gatewayOrigin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${portOf(gatewayService, env)}`;
-  const publicUrls: Record<string, Record<string, string>> = { 'automation-api': { PUBLIC_BASE_URL: `${gatewayOrigin}/automation` } };
-  const entries: AppEntry[] = [...APPS, { def: gatewayService, env: gatewayEnv }].map((entry) => ({
-    ...entry,
-    env: { ...publicUrls[entry.def.name], ...entry.env },
-  }));
+  const gatewayOrigin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${portOf(gatewayDef, env)}`;
+  const devEnv: Record<string, Record<string, string>> = {
+    'automation-api': { PUBLIC_BASE_URL: `${gatewayOrigin}/automation` },
+    gateway: gatewayEnv,
+  };
+  const entries: AppEntry[] = apps.map((entry) => ({ ...entry, env: { ...devEnv[entry.def.name], ...entry.env } }));
   const given: Record<string, string> = {};
   const provided: Record<string, string> = {};
 
@@ -224,7 +234,7 @@ function printBanner(running: RunningService[], given: Record<string, string>, u
     lines.push(`  ${app.name.padEnd(18)} ${app.url.padEnd(24)} via gateway ${gateway?.url ?? ''}${route.prefix}   docs ${gateway?.url ?? app.url}${route.prefix}/api/docs`);
   }
   const missing = SERVICES.filter((s) => !running.some((r) => r.name === s.name)).map((s) => s.name);
-  if (missing.length) lines.push(`  not started (not in tools/start.ts yet): ${missing.join(', ')}`);
+  if (missing.length) lines.push(`  not started (no apps/<name> yet): ${missing.join(', ')}`);
   lines.push('');
   if (Object.keys(given).length) {
     lines.push('  Development credentials (kept in DATA_DIR/dev-credentials.json; set a variable to override):');

@@ -4,9 +4,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, waitHealthy } from '@platform/testing';
 import { SERVICES, upstreamEnvName } from '../../apps/gateway/src/routes/route-table';
 
 /** Where each started process listens. */
@@ -70,29 +70,6 @@ const APPS: Record<string, AppSpec> = {
 
 /** Start order: the proxies after the services they route to. */
 const ORDER = (name: string) => (name === 'gateway' || name === 'bare-proxy' ? 1 : 0);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-async function waitHealthy(name: string, url: string, child: ChildProcess, output: () => string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}:\n${output()}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${name} did not answer ${url}/healthz within ${timeoutMs} ms:\n${output()}`);
-}
 
 /** Part B's login (form-encoded) as the bench's first user: the token of the authenticated scenarios. */
 async function login(url: string): Promise<string> {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import registry from '../../services.json';
 
 const root = path.resolve(__dirname, '../..');
 const READY_TIMEOUT_MS = 90_000;
@@ -17,8 +18,8 @@ interface Started {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Ports 3000..3008 (gateway and the eight apps) plus the offset. */
-const STANDARD_PORTS = Array.from({ length: 9 }, (_, i) => 3000 + i);
+/** The standard port of every app in the registry (services.json), plus the offset. */
+const STANDARD_PORTS = registry.services.map((s) => s.port);
 
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -29,7 +30,7 @@ function portIsFree(port: number): Promise<boolean> {
 }
 
 /**
- * A PORT_OFFSET whose nine ports are free right now. The ports stay below 32768, where Linux's
+ * A PORT_OFFSET whose ports are all free right now. The ports stay below 32768, where Linux's
  * ephemeral range starts, so that no client socket of a test running beside this one can take one
  * of them between this check and the stack's listen().
  */

@@ -1,39 +1,16 @@
 import { BaseConfig } from '@platform/platform';
 import { IsInt, IsOptional, IsUrl, Max, Min } from 'class-validator';
+import { defaultUpstream, SERVICES, upstreamEnvName } from './routes/route-table';
 
 const UPSTREAM_URL = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
-const upstreamMessage = (name: string, port: number) => ({
-  message: `GATEWAY_UPSTREAM_${name} must be an http(s) origin such as http://127.0.0.1:${port}`,
-});
 
 /**
  * The gateway's variables: where each service lives (default: loopback on its standard port) and how
- * long an upstream may stay silent. Every upstream variable is `GATEWAY_UPSTREAM_<APP_NAME_UPPER_SNAKE>`.
+ * long an upstream may stay silent. Every upstream variable is `GATEWAY_UPSTREAM_<APP_NAME_UPPER_SNAKE>`,
+ * one per service of the registry (declared below the class).
  */
 export class GatewayConfig extends BaseConfig {
-  @IsOptional() @IsUrl(UPSTREAM_URL, upstreamMessage('AUTOMATION_API', 3001))
-  GATEWAY_UPSTREAM_AUTOMATION_API?: string;
-
-  @IsOptional() @IsUrl(UPSTREAM_URL, upstreamMessage('EMAIL_API', 3002))
-  GATEWAY_UPSTREAM_EMAIL_API?: string;
-
-  @IsOptional() @IsUrl(UPSTREAM_URL, upstreamMessage('KNOWLEDGE_API', 3003))
-  GATEWAY_UPSTREAM_KNOWLEDGE_API?: string;
-
-  @IsOptional() @IsUrl(UPSTREAM_URL, upstreamMessage('AUTH_API', 3004))
-  GATEWAY_UPSTREAM_AUTH_API?: string;
-
-  @IsOptional() @IsUrl(UPSTREAM_URL, upstreamMessage('CONVERSATION_API', 3005))
-  GATEWAY_UPSTREAM_CONVERSATION_API?: string;
-
-  @IsOptional() @IsUrl(UPSTREAM_URL, upstreamMessage('TRANSCRIBE_API', 3006))
-  GATEWAY_UPSTREAM_TRANSCRIBE_API?: string;
-
-  @IsOptional() @IsUrl(UPSTREAM_URL, upstreamMessage('AUTOSTART_PROXY', 3007))
-  GATEWAY_UPSTREAM_AUTOSTART_PROXY?: string;
-
-  @IsOptional() @IsUrl(UPSTREAM_URL, upstreamMessage('LOGISTICS_HOOKS', 3008))
-  GATEWAY_UPSTREAM_LOGISTICS_HOOKS?: string;
+  [upstream: `GATEWAY_UPSTREAM_${string}`]: string | undefined;
 
   /**
    * How long an upstream may send nothing (no response headers, no body bytes) before the gateway
@@ -47,16 +24,15 @@ export class GatewayConfig extends BaseConfig {
   GATEWAY_CONNECT_TIMEOUT_MS: number = 5_000;
 }
 
+// One optional upstream variable per service of the route table (services.json), validated like a
+// declared field: loadConfig reads the variables that carry class-validator metadata.
+for (const service of SERVICES) {
+  const variable = upstreamEnvName(service.name);
+  IsOptional()(GatewayConfig.prototype, variable);
+  IsUrl(UPSTREAM_URL, { message: `${variable} must be an http(s) origin such as ${defaultUpstream(service)}` })(GatewayConfig.prototype, variable);
+}
+
 /** The upstream URL of every service named in the config, keyed by service name. */
 export function upstreamsOf(config: GatewayConfig): Record<string, string | undefined> {
-  return {
-    'automation-api': config.GATEWAY_UPSTREAM_AUTOMATION_API,
-    'email-api': config.GATEWAY_UPSTREAM_EMAIL_API,
-    'knowledge-api': config.GATEWAY_UPSTREAM_KNOWLEDGE_API,
-    'auth-api': config.GATEWAY_UPSTREAM_AUTH_API,
-    'conversation-api': config.GATEWAY_UPSTREAM_CONVERSATION_API,
-    'transcribe-api': config.GATEWAY_UPSTREAM_TRANSCRIBE_API,
-    'autostart-proxy': config.GATEWAY_UPSTREAM_AUTOSTART_PROXY,
-    'logistics-hooks': config.GATEWAY_UPSTREAM_LOGISTICS_HOOKS,
-  };
+  return Object.fromEntries(SERVICES.map((service) => [service.name, config[upstreamEnvName(service.name)]]));
 }

@@ -15,38 +15,39 @@ import { UploadErrorsInterceptor } from './uploads/upload-errors.interceptor';
 import { UploadJanitor } from './uploads/upload-janitor';
 import { TranscriptionWorker } from './worker/transcription-worker';
 
-@Module({})
-export class AppModule {}
-
 /**
- * Root module. Role `all` (default) serves the API and runs the workers; `api` only enqueues;
- * `worker` runs the workers and serves nothing but /health, /healthz, /readyz and /metrics.
+ * Root module, `TranscribeApiModule.forRoot(config)`. Role `all` (default) serves the API and runs
+ * the workers; `api` only enqueues; `worker` runs the workers and serves nothing but /health,
+ * /healthz, /readyz and /metrics.
  * No database: job records live with the jobs in Redis (or in memory), see README.
  */
-export function appModule(config: TranscribeConfig): DynamicModule {
-  const serveApi = config.TRANSCRIBE_ROLE !== 'worker';
-  const runWorkers = config.TRANSCRIBE_ROLE !== 'api';
-  return {
-    module: AppModule,
-    imports: [
-      MessagingModule.forRoot(),
-      QueueModule,
-      ...(serveApi
-        ? [
-            MulterModule.register({
-              storage: new AudioDiskStorage(uploadDirOf(config)),
-              limits: { fileSize: config.TRANSCRIBE_MAX_UPLOAD_BYTES, files: 1, fields: 10, fieldSize: 1024 },
-            }),
-          ]
-        : []),
-    ],
-    controllers: [HealthController, ...(serveApi ? [InfoController, TranscribeController] : [])],
-    providers: [
-      EnginesService,
-      TranscriptionRunner,
-      ...(serveApi ? [TranscribeService, UploadErrorsInterceptor] : []),
-      ...(runWorkers ? [TranscriptionWorker] : []),
-      ...(serveApi && runWorkers ? [UploadJanitor] : []),
-    ],
-  };
+@Module({})
+export class TranscribeApiModule {
+  static forRoot(config: TranscribeConfig): DynamicModule {
+    const serveApi = config.TRANSCRIBE_ROLE !== 'worker';
+    const runWorkers = config.TRANSCRIBE_ROLE !== 'api';
+    return {
+      module: TranscribeApiModule,
+      imports: [
+        MessagingModule.forRoot(),
+        QueueModule,
+        ...(serveApi
+          ? [
+              MulterModule.register({
+                storage: new AudioDiskStorage(uploadDirOf(config)),
+                limits: { fileSize: config.TRANSCRIBE_MAX_UPLOAD_BYTES, files: 1, fields: 10, fieldSize: 1024 },
+              }),
+            ]
+          : []),
+      ],
+      controllers: [HealthController, ...(serveApi ? [InfoController, TranscribeController] : [])],
+      providers: [
+        EnginesService,
+        TranscriptionRunner,
+        ...(serveApi ? [TranscribeService, UploadErrorsInterceptor] : []),
+        ...(runWorkers ? [TranscriptionWorker] : []),
+        ...(serveApi && runWorkers ? [UploadJanitor] : []),
+      ],
+    };
+  }
 }

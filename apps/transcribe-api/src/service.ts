@@ -1,6 +1,6 @@
 import { TranscribeDetailErrorFilter } from './errors/detail-error.filter';
 import type { ServiceDefinition } from '@platform/platform';
-import { appModule } from './app.module';
+import { TranscribeApiModule } from './app.module';
 import { TranscribeConfig } from './config';
 import { SERVICE_VERSION } from './info/info.controller';
 
@@ -20,7 +20,7 @@ export const transcribeApiService: ServiceDefinition<TranscribeConfig> = {
   name: 'transcribe-api',
   port: 3006,
   config: TranscribeConfig,
-  module: appModule,
+  module: (config) => TranscribeApiModule.forRoot(config),
   errorFilter: () => new TranscribeDetailErrorFilter(),
   swagger: {
     title: 'transcribe-api',

@@ -1,5 +1,6 @@
 // The gateway's routing: which prefix reaches which service, and how a request path is rewritten.
 // Plain functions (no I/O) so they are cheap on the hot path and easy to test.
+import registry from '../../../../services.json';
 
 /** A service behind the gateway, as ARCHITECTURE.md lists it. */
 export interface ServiceEntry {
@@ -11,16 +12,8 @@ export interface ServiceEntry {
   readonly port: number;
 }
 
-export const SERVICES: readonly ServiceEntry[] = [
-  { name: 'automation-api', prefix: '/automation', port: 3001 },
-  { name: 'email-api', prefix: '/email', port: 3002 },
-  { name: 'knowledge-api', prefix: '/knowledge', port: 3003 },
-  { name: 'auth-api', prefix: '/auth', port: 3004 },
-  { name: 'conversation-api', prefix: '/conversation', port: 3005 },
-  { name: 'transcribe-api', prefix: '/transcribe', port: 3006 },
-  { name: 'autostart-proxy', prefix: '/autostart', port: 3007 },
-  { name: 'logistics-hooks', prefix: '/logistics', port: 3008 },
-];
+/** Every service of the registry (services.json) that has a gateway prefix, in registry order. */
+export const SERVICES: readonly ServiceEntry[] = registry.services.flatMap(({ name, prefix, port }) => (prefix ? [{ name, prefix, port }] : []));
 
 export interface Route extends ServiceEntry {
   /** upstream origin, e.g. http://127.0.0.1:3004 (no trailing slash) */
@@ -34,7 +27,7 @@ export interface RouteMatch {
 }
 
 /** 'auth-api' → 'GATEWAY_UPSTREAM_AUTH_API' */
-export function upstreamEnvName(serviceName: string): string {
+export function upstreamEnvName(serviceName: string): `GATEWAY_UPSTREAM_${string}` {
   return `GATEWAY_UPSTREAM_${serviceName.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
 }
 
