@@ -29,10 +29,10 @@ export const ENTITIES = [AccountEntity, ApiKeyEntity, AutomationEntity, ContactE
 export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000];
 
 @Module({})
-export class AppModule {
+export class AutomationApiModule {
   static forRoot(config: AutomationConfig): DynamicModule {
     return {
-      module: AppModule,
+      module: AutomationApiModule,
       imports: [
         DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS, schema: 'automation' }),
         MessagingModule.forRoot({ outbox: true }),

@@ -1,7 +1,7 @@
 import { PlainErrorFilter } from '@platform/errors';
 import type { ServiceDefinition } from '@platform/platform';
 import { AccountsService } from './accounts/accounts.service';
-import { AppModule } from './app.module';
+import { AutomationApiModule } from './app.module';
 import { AutomationConfig } from './config';
 
 export const automationApiService: ServiceDefinition<AutomationConfig> = {
@@ -9,7 +9,7 @@ export const automationApiService: ServiceDefinition<AutomationConfig> = {
   port: 3001,
   schema: 'automation',
   config: AutomationConfig,
-  module: (config) => AppModule.forRoot(config),
+  module: (config) => AutomationApiModule.forRoot(config),
   errorFilter: () => new PlainErrorFilter(),
   swagger: {
     title: 'Comment and DM automation API',

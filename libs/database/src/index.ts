@@ -12,6 +12,5 @@ export {
 export { Database } from './database';
 export { rowsOf } from './rows';
 export { PollingWorker } from './polling-worker';
-export { withTransaction } from './transaction';
 export { claimDue, type ClaimDueOptions, type ClaimLease } from './claim-due';
 export { PreparedStatements } from './prepared-statements';
