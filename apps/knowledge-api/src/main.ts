@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { knowledgeApiService } from './service';
+
+void runService(knowledgeApiService);
