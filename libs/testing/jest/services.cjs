@@ -92,7 +92,11 @@ async function startEmbeddedPostgres() {
   require('./register-ts.cjs');
   const { serveSession } = require('../../pglite-server/src/session-server.ts');
   const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create('memory://');
+  // The extensions of the database lib's embedded instance (pgvector for knowledge-api).
+  const { vector } = await import('@electric-sql/pglite-pgvector');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { citext } = await import('@electric-sql/pglite/contrib/citext');
+  const db = await PGlite.create('memory://', { extensions: { vector, pg_trgm, citext } });
   const server = await serveSession(db, { host: '127.0.0.1', port: 0, maxConnections: 200 });
   const url = `postgres://postgres@${server.host}:${server.port}/postgres`;
   return {
