@@ -1,17 +1,29 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { DatabaseModule } from '@platform/database';
 import { messagingEntities, MessagingModule } from '@platform/messaging';
+import { RedisModule } from '@platform/rate-limit';
+import { ApiKeyGuard } from './common/api-key';
 import type { KnowledgeApiConfig } from './config';
+import { CrawlModule } from './crawl/crawl.module';
+import { DocumentsModule } from './documents/documents.module';
+import { HealthController } from './health/health.controller';
 import { CreateOutboxTables1795511016147 } from './migrations/1795511016147-CreateOutboxTables';
+import { KnowledgeTables1795511100000 } from './migrations/1795511100000-KnowledgeTables';
+import { ProgressModule } from './progress/progress.module';
+import { RealtimeModule } from './realtime/realtime.module';
+import { SearchModule } from './search/search.module';
+import { SourcesModule } from './sources/sources.module';
 
 /** The entities this app's repositories use (`db.repository(Entity)`), and the outbox's and inbox's. */
 export const KNOWLEDGE_API_ENTITIES = [...messagingEntities];
-export const KNOWLEDGE_API_MIGRATIONS = [CreateOutboxTables1795511016147];
+export const KNOWLEDGE_API_MIGRATIONS = [CreateOutboxTables1795511016147, KnowledgeTables1795511100000];
 
 /**
  * Root module, `KnowledgeApiModule.forRoot(config)`. DatabaseModule (global) gives every repository the
  * `Database` helper and registers the `database` readiness check; MessagingModule gives `EventBus`
- * and `Outbox` and registers `broker`. The platform serves /healthz, /readyz, /metrics and /api/docs.
+ * and `Outbox` and registers `broker`; RedisModule registers `redis` when REDIS_URL is set.
+ * The platform serves /healthz, /readyz, /metrics and /api/docs.
  */
 @Module({})
 export class KnowledgeApiModule {
@@ -21,8 +33,16 @@ export class KnowledgeApiModule {
       imports: [
         DatabaseModule.forRoot({ entities: KNOWLEDGE_API_ENTITIES, migrations: KNOWLEDGE_API_MIGRATIONS }),
         MessagingModule.forRoot({ outbox: true }),
-        // One module per feature folder (STYLE.md 2), e.g. ItemsModule from './items/items.module'.
+        RedisModule,
+        RealtimeModule,
+        SourcesModule,
+        ProgressModule,
+        CrawlModule,
+        DocumentsModule,
+        SearchModule,
       ],
+      controllers: [HealthController],
+      providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }
 }

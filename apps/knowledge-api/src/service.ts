@@ -1,7 +1,21 @@
-import { EnvelopeErrorFilter } from '@platform/errors';
+import { PlainErrorFilter } from '@platform/errors';
 import type { ServiceDefinition } from '@platform/platform';
 import { KnowledgeApiModule } from './app.module';
 import { KnowledgeApiConfig } from './config';
+
+const description = `Knowledge service (spec 002, part A): crawls websites and takes uploaded documents, chunks and stores them, and answers search queries; crawl progress streams over Socket.IO and is readable over REST. Behind the gateway at \`/knowledge\` (Socket.IO path \`/knowledge/socket.io\` there).
+
+**Authentication**: when KNOWLEDGE_API_KEY is set, every \`/api/*\` route and every Socket.IO namespace needs it in \`X-API-Key\` or \`Authorization: Bearer\` (sockets also \`auth: {apiKey}\`); 401 otherwise. Unset: open (development).
+
+**Errors**: \`{"error": "<what went wrong and what to do>"}\` with 400 (validation, bad URL, bad tags), 401, 404 (unknown source: \`{"error": "Source not found"}\`; unknown progress), 409 (a crawl of that host already runs; cancelling an ended crawl), 413 (upload over the limit of its type), 415 (upload type not supported, or content not matching its name), 422 (unreadable document).
+
+**Crawl**: \`…sitemap.xml\` → every listed page (sitemap indexes followed); a \`.txt\` URL → that document as is; otherwise a breadth-first crawl of the same host (\`max_depth\` 1 = the start page only). CRAWL_CONCURRENCY (5) pages at once, robots.txt respected (user agent \`knowledge-api-crawler\`), CRAWL_HOST_DELAY_MS between requests to one host (raised by Crawl-delay), CRAWL_PAGE_TIMEOUT_MS and CRAWL_MAX_PAGE_BYTES per page, CRAWL_MAX_PAGES per crawl; private and loopback addresses refused unless CRAWL_ALLOW_PRIVATE=true. Pages become markdown (Readability, Turndown); fenced code blocks of ≥ 250 characters are stored as code examples with their language; chunks ≤ 5000 characters. The source id of a crawl is the URL's host (a new crawl of that host refreshes it; only changed pages are chunked again), of an upload its file name. \`update_frequency\` (days, 0 = never) schedules recrawls. A crawl runs on one replica (queue in the database); another takes it over if that replica dies.
+
+**Progress**: status \`queued\`, then \`analyzing\` 0–5, \`crawling\` 5–25, \`processing\` 25–30, \`source_creation\` 30–35, \`document_storage\` 35–90, \`code_storage\` 90–95, \`finalization\` 95–100, and \`completed\` (100, event \`progress_complete\` with chunksStored, wordCount) or \`error\` / \`cancelled\` (event \`progress_error\` with \`error\`; the percentage stays where it was, it never goes back). Namespaces: \`/crawl\` (emit \`subscribe\` {progress_id}), \`/\` (\`join_progress\` {progress_id}, \`join_project\` {project_id}; payloads add \`message\`), \`/knowledge\` (\`source_added\`, \`source_updated\`), \`/logs\` (\`log_entry\`, \`log_batch\`). A subscription is answered with the stored state at once. REST: \`GET /api/progress/{id}\`; cancel: \`POST /api/knowledge-items/stop/{id}\` or \`DELETE /api/progress/{id}\`.
+
+**Search**: PostgreSQL full-text (english configuration, title weighted above content) always. With EMBEDDINGS_URL (OpenAI-compatible), hybrid: the full-text and vector rankings fused by reciprocal rank fusion (k = 60). Vectors live in pgvector (HNSW, cosine) where the extension exists; on PostgreSQL without it they are stored as \`real[]\` and the vector side ranks the 200 best candidates of a widened full-text query (any query word, GIN index) by cosine similarity. \`similarity_score\` is in [0, 1]. If the embeddings server fails, search answers full-text results (\`search_mode\`).
+
+**Docs**: Swagger UI at \`/api/docs\`, \`/docs\` and \`/redoc\` (no ReDoc bundle is installed here, so \`/redoc\` serves the same local Swagger UI; no CDN is used).`;
 
 /** name, port and schema are this app's line in services.json (tools/checks/registry.spec.ts checks that they agree). */
 export const knowledgeApiService: ServiceDefinition<KnowledgeApiConfig> = {
@@ -10,11 +24,11 @@ export const knowledgeApiService: ServiceDefinition<KnowledgeApiConfig> = {
   schema: 'knowledge',
   config: KnowledgeApiConfig,
   module: (config) => KnowledgeApiModule.forRoot(config),
-  // The spec's error shape (@platform/errors): EnvelopeErrorFilter (doc 2, part C), PlainErrorFilter (doc 1), DetailErrorFilter (part B).
-  errorFilter: () => new EnvelopeErrorFilter(),
+  errorFilter: () => new PlainErrorFilter(),
   swagger: {
     title: 'knowledge-api',
     version: '1.0.0',
-    description: 'knowledge-api, behind the gateway at `/knowledge`. Authentication, error shape and every choice made where the spec says "not shown" are described here.',
+    description,
+    aliases: ['/docs', '/redoc'],
   },
 };

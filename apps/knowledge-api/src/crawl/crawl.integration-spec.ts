@@ -1,0 +1,231 @@
+// Crawls of websites served by the test on loopback, followed over a real Socket.IO client and
+// over REST: a sitemap, a sitemap index, an llms.txt, a recursive site with depth limits,
+// robots.txt exclusions, a slow page, a broken link, non-HTML; progress in phase order with
+// monotonic percentages; cancel; a second app on the same database reading the progress.
+import type { AddressInfo } from 'node:net';
+import { createTestApp, type TestApp } from '@platform/testing';
+import { io, type Socket } from 'socket.io-client';
+import { page, startSite, type TestSite } from '../../test/test-site';
+import type { KnowledgeApiConfig } from '../config';
+import { PHASES } from '../progress/progress-phases';
+import type { ProgressPayload } from '../progress/progress-payload';
+import { knowledgeApiService } from '../service';
+
+const ENV = { CRAWL_ALLOW_PRIVATE: 'true', CRAWL_HOST_DELAY_MS: '0', CRAWL_PAGE_TIMEOUT_MS: '1000', CRAWL_POLL_MS: '200' };
+const ORDER = ['queued', ...PHASES.map((p) => p.status), 'completed'];
+
+describe('crawl (integration)', () => {
+  let t: TestApp<KnowledgeApiConfig>;
+  let base: string;
+  const sites: TestSite[] = [];
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp(knowledgeApiService, ENV);
+    await t.app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    sockets.forEach((s) => s.close());
+    await t?.close();
+    await Promise.all(sites.map((s) => s.close()));
+  });
+
+  async function site(routes: Parameters<typeof startSite>[0]): Promise<TestSite> {
+    const s = await startSite(routes);
+    sites.push(s);
+    return s;
+  }
+
+  /** Subscribes on /crawl (or join_progress on /) and collects events until the crawl ends. */
+  function follow(progressId: string, ns: '/crawl' | '/' = '/crawl'): Promise<Array<{ event: string; data: ProgressPayload }>> {
+    const socket = io(`${base}${ns === '/' ? '' : ns}`, { transports: ['websocket'], forceNew: true });
+    sockets.push(socket);
+    const events: Array<{ event: string; data: ProgressPayload }> = [];
+    return new Promise((resolve, reject) => {
+      for (const event of ['progress_update', 'progress_complete', 'progress_error']) {
+        socket.on(event, (data: ProgressPayload) => {
+          events.push({ event, data });
+          if (event !== 'progress_update') {
+            socket.close();
+            resolve(events);
+          }
+        });
+      }
+      socket.on('connect_error', reject);
+      socket.on('connect', () => socket.emit(ns === '/' ? 'join_progress' : 'subscribe', { progress_id: progressId }));
+    });
+  }
+
+  async function crawl(body: Record<string, unknown>, ns: '/crawl' | '/' = '/crawl') {
+    const res = await t.http.post('/api/knowledge-items/crawl').send({ knowledge_type: 'technical', ...body }).expect(200);
+    expect(res.body).toEqual({ success: true, progress_id: expect.any(String), message: expect.any(String), estimated_duration: expect.any(String) });
+    const events = await follow(res.body.progress_id, ns);
+    return { progressId: res.body.progress_id as string, events };
+  }
+
+  function expectOrdered(events: Array<{ data: ProgressPayload }>): void {
+    let lastIndex = -1;
+    let lastPct = -1;
+    for (const { data } of events) {
+      const idx = ORDER.indexOf(data.status);
+      expect(idx).toBeGreaterThanOrEqual(lastIndex);
+      expect(data.percentage).toBeGreaterThanOrEqual(lastPct);
+      const phase = PHASES.find((p) => p.status === data.status);
+      if (phase) {
+        expect(data.percentage).toBeGreaterThanOrEqual(phase.from);
+        expect(data.percentage).toBeLessThanOrEqual(phase.to);
+      }
+      lastIndex = idx;
+      lastPct = data.percentage;
+    }
+  }
+
+  const search = async (query: string, source?: string) =>
+    (await t.http.post('/api/rag/query').send({ query, source, match_count: 10 }).expect(200)).body as {
+      results: Array<{ url: string; content: string; similarity_score: number; metadata: { source_id: string } }>;
+    };
+
+  it('crawls a site recursively to max_depth, same site only, respecting robots.txt, skipping slow, broken and non-HTML pages', async () => {
+    const s = await site({
+      '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' },
+      '/': page('Home', 'homepage welcome', ['/l1a', '/l1b', '/private/secret', '/missing', '/slow', '/data.bin', '/logo.png', 'https://example.org/away', '/l1a#again']),
+      '/l1a': page('Level one A', 'zebracorn meadow', ['/l2', '/']),
+      '/l1b': page('Level one B', 'quokkaberry orchard', ['/l2']),
+      '/l2': page('Level two', 'platypine canyon', ['/l3']),
+      '/l3': page('Level three', 'narwhalnut lagoon'),
+      '/private/secret': page('Secret', 'forbiddenword'),
+      '/slow': { body: page('Slow', 'tardigradeword'), delayMs: 5000 },
+      '/data.bin': { type: 'application/octet-stream', body: 'binary' },
+    });
+    const { events, progressId } = await crawl({ url: `${s.origin}/`, max_depth: 2, tags: ['site'] });
+
+    expectOrdered(events);
+    const statuses = new Set(events.map((e) => e.data.status));
+    for (const p of PHASES) expect(statuses).toContain(p.status);
+    const last = events[events.length - 1];
+    expect(last.event).toBe('progress_complete');
+    expect(last.data).toMatchObject({ progressId, status: 'completed', percentage: 100, chunksStored: expect.any(Number), wordCount: expect.any(Number) });
+    expect(last.data.chunksStored).toBeGreaterThanOrEqual(3);
+    for (const key of ['start_time', 'currentUrl', 'totalPages', 'processedPages', 'log', 'logs']) expect(last.data).toHaveProperty(key);
+    expect(last.data.logs.some((l) => /^Batch 1\/\d+: Processing items 1-\d+ of \d+$/.test(l))).toBe(true);
+    expect(last.data.logs.some((l) => l.includes('/private/secret') && l.includes('robots.txt'))).toBe(true);
+    expect(last.data.logs.some((l) => l.includes('/missing') && l.includes('HTTP 404'))).toBe(true);
+    expect(last.data.logs.some((l) => l.includes('/slow') && /TIMEOUT/.test(l))).toBe(true);
+    expect(last.data.logs.some((l) => l.includes('/data.bin') && l.includes('not HTML'))).toBe(true);
+
+    expect(s.hits).not.toContain('/private/secret');
+    expect(s.hits).not.toContain('/l2'); // depth 3
+    expect(s.hits).not.toContain('/logo.png');
+    expect(s.hits.filter((h) => h === '/l1a')).toHaveLength(1); // each page once
+
+    expect((await search('zebracorn')).results[0].url).toBe(`${s.origin}/l1a`);
+    expect((await search('platypine')).results).toHaveLength(0);
+
+    // REST has the same final state
+    const rest = await t.http.get(`/api/progress/${progressId}`).expect(200);
+    expect(rest.body).toMatchObject({ status: 'completed', percentage: 100, chunksStored: last.data.chunksStored });
+
+    // deeper crawl of the same host: the same source, now with level two, not level three
+    const deeper = await crawl({ url: `${s.origin}/`, max_depth: 3 });
+    expect(deeper.events[deeper.events.length - 1].data.status).toBe('completed');
+    expect((await search('platypine')).results[0].url).toBe(`${s.origin}/l2`);
+    expect((await search('narwhalnut')).results).toHaveLength(0);
+  });
+
+  it('crawls every page of a sitemap, and of a sitemap index with nested sitemaps', async () => {
+    const s = await site({
+      '/sitemap.xml': (o) => ({
+        type: 'application/xml',
+        body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${o}/docs/a</loc></url><url><loc>${o}/docs/b</loc></url></urlset>`,
+      }),
+      '/docs/a': page('Doc A', 'sitemapalpha', ['/docs/unlisted']),
+      '/docs/b': page('Doc B', 'sitemapbeta'),
+      '/docs/unlisted': page('Unlisted', 'unlistedgamma'),
+    });
+    const { events } = await crawl({ url: `${s.origin}/sitemap.xml` }, '/');
+    expectOrdered(events);
+    expect(events[events.length - 1].data).toMatchObject({ status: 'completed', totalPages: 2, message: expect.any(String) });
+    expect((await search('sitemapbeta')).results[0].url).toBe(`${s.origin}/docs/b`);
+    expect(s.hits).not.toContain('/docs/unlisted');
+
+    const idx = await site({
+      '/sitemap_index.xml': (o) => ({
+        type: 'application/xml',
+        body: `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${o}/sitemap-guides.xml</loc></sitemap><sitemap><loc>${o}/sitemap-blog.xml</loc></sitemap></sitemapindex>`,
+      }),
+      '/sitemap-guides.xml': (o) => ({ type: 'application/xml', body: `<urlset><url><loc>${o}/guides/one</loc></url></urlset>` }),
+      '/sitemap-blog.xml': (o) => ({
+        type: 'application/xml',
+        body: `<urlset><url><loc>${o}/blog/post</loc></url><url><loc>${o}/blog/gone</loc></url></urlset>`,
+      }),
+      '/guides/one': page('Guide one', 'indexguideword'),
+      '/blog/post': page('Blog post', 'indexblogword'),
+    });
+    const res = await crawl({ url: `${idx.origin}/sitemap_index.xml` });
+    expect(res.events[res.events.length - 1].data.status).toBe('completed');
+    expect((await search('indexguideword')).results[0].url).toBe(`${idx.origin}/guides/one`);
+    expect((await search('indexblogword')).results[0].url).toBe(`${idx.origin}/blog/post`);
+  });
+
+  it('downloads an llms.txt directly, with its code blocks as code examples', async () => {
+    const code = Array.from({ length: 20 }, (_, i) => `client.call("endpoint_${i}", { retries: ${i} });`).join('\n');
+    const s = await site({
+      '/llms.txt': { type: 'text/plain', body: `# Llama docs\n\n> llmstxtword summary of the project.\n\n## API\n\nUse it like this:\n\n\`\`\`javascript\n${code}\n\`\`\`\n` },
+    });
+    const { events } = await crawl({ url: `${s.origin}/llms.txt` });
+    expect(events[events.length - 1].data).toMatchObject({ status: 'completed', totalPages: 1 });
+    expect((await search('llmstxtword')).results[0].url).toBe(`${s.origin}/llms.txt`);
+    const sources = await t.http.get('/api/rag/sources').expect(200);
+    const mine = sources.body.sources.find((x: { source_id: string }) => x.source_id === new URL(s.origin).host);
+    expect(mine).toMatchObject({ title: 'Llama docs', code_examples_count: 1, source_type: 'url' });
+    const del = await t.http.delete(`/api/sources/${encodeURIComponent(mine.source_id)}`).expect(200);
+    expect(del.body).toMatchObject({ success: true, pages_deleted: 1, code_examples_deleted: 1, total_chunks_removed: 2 });
+    await t.http.delete(`/api/sources/${encodeURIComponent(mine.source_id)}`).expect(404, { error: 'Source not found' });
+  });
+
+  it('refuses bad requests with a clear 400', async () => {
+    const bad = await t.http.post('/api/knowledge-items/crawl').send({ url: 'ftp://x', knowledge_type: 'technical' }).expect(400);
+    expect(bad.body.error).toMatch(/url/);
+    await t.http.post('/api/knowledge-items/crawl').send({ url: 'https://x.dev', knowledge_type: 'technical', max_depth: 6 }).expect(400);
+    await t.http.post('/api/knowledge-items/crawl').send({ url: 'https://x.dev' }).expect(400);
+    await t.http.get('/api/progress/00000000-0000-4000-8000-000000000000').expect(404);
+  });
+
+  it('cancels a running crawl; another app on the same database reads it, refuses a second crawl of the host (409) and cancels it', async () => {
+    const many: Record<string, string | { body: string; delayMs: number }> = {};
+    const links = Array.from({ length: 30 }, (_, i) => `/p${i}`);
+    many['/'] = page('Root', 'rootword', links);
+    for (const l of links) many[l] = { body: page(l, 'pageword'), delayMs: 300 };
+    const s = await site(many);
+    const other = await createTestApp(knowledgeApiService, {
+      ...ENV,
+      DATABASE_URL: t.database!.url,
+      DATABASE_SCHEMA: t.database!.schema,
+    });
+    try {
+      const res = await t.http.post('/api/knowledge-items/crawl').send({ url: `${s.origin}/`, knowledge_type: 'business' }).expect(200);
+      const id = res.body.progress_id as string;
+      const ended = follow(id);
+      // wait until it is crawling (observed through the other app), then cancel there
+      for (let i = 0; i < 200; i++) {
+        const p = await other.http.get(`/api/progress/${id}`).expect(200);
+        if (p.body.status === 'crawling' && p.body.processedPages > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const again = await other.http.post('/api/knowledge-items/crawl').send({ url: `${s.origin}/`, knowledge_type: 'business' }).expect(409);
+      expect(again.body.error).toContain(id);
+      await other.http.delete(`/api/progress/${id}`).expect(200);
+      const events = await ended;
+      const last = events[events.length - 1];
+      expect(last.event).toBe('progress_error');
+      expect(last.data).toMatchObject({ status: 'cancelled', error: 'Crawl cancelled' });
+      expectOrdered(events.slice(0, -1));
+      expect(s.hits.length).toBeLessThan(31);
+      await other.http.delete(`/api/progress/${id}`).expect(409);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ProgressModule } from '../progress/progress.module';
+import { SourcesModule } from '../sources/sources.module';
+import { CrawlController } from './crawl.controller';
+import { CrawlService } from './crawl.service';
+import { CrawlWorker } from './crawl.worker';
+
+@Module({
+  imports: [ProgressModule, SourcesModule],
+  controllers: [CrawlController],
+  providers: [CrawlService, CrawlWorker],
+  exports: [CrawlWorker],
+})
+export class CrawlModule {}

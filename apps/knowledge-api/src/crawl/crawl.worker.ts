@@ -1,0 +1,84 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { PollingWorker } from '@platform/database';
+import { KnowledgeApiConfig } from '../config';
+import { LEASE_SECONDS, ProgressService } from '../progress/progress.service';
+import { ProgressRepository } from '../progress/progress.repository';
+import { SourcesRepository } from '../sources/sources.repository';
+import { CrawlService } from './crawl.service';
+
+/** Crawls one replica runs at once (each with CRAWL_CONCURRENCY page workers). */
+export const CRAWLS_PER_REPLICA = 3;
+
+/**
+ * Runs the crawl queue: claims queued crawls (and running ones whose replica stopped renewing the
+ * lease) with FOR UPDATE SKIP LOCKED, so each crawl runs on one replica; queues the recrawls whose
+ * `update_frequency` came due. A crawl runs in the background of the request that queued it, so
+ * it goes on when that client disconnects. On shutdown running crawls are stopped and handed back
+ * to the queue for another replica.
+ */
+@Injectable()
+export class CrawlWorker extends PollingWorker {
+  protected readonly logger = new Logger(CrawlWorker.name);
+  private readonly running = new Map<string, { abort: () => void; done: Promise<void> }>();
+  private shuttingDown = false;
+
+  constructor(
+    config: KnowledgeApiConfig,
+    private readonly crawls: CrawlService,
+    private readonly progress: ProgressService,
+    private readonly progressRows: ProgressRepository,
+    private readonly sources: SourcesRepository,
+  ) {
+    super(config.CRAWL_POLL_MS);
+    progress.onCancel((id) => this.running.get(id)?.abort());
+  }
+
+  protected async tick(): Promise<number> {
+    if (this.shuttingDown) return 0;
+    let handled = 0;
+    for (const source of await this.sources.claimDueRecrawls(5)) {
+      if (await this.crawls.queueRecrawl(source)) handled++;
+    }
+    const free = CRAWLS_PER_REPLICA - this.running.size;
+    if (free <= 0) return handled;
+    const rows = await this.progressRows.claim(free, LEASE_SECONDS);
+    for (const row of rows) {
+      const reporter = this.progress.reporter(row);
+      const done = this.crawls
+        .run(row, reporter)
+        .catch((err: Error) => this.logger.error(`crawl ${row.progress_id}: ${err.message}`))
+        .finally(() => {
+          this.running.delete(row.progress_id);
+          this.wake();
+        });
+      this.running.set(row.progress_id, { abort: () => reporter.cancelSeen(), done });
+    }
+    return handled + rows.length;
+  }
+
+  /** Crawls running on this replica. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  /** Resolves when every crawl this replica runs has ended (tests, tools). */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  override async onModuleDestroy(): Promise<void> {
+    this.shuttingDown = true;
+    await super.onModuleDestroy();
+    const ids = [...this.running.keys()];
+    for (const id of ids) {
+      try {
+        await this.progressRows.release(id);
+      } catch {
+        // the lease runs out instead
+      }
+    }
+    // release first: the runs then see their row as no longer theirs and stop without ending it
+    for (const r of this.running.values()) r.abort();
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+}

@@ -1,0 +1,42 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HealthRegistry } from '@platform/platform';
+import { EmbeddingsService } from '../embeddings/embeddings.service';
+import { SourcesRepository } from '../sources/sources.repository';
+
+/**
+ * Health detail: the readiness checks (database, broker, redis: what `/readyz` decides on) plus
+ * the optional embeddings server and the vector store, which are reported here only and never
+ * make the service unready (without them search is full-text only).
+ */
+@ApiTags('health')
+@Controller('api')
+export class HealthController {
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly embeddings: EmbeddingsService,
+    private readonly sources: SourcesRepository,
+  ) {}
+
+  @Get('health')
+  @ApiOperation({ summary: 'Health detail', description: '`status` follows /readyz; `embeddings` is informational.' })
+  async detail(): Promise<Record<string, unknown>> {
+    const report = await this.health.check();
+    let embeddings: Record<string, unknown> = { configured: false, status: 'not_configured', search: 'full_text' };
+    if (this.embeddings.client) {
+      try {
+        await this.embeddings.client.probe();
+        embeddings = { configured: true, status: 'up', model: this.embeddings.client.model, search: 'hybrid' };
+      } catch (err) {
+        embeddings = { configured: true, status: 'down', error: (err as Error).message, model: this.embeddings.client.model, search: 'full_text until it answers' };
+      }
+    }
+    let vectorStore: string;
+    try {
+      vectorStore = (await this.sources.vectorMode()) === 'pgvector' ? 'pgvector (HNSW)' : 'real[] (cosine over full-text candidates; pgvector not installed)';
+    } catch {
+      vectorStore = 'unknown (database down)';
+    }
+    return { status: report.status, service: 'knowledge-api', checks: report.checks, embeddings, vector_store: vectorStore };
+  }
+}

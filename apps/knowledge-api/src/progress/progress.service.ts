@@ -1,0 +1,216 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DomainError } from '@platform/errors';
+import { RealtimeEvents } from '../realtime/realtime-events';
+import { CrawlGateway, RootGateway } from './progress.gateways';
+import { PhaseTracker, type PhaseStatus } from './progress-phases';
+import { eventFor, toPayload, withMessage, type ProgressPayload } from './progress-payload';
+import { ProgressRepository, type CrawlRequest, type ProgressRow, type ProgressState } from './progress.repository';
+
+export const LEASE_SECONDS = 60;
+const MAX_LOGS = 200;
+
+/** Raised inside a crawl when its progress says it was cancelled (here or on another replica). */
+export class CrawlCancelled extends Error {
+  constructor() {
+    super('Crawl cancelled');
+  }
+}
+
+/**
+ * Progress of one running crawl: phase and percentage (monotonic), counters and the log, written
+ * to the database (readable by every replica over REST) and emitted to `/crawl` and `/` rooms.
+ */
+export class ProgressReporter {
+  private readonly tracker: PhaseTracker;
+  private readonly logs: string[];
+  private state: ProgressState;
+  private status: string;
+  private cancelled = false;
+  private lost = false;
+  private finished = false;
+  readonly abort = new AbortController();
+
+  constructor(
+    private readonly row: ProgressRow,
+    private readonly service: ProgressService,
+  ) {
+    this.tracker = new PhaseTracker(row.percentage);
+    this.logs = [...(row.logs ?? [])];
+    this.state = { ...row.state };
+    this.status = row.status;
+  }
+
+  get id(): string {
+    return this.row.progress_id;
+  }
+
+  get isCancelled(): boolean {
+    return this.cancelled;
+  }
+
+  /** The replica lost this crawl (another took it over after the lease ran out). */
+  get isLost(): boolean {
+    return this.lost;
+  }
+
+  /** Throws CrawlCancelled when a cancel was seen. */
+  check(): void {
+    if (this.cancelled) throw new CrawlCancelled();
+  }
+
+  cancelSeen(): void {
+    if (!this.cancelled) {
+      this.cancelled = true;
+      this.abort.abort(new CrawlCancelled());
+    }
+  }
+
+  async phase(phase: PhaseStatus, fraction: number, patch: ProgressState = {}, log?: string): Promise<void> {
+    this.tracker.advance(phase, fraction);
+    this.status = phase;
+    await this.write(patch, log);
+    this.check();
+  }
+
+  /** Renews the lease and picks up a cancel requested elsewhere, without a new event. */
+  heartbeat(): Promise<void> {
+    const next = this.chain.then(async () => {
+      if (this.finished) return;
+      const res = await this.service.repo.update(this.id, {
+        status: this.status,
+        percentage: this.tracker.percentage,
+        state: this.state,
+        logs: this.logs,
+        leaseSeconds: LEASE_SECONDS,
+      });
+      this.handle(res);
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** A log line in the current phase. */
+  async log(line: string): Promise<void> {
+    await this.write({}, line);
+  }
+
+  async complete(patch: ProgressState, log: string): Promise<void> {
+    this.tracker.complete();
+    this.status = 'completed';
+    await this.write(patch, log, true);
+  }
+
+  async fail(status: 'error' | 'cancelled', error: string): Promise<void> {
+    this.status = status;
+    await this.write({ error }, status === 'cancelled' ? 'Crawl cancelled' : `Crawl failed: ${error}`, true);
+  }
+
+  private chain: Promise<void> = Promise.resolve();
+
+  /** Writes are serialised, so events leave in the order they were made (percentages never go back on the wire). */
+  private write(patch: ProgressState, log: string | undefined, finished = false): Promise<void> {
+    const next = this.chain.then(() => this.writeNow(patch, log, finished));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async writeNow(patch: ProgressState, log: string | undefined, finished: boolean): Promise<void> {
+    if (log) {
+      this.logs.push(log);
+      if (this.logs.length > MAX_LOGS) this.logs.splice(0, this.logs.length - MAX_LOGS);
+      patch = { ...patch, log };
+    }
+    this.state = { ...this.state, ...patch };
+    if (finished) this.finished = true;
+    const res = await this.service.repo.update(this.id, {
+      status: this.status,
+      percentage: this.tracker.percentage,
+      state: this.state,
+      logs: this.logs,
+      finished,
+      leaseSeconds: LEASE_SECONDS,
+    });
+    this.handle(res);
+    if (!res) return;
+    this.service.emit(
+      toPayload({
+        progress_id: this.id,
+        status: this.status,
+        percentage: res.percentage,
+        start_time: this.row.start_time,
+        state: this.state,
+        logs: this.logs,
+      }),
+    );
+    if (log) this.service.logLine(this.status === 'error' ? 'error' : 'info', `[${this.id.slice(0, 8)}] ${log}`);
+  }
+
+  private handle(res: { cancelRequested: boolean } | null): void {
+    if (!res) {
+      this.lost = true;
+      this.cancelSeen();
+    } else if (res.cancelRequested) this.cancelSeen();
+  }
+}
+
+@Injectable()
+export class ProgressService {
+  private readonly logger = new Logger(ProgressService.name);
+
+  constructor(
+    readonly repo: ProgressRepository,
+    private readonly crawl: CrawlGateway,
+    private readonly root: RootGateway,
+    private readonly realtime: RealtimeEvents,
+  ) {}
+
+  async create(progressId: string, request: CrawlRequest, sourceId: string | null): Promise<ProgressPayload> {
+    return toPayload(await this.repo.create(progressId, request, sourceId));
+  }
+
+  async get(progressId: string): Promise<ProgressPayload> {
+    const row = await this.repo.find(progressId);
+    if (!row) throw new DomainError(404, `Progress ${progressId} not found: use the progress_id returned by POST /api/knowledge-items/crawl`);
+    return toPayload(row);
+  }
+
+  reporter(row: ProgressRow): ProgressReporter {
+    return new ProgressReporter(row, this);
+  }
+
+  emit(payload: ProgressPayload): void {
+    const event = eventFor(payload.status);
+    this.crawl.server?.to(payload.progressId).emit(event, payload);
+    this.root.server?.to(payload.progressId).emit(event, withMessage(payload));
+  }
+
+  logLine(level: 'info' | 'error', message: string): void {
+    this.realtime.log(level, message);
+  }
+
+  /**
+   * Cancels a crawl: a queued one ends at once; a running one stops at its next step on the
+   * replica that runs it (the cancel flag is in the database). 404 for an unknown id, 409 for a
+   * crawl that already ended.
+   */
+  async cancel(progressId: string): Promise<ProgressPayload> {
+    const existing = await this.repo.find(progressId);
+    if (!existing) throw new DomainError(404, `Progress ${progressId} not found`);
+    if (existing.run_state === 'finished') {
+      throw new DomainError(409, `Crawl ${progressId} already ended with status ${existing.status}; nothing to cancel`);
+    }
+    const res = await this.repo.requestCancel(progressId);
+    if (!res) throw new DomainError(404, `Progress ${progressId} not found`);
+    const payload = toPayload(res.row);
+    if (res.finishedNow) this.emit(payload);
+    this.cancelListeners.forEach((fn) => fn(progressId));
+    return payload;
+  }
+
+  private readonly cancelListeners: Array<(id: string) => void> = [];
+
+  /** Lets the crawl runner of this replica stop at once on a cancel received here. */
+  onCancel(fn: (id: string) => void): void {
+    this.cancelListeners.push(fn);
+  }
+}

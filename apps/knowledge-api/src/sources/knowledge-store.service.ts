@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+import { chunkMarkdown, extractCodeExamples, type Chunk } from '../chunking/chunk-markdown';
+import { EmbeddingsService } from '../embeddings/embeddings.service';
+import { batchLine, type PhaseStatus } from '../progress/progress-phases';
+import type { ProgressState } from '../progress/progress.repository';
+import { RealtimeEvents } from '../realtime/realtime-events';
+import { SourcesRepository, type NewChunk, type NewCodeExample, type SourceInput } from './sources.repository';
+
+export interface PageInput {
+  url: string;
+  title: string;
+  markdown: string;
+}
+
+/** Progress callback of the storage phases (a crawl reports them; an upload does not). */
+export type PhaseHook = (phase: PhaseStatus, fraction: number, patch?: ProgressState, log?: string) => Promise<void>;
+
+export interface StoreResult {
+  created: boolean;
+  /** batches stored without embeddings because the embeddings server failed */
+  embeddingFailures: number;
+  pagesChanged: number;
+  pagesUnchanged: number;
+  chunksStored: number;
+  codeExamplesStored: number;
+  wordCount: number;
+}
+
+const BATCH_CHUNKS = 50;
+
+export function pageHash(markdown: string): string {
+  return createHash('sha256').update(markdown).digest('hex');
+}
+
+/**
+ * Turns pages into stored knowledge: chunks (≤ 5000 characters, with headers and counts), their
+ * embeddings when a server is configured, and code examples. Shared by crawls and uploads.
+ * With `onlyChanged`, pages whose content hash is already stored are left as they are (recrawls).
+ * Phases, as the crawl progress reports them: processing (chunking) → source_creation →
+ * document_storage (page-aligned batches of about 50 chunks, one transaction each, so a page is
+ * always stored whole) → code_storage.
+ */
+@Injectable()
+export class KnowledgeStore {
+  constructor(
+    private readonly db: Database,
+    private readonly sources: SourcesRepository,
+    private readonly embeddings: EmbeddingsService,
+    private readonly realtime: RealtimeEvents,
+  ) {}
+
+  async store(source: SourceInput, pages: PageInput[], opts: { onlyChanged: boolean; phase?: PhaseHook }): Promise<StoreResult> {
+    const phase: PhaseHook = opts.phase ?? (async () => undefined);
+
+    // processing: chunk every (changed) page
+    const known = opts.onlyChanged ? await this.sources.pageHashes(source.source_id) : new Map<string, string>();
+    const changed: Array<{ page: PageInput; hash: string; chunks: Chunk[] }> = [];
+    let unchanged = 0;
+    for (let i = 0; i < pages.length; i++) {
+      const page = pages[i];
+      const hash = pageHash(page.markdown);
+      if (known.get(page.url) === hash) unchanged++;
+      else changed.push({ page, hash, chunks: chunkMarkdown(page.markdown) });
+      if (i % 10 === 9 || i === pages.length - 1) await phase('processing', (i + 1) / pages.length, { processedPages: i + 1, totalPages: pages.length });
+    }
+    const totalChunks = changed.reduce((n, c) => n + c.chunks.length, 0);
+    await phase(
+      'processing',
+      1,
+      {},
+      `Processed ${pages.length} pages into ${totalChunks} chunks${unchanged ? ` (${unchanged} unchanged pages kept)` : ''}`,
+    );
+
+    // source_creation: the source row, and the old chunks of changed pages removed
+    await phase('source_creation', 0, {}, `Creating source ${source.source_id}`);
+    const { created } = await this.db.transaction(async () => {
+      const res = await this.sources.upsertSource(source);
+      await this.sources.deletePages(
+        source.source_id,
+        changed.map((c) => c.page.url),
+      );
+      return res;
+    });
+    await phase('source_creation', 1, { sourceId: source.source_id }, `Source ${source.source_id} ${created ? 'created' : 'updated'}`);
+
+    // document_storage: page-aligned batches
+    const batches: Array<typeof changed> = [];
+    let current: typeof changed = [];
+    let size = 0;
+    for (const c of changed) {
+      if (size > 0 && size + c.chunks.length > BATCH_CHUNKS) {
+        batches.push(current);
+        current = [];
+        size = 0;
+      }
+      current.push(c);
+      size += c.chunks.length;
+    }
+    if (current.length) batches.push(current);
+
+    let stored = 0;
+    let words = 0;
+    let embeddingFailures = 0;
+    for (let b = 0; b < batches.length; b++) {
+      const batch = batches[b];
+      const rows: NewChunk[] = batch.flatMap(({ page, hash, chunks }) =>
+        chunks.map((chunk, n) => ({
+          url: page.url,
+          title: page.title,
+          chunk_number: n,
+          content: chunk.content,
+          headers: chunk.headers,
+          char_count: chunk.char_count,
+          word_count: chunk.word_count,
+          page_hash: hash,
+          embedding: null as number[] | null,
+        })),
+      );
+      await phase(
+        'document_storage',
+        b / batches.length,
+        {},
+        batchLine(b + 1, batches.length, stored + 1, stored + rows.length, totalChunks),
+      );
+      let vectors: number[][] | null = null;
+      try {
+        vectors = await this.embeddings.embed(rows.map((r) => (r.title ? `${r.title}\n\n${r.content}` : r.content)));
+      } catch (err) {
+        // stored without vectors: full-text search finds them; a later recrawl or upload embeds them
+        embeddingFailures++;
+        await phase('document_storage', b / batches.length, {}, `Embeddings unavailable, batch ${b + 1} stored for full-text search only: ${(err as Error).message}`);
+      }
+      if (vectors) {
+        rows.forEach((r, i) => (r.embedding = vectors[i]));
+        for (const dim of new Set(vectors.map((v) => v.length))) await this.sources.ensureVectorIndex(dim);
+      }
+      await this.db.transaction(() => this.sources.insertChunks(source.source_id, rows));
+      stored += rows.length;
+      words += rows.reduce((n, r) => n + r.word_count, 0);
+    }
+    await phase('document_storage', 1, { chunksStored: stored }, `Stored ${stored} chunks`);
+
+    // code_storage
+    const examples: NewCodeExample[] = changed.flatMap(({ page }) =>
+      extractCodeExamples(page.markdown).map((e, n) => ({
+        url: page.url,
+        example_number: n,
+        language: e.language,
+        content: e.code,
+        summary: e.context.split('\n\n').pop()?.slice(-300) ?? '',
+      })),
+    );
+    await phase('code_storage', 0, {}, `Storing ${examples.length} code examples`);
+    const codeStored = await this.db.transaction(() => this.sources.insertCodeExamples(source.source_id, examples));
+    await phase('code_storage', 1, { codeExamplesStored: codeStored }, `Stored ${codeStored} code examples`);
+
+    await this.sources.refreshTotals(source.source_id);
+    this.realtime.sourceChanged(created, {
+      source_id: source.source_id,
+      title: source.title,
+      source_type: source.source_type,
+      knowledge_type: source.knowledge_type,
+      chunks_stored: stored,
+    });
+    return {
+      created,
+      embeddingFailures,
+      pagesChanged: changed.length,
+      pagesUnchanged: unchanged,
+      chunksStored: stored,
+      codeExamplesStored: codeStored,
+      wordCount: words,
+    };
+  }
+}

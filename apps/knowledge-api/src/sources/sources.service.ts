@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '@platform/errors';
+import { RealtimeEvents } from '../realtime/realtime-events';
+import type { ItemsPageDto, ListItemsQueryDto, UpdateItemDto } from './dto/items.dto';
+import { SourcesRepository, type SourceRow } from './sources.repository';
+
+export class SourceNotFound extends DomainError {
+  constructor(sourceId: string) {
+    super(404, 'Source not found', { suggestion: `no source ${sourceId}; GET /api/rag/sources lists them` });
+  }
+}
+
+@Injectable()
+export class SourcesService {
+  constructor(
+    private readonly sources: SourcesRepository,
+    private readonly realtime: RealtimeEvents,
+  ) {}
+
+  async listItems(q: ListItemsQueryDto): Promise<ItemsPageDto> {
+    const page = q.page ?? 1;
+    const perPage = q.per_page ?? 20;
+    const { rows, total } = await this.sources.listItems(
+      { knowledge_type: q.knowledge_type, tags: q.tags, status: q.status, source_type: q.source_type },
+      page,
+      perPage,
+    );
+    const totalPages = Math.ceil(total / perPage);
+    return {
+      items: rows.map((r) => ({
+        id: r.id,
+        url: r.url,
+        title: r.title,
+        content: r.content,
+        knowledge_type: r.knowledge_type,
+        tags: r.tags,
+        metadata: { source_id: r.source_id, char_count: r.char_count, word_count: r.word_count, headers: r.headers },
+        created_at: new Date(r.created_at).toISOString(),
+        updated_at: new Date(r.updated_at).toISOString(),
+      })),
+      pagination: { page, per_page: perPage, total, total_pages: totalPages, has_next: page < totalPages, has_prev: page > 1 },
+    };
+  }
+
+  async update(sourceId: string, dto: UpdateItemDto): Promise<void> {
+    if (!(await this.sources.updateSource(sourceId, dto))) throw new SourceNotFound(sourceId);
+    const row = await this.sources.findSource(sourceId);
+    if (row) this.realtime.sourceChanged(false, publicSource(row));
+  }
+
+  async delete(sourceId: string): Promise<{ pages: number; codeExamples: number }> {
+    const res = await this.sources.deleteSource(sourceId);
+    if (!res) throw new SourceNotFound(sourceId);
+    return res;
+  }
+
+  async list(): Promise<Array<Record<string, unknown>>> {
+    return (await this.sources.listSources()).map(publicSource);
+  }
+}
+
+export function publicSource(r: SourceRow): { source_id: string; title: string; [k: string]: unknown } {
+  return {
+    source_id: r.source_id,
+    title: r.title,
+    description: r.description,
+    created_at: new Date(r.created_at).toISOString(),
+    last_updated: new Date(r.last_updated).toISOString(),
+    source_type: r.source_type,
+    url: r.url,
+    knowledge_type: r.knowledge_type,
+    tags: r.tags,
+    status: r.status,
+    update_frequency: r.update_frequency,
+    next_crawl_at: r.next_crawl_at ? new Date(r.next_crawl_at).toISOString() : null,
+    total_word_count: r.total_word_count,
+    ...(r.chunks_count !== undefined ? { chunks_count: r.chunks_count, code_examples_count: r.code_examples_count } : {}),
+  };
+}
