@@ -10,6 +10,12 @@ const { compilerOptions } = require('../../tsconfig.base.json');
 // ESM-only packages (and their ESM-only dependencies) that Jest's CommonJS runtime cannot load on
 // Node 20: compiled to CommonJS like our own sources.
 const esmOnly = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus'];
+// linkedom's selector engine (css-select and its helpers) and fast-xml-parser's helpers (knowledge-api).
+esmOnly.push(
+  ...['css-select', 'boolbase', 'css-what', 'domhandler', 'domelementtype', 'domutils', 'dom-serializer', 'entities'],
+  ...['nth-check', 'cssomnom', 'htmlparser2', 'uhyphen', 'fast-xml-parser', '@nodable/entities', 'fast-xml-builder'],
+  ...['path-expression-matcher', 'xml-naming', 'is-unsafe', 'strnum', 'anynum'],
+);
 
 const moduleNameMapper = {};
 for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
