@@ -33,6 +33,11 @@ export const APP_SUITES: AppSuite[] = [
     measures: ['automation-api: click redirects/s'],
     run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchClickRedirect()],
   },
+  {
+    name: 'knowledge-api',
+    measures: ['knowledge-api: crawl pages/s', 'knowledge-api: search p50 at 100k chunks', 'knowledge-api: search p95 at 100k chunks'],
+    run: async () => (await import('../../apps/knowledge-api/bench/knowledge.bench')).runKnowledgeBench(),
+  },
 ];
 
 /** The suites BENCH_ONLY selects (all when unset). */
