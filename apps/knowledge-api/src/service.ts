@@ -1,5 +1,6 @@
 import { PlainErrorFilter } from '@platform/errors';
 import type { ServiceDefinition } from '@platform/platform';
+import { useRealtime } from '@platform/realtime';
 import { KnowledgeApiModule } from './app.module';
 import { KnowledgeApiConfig } from './config';
 
@@ -25,6 +26,8 @@ export const knowledgeApiService: ServiceDefinition<KnowledgeApiConfig> = {
   config: KnowledgeApiConfig,
   module: (config) => KnowledgeApiModule.forRoot(config),
   errorFilter: () => new PlainErrorFilter(),
+  // Socket.IO over Redis when REDIS_URL is set: events of a crawl running on one replica reach the clients of all.
+  configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${config.REDIS_KEY_PREFIX}socket.io` }),
   swagger: {
     title: 'knowledge-api',
     version: '1.0.0',
