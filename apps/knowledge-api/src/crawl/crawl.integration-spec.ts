@@ -3,15 +3,28 @@
 // robots.txt exclusions, a slow page, a broken link, non-HTML; progress in phase order with
 // monotonic percentages; cancel; a second app on the same database reading the progress.
 import type { AddressInfo } from 'node:net';
-import { createTestApp, type TestApp } from '@platform/testing';
+import { Database } from '@platform/database';
+import { createTestApp, createTestDatabase, createTestRedisPrefix, type TestApp } from '@platform/testing';
 import { io, type Socket } from 'socket.io-client';
 import { page, startSite, type TestSite } from '../../test/test-site';
 import type { KnowledgeApiConfig } from '../config';
 import { PHASES } from '../progress/progress-phases';
+import type { ProgressRow } from '../progress/progress.repository';
 import type { ProgressPayload } from '../progress/progress-payload';
 import { knowledgeApiService } from '../service';
+import { CrawlWorker } from './crawl.worker';
 
-const ENV = { CRAWL_ALLOW_PRIVATE: 'true', CRAWL_HOST_DELAY_MS: '0', CRAWL_PAGE_TIMEOUT_MS: '1000', CRAWL_POLL_MS: '200' };
+// With Redis (when the test servers have it) the two apps of the cancel test share their Socket.IO
+// events, whichever of them runs the crawl.
+const redis = createTestRedisPrefix();
+const ENV = {
+  CRAWL_ALLOW_PRIVATE: 'true',
+  CRAWL_HOST_DELAY_MS: '0',
+  CRAWL_PAGE_TIMEOUT_MS: '1000',
+  CRAWL_POLL_MS: '200',
+  CRAWL_MAX_PAGE_BYTES: '200000',
+  ...(redis.url ? { REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix } : {}),
+};
 const ORDER = ['queued', ...PHASES.map((p) => p.status), 'completed'];
 
 describe('crawl (integration)', () => {
@@ -30,6 +43,7 @@ describe('crawl (integration)', () => {
     sockets.forEach((s) => s.close());
     await t?.close();
     await Promise.all(sites.map((s) => s.close()));
+    await redis.cleanup();
   });
 
   async function site(routes: Parameters<typeof startSite>[0]): Promise<TestSite> {
@@ -90,7 +104,7 @@ describe('crawl (integration)', () => {
   it('crawls a site recursively to max_depth, same site only, respecting robots.txt, skipping slow, broken and non-HTML pages', async () => {
     const s = await site({
       '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' },
-      '/': page('Home', 'homepage welcome', ['/l1a', '/l1b', '/private/secret', '/missing', '/slow', '/data.bin', '/logo.png', 'https://example.org/away', '/l1a#again']),
+      '/': page('Home', 'homepage welcome', ['/l1a', '/l1b', '/private/secret', '/missing', '/slow', '/data.bin', '/huge', '/logo.png', 'https://example.org/away', '/l1a#again']),
       '/l1a': page('Level one A', 'zebracorn meadow', ['/l2', '/']),
       '/l1b': page('Level one B', 'quokkaberry orchard', ['/l2']),
       '/l2': page('Level two', 'platypine canyon', ['/l3']),
@@ -98,6 +112,7 @@ describe('crawl (integration)', () => {
       '/private/secret': page('Secret', 'forbiddenword'),
       '/slow': { body: page('Slow', 'tardigradeword'), delayMs: 5000 },
       '/data.bin': { type: 'application/octet-stream', body: 'binary' },
+      '/huge': page('Huge', 'hugeword', [], `<p>${'x'.repeat(300_000)}</p>`),
     });
     const { events, progressId } = await crawl({ url: `${s.origin}/`, max_depth: 2, tags: ['site'] });
 
@@ -114,6 +129,8 @@ describe('crawl (integration)', () => {
     expect(last.data.logs.some((l) => l.includes('/missing') && l.includes('HTTP 404'))).toBe(true);
     expect(last.data.logs.some((l) => l.includes('/slow') && /TIMEOUT/.test(l))).toBe(true);
     expect(last.data.logs.some((l) => l.includes('/data.bin') && l.includes('not HTML'))).toBe(true);
+    expect(last.data.logs.some((l) => l.includes('/huge') && l.includes('RESPONSE_TOO_LARGE'))).toBe(true);
+    expect((await search('hugeword')).results).toHaveLength(0);
 
     expect(s.hits).not.toContain('/private/secret');
     expect(s.hits).not.toContain('/l2'); // depth 3
@@ -207,7 +224,8 @@ describe('crawl (integration)', () => {
     try {
       const res = await t.http.post('/api/knowledge-items/crawl').send({ url: `${s.origin}/`, knowledge_type: 'business' }).expect(200);
       const id = res.body.progress_id as string;
-      const ended = follow(id);
+      // without Redis a client of one app hears only the crawls that app runs: follow after the end then
+      const ended = redis.url ? follow(id) : null;
       // wait until it is crawling (observed through the other app), then cancel there
       for (let i = 0; i < 200; i++) {
         const p = await other.http.get(`/api/progress/${id}`).expect(200);
@@ -217,7 +235,11 @@ describe('crawl (integration)', () => {
       const again = await other.http.post('/api/knowledge-items/crawl').send({ url: `${s.origin}/`, knowledge_type: 'business' }).expect(409);
       expect(again.body.error).toContain(id);
       await other.http.delete(`/api/progress/${id}`).expect(200);
-      const events = await ended;
+      for (let i = 0; !ended && i < 200; i++) {
+        if ((await other.http.get(`/api/progress/${id}`).expect(200)).body.status === 'cancelled') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const events = await (ended ?? follow(id));
       const last = events[events.length - 1];
       expect(last.event).toBe('progress_error');
       expect(last.data).toMatchObject({ status: 'cancelled', error: 'Crawl cancelled' });
@@ -226,6 +248,119 @@ describe('crawl (integration)', () => {
       await other.http.delete(`/api/progress/${id}`).expect(409);
     } finally {
       await other.close();
+    }
+  });
+
+  it('recrawls when update_frequency comes due, chunking only the pages that changed', async () => {
+    const routes: Record<string, string> = {
+      '/': page('Start', 'recrawlstart', ['/same', '/changing']),
+      '/same': page('Same', 'steadyword'),
+      '/changing': page('Changing', 'beforeword'),
+    };
+    const s = await site(routes);
+    const first = await crawl({ url: `${s.origin}/`, update_frequency: 3 });
+    expect(first.events[first.events.length - 1].data.status).toBe('completed');
+    const sourceId = new URL(s.origin).host;
+    const items = async () =>
+      ((await t.http.get('/api/knowledge-items').query({ per_page: 100 }).expect(200)).body.items as Array<{ id: number; url: string; content: string; metadata: { source_id: string } }>).filter(
+        (i) => i.metadata.source_id === sourceId,
+      );
+    const before = await items();
+    const source = (await t.http.get('/api/rag/sources').expect(200)).body.sources.find((x: { source_id: string }) => x.source_id === sourceId);
+    expect(source).toMatchObject({ update_frequency: 3, next_crawl_at: expect.any(String) });
+
+    routes['/changing'] = page('Changing', 'afterword');
+    // three days pass: the source's next crawl is due now
+    await t.app.get(Database).affected(`UPDATE ${t.app.get(Database).table('sources')} SET next_crawl_at = now() - interval '1 second' WHERE source_id = $1`, [sourceId]);
+    t.app.get(CrawlWorker).wake();
+    const db = t.app.get(Database);
+    let recrawl: ProgressRow | null = null;
+    for (let i = 0; i < 200 && !recrawl; i++) {
+      // the queued recrawl (it may run and end between two looks)
+      recrawl = await db.one<ProgressRow>(`SELECT * FROM ${db.table('progress')} WHERE source_id = $1 AND request->>'recrawl' = 'true'`, [sourceId]);
+      if (!recrawl) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(recrawl?.request).toMatchObject({ recrawl: true, update_frequency: 3 });
+    const events = await follow(recrawl!.progress_id);
+    const done = events[events.length - 1].data;
+    expect(done.status).toBe('completed');
+    expect(done.logs.some((l) => /\(2 unchanged pages kept\)/.test(l))).toBe(true);
+
+    const after = await items();
+    const byUrl = (list: typeof before, path: string) => list.filter((i) => i.url === `${s.origin}${path}`).map((i) => i.id);
+    expect(byUrl(after, '/same')).toEqual(byUrl(before, '/same')); // untouched rows
+    expect(byUrl(after, '/')).toEqual(byUrl(before, '/'));
+    expect(byUrl(after, '/changing')).not.toEqual(byUrl(before, '/changing'));
+    expect((await search('afterword')).results[0].url).toBe(`${s.origin}/changing`);
+    expect((await search('beforeword')).results).toHaveLength(0);
+  });
+
+  it('refuses loopback and private URLs unless CRAWL_ALLOW_PRIVATE is set', async () => {
+    const strict = await createTestApp(knowledgeApiService, {});
+    try {
+      const res = await strict.http.post('/api/knowledge-items/crawl').send({ url: 'http://127.0.0.1:8080/', knowledge_type: 'technical' }).expect(400);
+      expect(res.body.error).toMatch(/cannot be crawled/);
+      await strict.http.post('/api/knowledge-items/crawl').send({ url: 'http://169.254.169.254/latest/', knowledge_type: 'technical' }).expect(400);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('streams crawl log lines on /logs (log_entry) and sends recent ones to a new client (log_batch)', async () => {
+    const s = await site({ '/llms.txt': { type: 'text/plain', body: '# Logs\n\nlogstreamword' } });
+    const socket = io(`${base}/logs`, { transports: ['websocket'], forceNew: true });
+    sockets.push(socket);
+    const batch = new Promise<Array<{ timestamp: string; level: string; message: string }>>((resolve) => socket.on('log_batch', resolve));
+    const entries: Array<{ level: string; message: string }> = [];
+    socket.on('log_entry', (e: { level: string; message: string }) => entries.push(e));
+    expect((await batch).length).toBeGreaterThan(0); // earlier crawls of this app
+    await new Promise<void>((resolve) => (socket.connected ? resolve() : socket.on('connect', () => resolve())));
+    const completedLine = new Promise<void>((resolve) =>
+      socket.on('log_entry', (e: { message: string }) => e.message.includes('Crawl completed') && resolve()),
+    );
+    const { progressId } = await crawl({ url: `${s.origin}/llms.txt` });
+    await completedLine;
+    const mine = entries.filter((e) => e.message.startsWith(`[${progressId.slice(0, 8)}]`));
+    expect(mine.some((e) => e.message.includes('Crawl completed'))).toBe(true);
+    expect(mine.every((e) => e.level === 'info')).toBe(true);
+  });
+
+  it('hands a running crawl to another replica when its replica shuts down; it ends there', async () => {
+    const links = Array.from({ length: 20 }, (_, i) => `/q${i}`);
+    const routes: Parameters<typeof startSite>[0] = { '/': page('Handover', 'handoverroot', links) };
+    for (const l of links) routes[l] = { body: page(l, `handover${l.slice(2)}word`), delayMs: 200 };
+    const s = await site(routes);
+    // two replicas on a database of their own (neither owns it: stopping one must not drop it)
+    const database = await createTestDatabase();
+    const shared = { ...ENV, DATABASE_URL: database.url, DATABASE_SCHEMA: database.schema };
+    const replicas = [await createTestApp(knowledgeApiService, shared), await createTestApp(knowledgeApiService, shared)];
+    const open = new Set(replicas);
+    try {
+      const res = await replicas[0].http.post('/api/knowledge-items/crawl').send({ url: `${s.origin}/`, knowledge_type: 'general' }).expect(200);
+      const id = res.body.progress_id as string;
+      let runner: (typeof replicas)[number] | undefined;
+      for (let i = 0; i < 200 && !runner; i++) {
+        const p = await replicas[0].http.get(`/api/progress/${id}`).expect(200);
+        if (p.body.status === 'crawling' && p.body.processedPages > 0) runner = replicas.find((a) => a.app.get(CrawlWorker).active > 0);
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(runner).toBeDefined();
+      await runner!.close(); // mid-crawl: the crawl is handed back to the queue
+      open.delete(runner!);
+      const survivor = replicas.find((a) => a !== runner)!;
+      let done: { status: string; logs: string[] } | null = null;
+      for (let i = 0; i < 400 && !done; i++) {
+        const p = (await survivor.http.get(`/api/progress/${id}`).expect(200)).body;
+        if (['completed', 'error', 'cancelled'].includes(p.status)) done = p;
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(done).toMatchObject({ status: 'completed' });
+      expect(done!.logs.some((l) => l.startsWith('Taken over from a replica that stopped (attempt 2)'))).toBe(true);
+      const found = await survivor.http.post('/api/rag/query').send({ query: 'handover19word' }).expect(200);
+      expect(found.body.results[0].url).toBe(`${s.origin}/q19`);
+    } finally {
+      for (const r of open) await r.close();
+      await database.drop();
     }
   });
 });

@@ -126,6 +126,7 @@ export class CrawlService {
     });
 
     // analyzing
+    if (reporter.attempt > 1) await reporter.log(`Taken over from a replica that stopped (attempt ${reporter.attempt}): crawling again from the start`);
     await reporter.phase('analyzing', 0, { currentUrl: req.url }, `Analyzing ${req.url} (${kind === 'sitemap' ? 'sitemap' : kind === 'text' ? 'text document' : `recursive crawl, depth ${req.max_depth}`})`);
     let pages: CrawledPage[];
     if (kind === 'sitemap') {

@@ -19,7 +19,7 @@ export const CRAWLS_PER_REPLICA = 3;
 @Injectable()
 export class CrawlWorker extends PollingWorker {
   protected readonly logger = new Logger(CrawlWorker.name);
-  private readonly running = new Map<string, { abort: () => void; done: Promise<void> }>();
+  private readonly running = new Map<string, { abort: () => void; done: Promise<void>; attempt: number }>();
   private shuttingDown = false;
 
   constructor(
@@ -51,7 +51,7 @@ export class CrawlWorker extends PollingWorker {
           this.running.delete(row.progress_id);
           this.wake();
         });
-      this.running.set(row.progress_id, { abort: () => reporter.cancelSeen(), done });
+      this.running.set(row.progress_id, { abort: () => reporter.cancelSeen(), done, attempt: row.attempts });
     }
     return handled + rows.length;
   }
@@ -69,10 +69,9 @@ export class CrawlWorker extends PollingWorker {
   override async onModuleDestroy(): Promise<void> {
     this.shuttingDown = true;
     await super.onModuleDestroy();
-    const ids = [...this.running.keys()];
-    for (const id of ids) {
+    for (const [id, run] of this.running) {
       try {
-        await this.progressRows.release(id);
+        await this.progressRows.release(id, run.attempt);
       } catch {
         // the lease runs out instead
       }

@@ -9,23 +9,30 @@ import {
 import type { Namespace, Socket } from 'socket.io';
 import { KnowledgeApiConfig } from '../config';
 import { progressIdOf, requireApiKey } from '../realtime/socket-auth';
-import { eventFor, toPayload, withMessage } from './progress-payload';
+import { isFinal } from './progress-phases';
+import { eventFor, toPayload, withMessage, type ProgressPayload } from './progress-payload';
 import { ProgressRepository } from './progress.repository';
 
-/** Sends the stored progress to one socket that just subscribed (nothing for an unknown id). */
-async function replay(repo: ProgressRepository, socket: Socket, progressId: string, root: boolean): Promise<void> {
+/**
+ * The stored progress of a room just joined: returned in the subscription's acknowledgement, and
+ * also emitted as its event when the crawl has already ended (so a late subscriber still gets its
+ * `progress_complete`/`progress_error`). A running crawl's snapshot is not emitted: it could reach the
+ * client after a newer live event of the room and look like progress going back.
+ */
+async function snapshot(repo: ProgressRepository, socket: Socket, progressId: string, root: boolean): Promise<ProgressPayload | null> {
   const row = await repo.find(progressId);
-  if (!row) return;
-  const payload = toPayload(row);
-  socket.emit(eventFor(payload.status), root ? withMessage(payload) : payload);
+  if (!row) return null;
+  const payload = root ? withMessage(toPayload(row)) : toPayload(row);
+  if (isFinal(payload.status)) socket.emit(eventFor(payload.status), payload);
+  return payload;
 }
-
 /**
  * The spec's progress channels: namespace `/crawl` (client `subscribe` with `progress_id`) and the
  * root namespace (`join_progress`, `join_project`). A subscription joins the progress id's room and
- * answers at once with the stored progress (from the database, whichever replica runs the crawl),
- * so a client that connects late or reconnects loses nothing; later events reach it through the
- * Socket.IO adapter (Redis across replicas).
+ * reads the stored progress (from the database, whichever replica runs the crawl), so a client that
+ * connects late or reconnects loses nothing; later events reach it through the
+ * Socket.IO adapter (Redis across replicas). The acknowledgement of a subscription carries the
+ * stored progress (`progress`, null for an unknown id).
  */
 @WebSocketGateway({ namespace: '/crawl' })
 export class CrawlGateway implements OnGatewayInit {
@@ -45,8 +52,7 @@ export class CrawlGateway implements OnGatewayInit {
     const id = progressIdOf(body);
     if (!id) return { success: false, error: 'progress_id must be the UUID returned by POST /api/knowledge-items/crawl' };
     await socket.join(id);
-    await replay(this.progress, socket, id, false);
-    return { success: true, progress_id: id };
+    return { success: true, progress_id: id, progress: await snapshot(this.progress, socket, id, false) };
   }
 
   @SubscribeMessage('unsubscribe')
@@ -77,8 +83,7 @@ export class RootGateway implements OnGatewayInit {
     const id = progressIdOf(body);
     if (!id) return { success: false, error: 'progress_id must be a UUID' };
     await socket.join(id);
-    await replay(this.progress, socket, id, true);
-    return { success: true, progress_id: id };
+    return { success: true, progress_id: id, progress: await snapshot(this.progress, socket, id, true) };
   }
 
   @SubscribeMessage('leave_progress')

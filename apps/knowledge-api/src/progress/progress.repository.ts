@@ -89,10 +89,12 @@ export class ProgressRepository {
 
   /**
    * Writes the progress of a running crawl (percentage never lower than stored) and renews its
-   * lease; returns whether a cancel was requested, or null when the row is no longer this run's.
+   * lease; returns whether a cancel was requested, or null when the row is no longer this run's
+   * (`attempt` is the claim that started the run: a replica that took the crawl over claimed again).
    */
   async update(
     progressId: string,
+    attempt: number,
     patch: { status: string; percentage: number; state: ProgressState; logs: string[]; finished?: boolean; leaseSeconds: number },
   ): Promise<{ cancelRequested: boolean; percentage: number } | null> {
     const row = await this.db.one<{ cancel_requested: boolean; percentage: number }>(
@@ -100,9 +102,9 @@ export class ProgressRepository {
               run_state = CASE WHEN $6 THEN 'finished' ELSE run_state END,
               lease_until = CASE WHEN $6 THEN NULL ELSE now() + make_interval(secs => $7::double precision) END,
               updated_at = now()
-        WHERE progress_id = $1 AND run_state = 'running'
+        WHERE progress_id = $1 AND run_state = 'running' AND attempts = $8
         RETURNING cancel_requested, percentage`,
-      [progressId, patch.status, patch.percentage, JSON.stringify(patch.state), JSON.stringify(patch.logs), !!patch.finished, patch.leaseSeconds],
+      [progressId, patch.status, patch.percentage, JSON.stringify(patch.state), JSON.stringify(patch.logs), !!patch.finished, patch.leaseSeconds, attempt],
     );
     return row ? { cancelRequested: row.cancel_requested, percentage: row.percentage } : null;
   }
@@ -127,10 +129,10 @@ export class ProgressRepository {
   }
 
   /** Hands a crawl back to the queue (this replica shuts down): another replica takes it at once. */
-  async release(progressId: string): Promise<void> {
+  async release(progressId: string, attempt: number): Promise<void> {
     await this.db.affected(
-      `UPDATE ${this.table} SET run_state = 'queued', lease_until = NULL WHERE progress_id = $1 AND run_state = 'running'`,
-      [progressId],
+      `UPDATE ${this.table} SET run_state = 'queued', lease_until = NULL WHERE progress_id = $1 AND run_state = 'running' AND attempts = $2`,
+      [progressId, attempt],
     );
   }
 }

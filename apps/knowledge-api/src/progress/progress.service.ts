@@ -44,6 +44,11 @@ export class ProgressReporter {
     return this.row.progress_id;
   }
 
+  /** The claim that started this run (1 = first; more = taken over from a replica that stopped). */
+  get attempt(): number {
+    return this.row.attempts;
+  }
+
   get isCancelled(): boolean {
     return this.cancelled;
   }
@@ -76,7 +81,7 @@ export class ProgressReporter {
   heartbeat(): Promise<void> {
     const next = this.chain.then(async () => {
       if (this.finished) return;
-      const res = await this.service.repo.update(this.id, {
+      const res = await this.service.repo.update(this.id, this.row.attempts, {
         status: this.status,
         percentage: this.tracker.percentage,
         state: this.state,
@@ -122,7 +127,7 @@ export class ProgressReporter {
     }
     this.state = { ...this.state, ...patch };
     if (finished) this.finished = true;
-    const res = await this.service.repo.update(this.id, {
+    const res = await this.service.repo.update(this.id, this.row.attempts, {
       status: this.status,
       percentage: this.tracker.percentage,
       state: this.state,

@@ -1,11 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { KnowledgeGateway, LogsGateway } from './gateways';
-
-export interface LogEntry {
-  timestamp: string;
-  level: 'debug' | 'info' | 'warning' | 'error';
-  message: string;
-}
+import { KnowledgeGateway, LogsGateway, type LogEntry } from './gateways';
 
 /** Emits on `/knowledge` and `/logs`; through the Socket.IO adapter the events reach clients of every replica. */
 @Injectable()
@@ -20,10 +14,6 @@ export class RealtimeEvents {
   }
 
   log(level: LogEntry['level'], message: string): void {
-    this.logs.server?.emit('log_entry', { timestamp: new Date().toISOString(), level, message } satisfies LogEntry);
-  }
-
-  logBatch(entries: LogEntry[]): void {
-    if (entries.length) this.logs.server?.emit('log_batch', entries);
+    this.logs.publish({ timestamp: new Date().toISOString(), level, message });
   }
 }
