@@ -7,6 +7,8 @@ import { eventFor, toPayload, withMessage, type ProgressPayload } from './progre
 import { ProgressRepository, type CrawlRequest, type ProgressRow, type ProgressState } from './progress.repository';
 
 export const LEASE_SECONDS = 60;
+/** Counter-only progress steps are written to the database at most this often (each is still emitted). */
+const PERSIST_EVERY_MS = 250;
 const MAX_LOGS = 200;
 
 /** Raised inside a crawl when its progress says it was cancelled (here or on another replica). */
@@ -111,6 +113,8 @@ export class ProgressReporter {
   }
 
   private chain: Promise<void> = Promise.resolve();
+  private persistedStatus = '';
+  private persistedAt = 0;
 
   /** Writes are serialised, so events leave in the order they were made (percentages never go back on the wire). */
   private write(patch: ProgressState, log: string | undefined, finished = false): Promise<void> {
@@ -127,21 +131,31 @@ export class ProgressReporter {
     }
     this.state = { ...this.state, ...patch };
     if (finished) this.finished = true;
-    const res = await this.service.repo.update(this.id, this.row.attempts, {
-      status: this.status,
-      percentage: this.tracker.percentage,
-      state: this.state,
-      logs: this.logs,
-      finished,
-      leaseSeconds: LEASE_SECONDS,
-    });
-    this.handle(res);
-    if (!res) return;
+    // A counter-only step (a page fetched) shortly after the last write is emitted without a write
+    // of its own: the next write (a log line, a phase, the heartbeat within a second) stores it.
+    const now = Date.now();
+    const persist = finished || !!log || this.status !== this.persistedStatus || now - this.persistedAt >= PERSIST_EVERY_MS;
+    let percentage = this.tracker.percentage;
+    if (persist) {
+      const res = await this.service.repo.update(this.id, this.row.attempts, {
+        status: this.status,
+        percentage,
+        state: this.state,
+        logs: this.logs,
+        finished,
+        leaseSeconds: LEASE_SECONDS,
+      });
+      this.handle(res);
+      if (!res) return;
+      percentage = res.percentage;
+      this.persistedStatus = this.status;
+      this.persistedAt = now;
+    }
     this.service.emit(
       toPayload({
         progress_id: this.id,
         status: this.status,
-        percentage: res.percentage,
+        percentage,
         start_time: this.row.start_time,
         state: this.state,
         logs: this.logs,
