@@ -6,6 +6,7 @@ import { memoryStorage } from 'multer';
 import { UploadFormDto, UploadResultDto } from './dto/upload.dto';
 import { DocumentsService } from './documents.service';
 import { MAX_UPLOAD_BYTES } from './extract-text';
+import { UploadLimitInterceptor } from './upload-limit.interceptor';
 
 @ApiTags('documents')
 @Controller('api/documents')
@@ -14,7 +15,7 @@ export class DocumentsController {
 
   @Post('upload')
   @HttpCode(200)
-  @UseInterceptors(FileInterceptor('file', { storage: memoryStorage(), limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
+  @UseInterceptors(UploadLimitInterceptor, FileInterceptor('file', { storage: memoryStorage(), limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: UploadFormDto })
   @ApiOperation({

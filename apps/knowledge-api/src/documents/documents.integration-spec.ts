@@ -75,6 +75,8 @@ describe('documents and items (integration)', () => {
     expect((await upload('tool.exe', Buffer.from('MZ...')).expect(415)).body.error).toMatch(/Supported: \.pdf/);
     expect((await upload('fake.pdf', Buffer.from('not a pdf at all')).expect(415)).body.error).toMatch(/does not contain/);
     expect((await upload('big.txt', Buffer.alloc(10 * 1024 * 1024 + 1, 'a')).expect(413)).body.error).toMatch(/at most 10 MB/);
+    const hugePdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(50 * 1024 * 1024, 32)]);
+    expect((await upload('huge.pdf', hugePdf).expect(413)).body.error).toMatch(/larger than 50 MB/);
     expect((await upload('ok.md', Buffer.from('# fine'), { tags: 'not-json' }).expect(400)).body.error).toMatch(/JSON array/);
     expect((await upload('ok.md', Buffer.from('# fine'), { knowledge_type: 'weird' }).expect(400)).body.error).toMatch(/knowledge_type/);
     expect((await t.http.post('/api/documents/upload').set(auth).field('knowledge_type', 'technical').expect(400)).body.error).toMatch(/file/);
