@@ -363,4 +363,14 @@ describe('crawl (integration)', () => {
       await database.drop();
     }
   });
+
+  it('ends with progress_error when no page can be crawled', async () => {
+    const s = await site({});
+    const { events } = await crawl({ url: `${s.origin}/gone` });
+    const last = events[events.length - 1];
+    expect(last.event).toBe('progress_error');
+    expect(last.data).toMatchObject({ status: 'error', error: expect.stringMatching(/no page of .* could be crawled/) });
+    expect(last.data.logs.some((l) => l.includes('/gone') && l.includes('HTTP 404'))).toBe(true);
+    expectOrdered(events.slice(0, -1));
+  });
 });
