@@ -4,6 +4,7 @@ import { messagingEntities, MessagingModule } from '@platform/messaging';
 import { RateLimitModule } from '@platform/rate-limit';
 import { AccessModule } from './access/access.module';
 import type { LogisticsHooksConfig } from './config';
+import { ErrorReportsModule } from './error-reports/error-reports.module';
 import { LlmModule } from './llm/llm.module';
 import { CreateOutboxTables1795511023859 } from './migrations/1795511023859-CreateOutboxTables';
 import { CreateTasksAndErrors1795511100000 } from './migrations/1795511100000-CreateTasksAndErrors';
@@ -31,6 +32,7 @@ export class LogisticsHooksModule {
         AccessModule,
         LlmModule,
         TasksModule.forRoot(config),
+        ErrorReportsModule,
       ],
     };
   }

@@ -1,0 +1,84 @@
+// auth-api itself, built and started in a child process on a throwaway database: its logistics realm
+// issues the admin tokens and serves the JWKS that logistics-hooks verifies them against. Nothing of
+// auth-api's code is imported (module boundaries); the tokens are the ones it issues in production.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, freePort, waitHealthy, type TestDatabase } from '@platform/testing';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+export interface RunningAuthApi {
+  url: string;
+  jwksUrl: string;
+  issuer: string;
+  admin: { email: string; password: string };
+  /** An access token of the logistics realm (POST /api/v1/logistics/auth/login). */
+  login(email: string, password: string): Promise<string>;
+  /** Creates a logistics user with the admin's token (POST /api/v1/logistics/users). */
+  createUser(adminToken: string, user: { email: string; password: string; role: string }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startAuthApi(): Promise<RunningAuthApi> {
+  execFileSync(process.execPath, ['tools/build.mjs', 'auth-api'], { cwd: ROOT, stdio: 'pipe' });
+  const database: TestDatabase = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'auth-api-for-logistics-'));
+  const port = await freePort();
+  const issuer = 'auth-api-test';
+  const admin = { email: 'logistics-admin@example.com', password: 'admin-password-123' };
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['AMQP_URL', 'REDIS_URL', 'DATABASE_SCHEMA', 'AUTH_JWT_PRIVATE_KEY']) delete env[name];
+  Object.assign(env, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DB_MIGRATE_ON_START: 'true',
+    DATABASE_URL: database.url,
+    ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
+    AUTH_ISSUER: issuer,
+    LOGISTICS_ADMIN_EMAIL: admin.email,
+    LOGISTICS_ADMIN_PASSWORD: admin.password,
+  });
+  const child: ChildProcess = spawn(process.execPath, ['dist/apps/auth-api/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const close = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitHealthy('auth-api', url, child, () => output, 60_000);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+
+  const login = async (email: string, password: string): Promise<string> => {
+    const res = await fetch(`${url}/api/v1/logistics/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    if (!res.ok) throw new Error(`auth-api login answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+  const createUser = async (adminToken: string, user: { email: string; password: string; role: string }): Promise<void> => {
+    const res = await fetch(`${url}/api/v1/logistics/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify(user),
+    });
+    if (res.status !== 201) throw new Error(`auth-api create user answered ${res.status}: ${await res.text()}`);
+  };
+  return { url, jwksUrl: `${url}/.well-known/jwks.json`, issuer, admin, login, createUser, close };
+}
