@@ -8,6 +8,7 @@ import { ErrorReportsModule } from './error-reports/error-reports.module';
 import { LlmModule } from './llm/llm.module';
 import { CreateOutboxTables1795511023859 } from './migrations/1795511023859-CreateOutboxTables';
 import { CreateTasksAndErrors1795511100000 } from './migrations/1795511100000-CreateTasksAndErrors';
+import { PortalModule } from './portal/portal.module';
 import { TasksModule } from './tasks/tasks.module';
 
 /** The entities this app's repositories use (`db.repository(Entity)`), and the outbox's and inbox's. */
@@ -23,6 +24,7 @@ export const LOGISTICS_HOOKS_MIGRATIONS = [CreateOutboxTables1795511023859, Crea
 @Module({})
 export class LogisticsHooksModule {
   static forRoot(config: LogisticsHooksConfig): DynamicModule {
+    const tasks = TasksModule.forRoot(config);
     return {
       module: LogisticsHooksModule,
       imports: [
@@ -31,8 +33,9 @@ export class LogisticsHooksModule {
         RateLimitModule.forRoot({ keyPrefix: `${config.REDIS_KEY_PREFIX}rl:` }),
         AccessModule,
         LlmModule,
-        TasksModule.forRoot(config),
+        tasks,
         ErrorReportsModule,
+        PortalModule.forRoot(tasks),
       ],
     };
   }

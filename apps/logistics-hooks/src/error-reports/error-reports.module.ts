@@ -9,6 +9,6 @@ import { ErrorsGateway } from './errors.gateway';
 @Module({
   controllers: [ErrorReportsController],
   providers: [ErrorReportsService, ErrorRecordsRepository, ErrorsGateway, ErrorEventsConsumer],
-  exports: [ErrorRecordsRepository],
+  exports: [ErrorReportsService],
 })
 export class ErrorReportsModule {}

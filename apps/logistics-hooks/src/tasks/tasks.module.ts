@@ -13,7 +13,7 @@ export class TasksModule {
       module: TasksModule,
       controllers: [tasksControllerAt(config.LOGISTICS_PREFIX)],
       providers: [TasksService, TasksRepository, RecapsRepository],
-      exports: [TasksService, TasksRepository],
+      exports: [TasksService],
     };
   }
 }

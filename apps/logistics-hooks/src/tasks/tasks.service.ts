@@ -169,6 +169,16 @@ export class TasksService {
   latestRecap(): Promise<Recap | null> {
     return this.recaps.latest();
   }
+
+  /** The newest tasks (at most 50) that name a container, bill of lading or booking number. */
+  byReference(reference: string): Promise<Task[]> {
+    return this.tasks.findByReference(reference, 50);
+  }
+
+  /** Distinct container, bill of lading and booking numbers named by the stored tasks. */
+  referenceCounts(): Promise<{ containers: number; bills_of_lading: number; bookings: number }> {
+    return this.tasks.referenceCounts();
+  }
 }
 
 function changesOf(dto: { status?: TaskStatus; assigned_to?: string | null; notes?: string | null; priority?: UpdateTaskDto['priority'] }): TaskChanges {
