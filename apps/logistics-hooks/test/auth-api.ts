@@ -2,7 +2,7 @@
 // issues the admin tokens and serves the JWKS that logistics-hooks verifies them against. Nothing of
 // auth-api's code is imported (module boundaries); the tokens are the ones it issues in production.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, freePort, waitHealthy, type TestDatabase } from '@platform/testing';
@@ -21,8 +21,39 @@ export interface RunningAuthApi {
   close(): Promise<void>;
 }
 
+/**
+ * Test files run in parallel and the build rewrites dist/ in place: one file at a time builds and
+ * starts auth-api (until it answers, every module is loaded), under a lock directory (mkdir is atomic).
+ */
+async function withBuildLock<T>(fn: () => Promise<T>): Promise<T> {
+  const lock = path.join(ROOT, 'dist', '.auth-api-test.lock');
+  mkdirSync(path.dirname(lock), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // a lock older than two minutes was left by a killed run
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 export async function startAuthApi(): Promise<RunningAuthApi> {
-  execFileSync(process.execPath, ['tools/build.mjs', 'auth-api'], { cwd: ROOT, stdio: 'pipe' });
+  return withBuildLock(async () => {
+    execFileSync(process.execPath, ['tools/build.mjs', 'auth-api'], { cwd: ROOT, stdio: 'pipe' });
+    return boot();
+  });
+}
+
+async function boot(): Promise<RunningAuthApi> {
   const database: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'auth-api-for-logistics-'));
   const port = await freePort();
