@@ -8,12 +8,13 @@ import { ErrorReportsModule } from './error-reports/error-reports.module';
 import { LlmModule } from './llm/llm.module';
 import { CreateOutboxTables1795511023859 } from './migrations/1795511023859-CreateOutboxTables';
 import { CreateTasksAndErrors1795511100000 } from './migrations/1795511100000-CreateTasksAndErrors';
+import { CreateRevokedSessions1795511200000 } from './migrations/1795511200000-CreateRevokedSessions';
 import { PortalModule } from './portal/portal.module';
 import { TasksModule } from './tasks/tasks.module';
 
 /** The entities this app's repositories use (`db.repository(Entity)`), and the outbox's and inbox's. */
 export const LOGISTICS_HOOKS_ENTITIES = [...messagingEntities];
-export const LOGISTICS_HOOKS_MIGRATIONS = [CreateOutboxTables1795511023859, CreateTasksAndErrors1795511100000];
+export const LOGISTICS_HOOKS_MIGRATIONS = [CreateOutboxTables1795511023859, CreateTasksAndErrors1795511100000, CreateRevokedSessions1795511200000];
 
 /**
  * Root module, `LogisticsHooksModule.forRoot(config)`. DatabaseModule (global) gives every repository the

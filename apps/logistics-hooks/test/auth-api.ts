@@ -18,6 +18,8 @@ export interface RunningAuthApi {
   login(email: string, password: string): Promise<string>;
   /** Creates a logistics user with the admin's token (POST /api/v1/logistics/users). */
   createUser(adminToken: string, user: { email: string; password: string; role: string }): Promise<void>;
+  /** Logs the session of this access token out (POST /api/v1/logistics/auth/logout). */
+  logout(accessToken: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,14 +48,15 @@ async function withBuildLock<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function startAuthApi(): Promise<RunningAuthApi> {
+/** `env`: more variables for auth-api, e.g. AMQP_URL and EVENTS_* so that its events reach a test broker. */
+export async function startAuthApi(extraEnv: Record<string, string> = {}): Promise<RunningAuthApi> {
   return withBuildLock(async () => {
     execFileSync(process.execPath, ['tools/build.mjs', 'auth-api'], { cwd: ROOT, stdio: 'pipe' });
-    return boot();
+    return boot(extraEnv);
   });
 }
 
-async function boot(): Promise<RunningAuthApi> {
+async function boot(extraEnv: Record<string, string>): Promise<RunningAuthApi> {
   const database: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'auth-api-for-logistics-'));
   const port = await freePort();
@@ -72,6 +75,7 @@ async function boot(): Promise<RunningAuthApi> {
     AUTH_ISSUER: issuer,
     LOGISTICS_ADMIN_EMAIL: admin.email,
     LOGISTICS_ADMIN_PASSWORD: admin.password,
+    ...extraEnv,
   });
   const child: ChildProcess = spawn(process.execPath, ['dist/apps/auth-api/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -111,5 +115,9 @@ async function boot(): Promise<RunningAuthApi> {
     });
     if (res.status !== 201) throw new Error(`auth-api create user answered ${res.status}: ${await res.text()}`);
   };
-  return { url, jwksUrl: `${url}/.well-known/jwks.json`, issuer, admin, login, createUser, close };
+  const logout = async (accessToken: string): Promise<void> => {
+    const res = await fetch(`${url}/api/v1/logistics/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' }, body: '{}' });
+    if (res.status !== 204) throw new Error(`auth-api logout answered ${res.status}: ${await res.text()}`);
+  };
+  return { url, jwksUrl: `${url}/.well-known/jwks.json`, issuer, admin, login, createUser, logout, close };
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JwksVerifier, type JwtClaims } from '@platform/auth';
 import { LogisticsHooksConfig } from '../config';
+import { RevokedSessionsRepository } from './revoked-sessions.repository';
 
 /** The claims of a logistics-realm access token of auth-api (its README, "Tokens"). */
 export interface LogisticsClaims extends JwtClaims {
@@ -22,13 +23,17 @@ export interface AdminUser {
 /**
  * Verifies auth-api's logistics-realm access tokens against its JWKS (`AUTH_JWKS_URL`) with the shared
  * `JwksVerifier`: RS256/EdDSA signature by a published key, `exp`, `iss` = AUTH_ISSUER, `aud` =
- * `logistics`, `realm` = `logistics`. Used by the HTTP guard and the Socket.IO handshake.
+ * `logistics`, `realm` = `logistics`, and a session (`sid`) not revoked at auth-api (auth.session_revoked).
+ * Used by the HTTP guard and the Socket.IO handshake.
  */
 @Injectable()
 export class AdminTokenVerifier {
   private readonly verifier: JwksVerifier | null;
 
-  constructor(@Inject(LogisticsHooksConfig) config: LogisticsHooksConfig) {
+  constructor(
+    @Inject(LogisticsHooksConfig) config: LogisticsHooksConfig,
+    private readonly revoked: RevokedSessionsRepository,
+  ) {
     this.verifier = config.AUTH_JWKS_URL
       ? new JwksVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: 'logistics', clockToleranceSec: 5 })
       : null;
@@ -44,6 +49,7 @@ export class AdminTokenVerifier {
     try {
       const claims = await this.verifier.verify<LogisticsClaims>(token);
       if (claims.realm !== 'logistics' || typeof claims.sub !== 'string' || typeof claims.role !== 'string') return null;
+      if (typeof claims.sid === 'string' && (await this.revoked.isRevoked(claims.sid))) return null;
       return { id: claims.sub, email: claims.email ?? null, role: claims.role, sessionId: claims.sid ?? null };
     } catch {
       return null;
