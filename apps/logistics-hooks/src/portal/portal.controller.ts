@@ -1,21 +1,13 @@
-import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
-import { ApiError } from '@platform/errors';
-import { RateLimiter, rateLimitHeaders } from '@platform/rate-limit';
-import type { Request, Response } from 'express';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ChatRateLimit } from './chat-rate-limit.guard';
 import { ChatPublicDto, TrackPublicDto } from './dto/portal-requests.dto';
 import { PortalService } from './portal.service';
-
-/** Public chat: requests per IP per minute (spec, part F "Limits"). */
-export const CHAT_LIMIT_PER_MINUTE = 10;
 
 @ApiTags('portal')
 @Controller('api')
 export class PortalController {
-  constructor(
-    private readonly portal: PortalService,
-    private readonly limiter: RateLimiter,
-  ) {}
+  constructor(private readonly portal: PortalService) {}
 
   @Get('dashboard/stats')
   @ApiOperation({
@@ -49,17 +41,8 @@ export class PortalController {
       'Answers tracking questions from the service\'s records (container, bill of lading or booking numbers in the message) and FAQ questions (documents, customs, demurrage, payment, contact); ' +
       'through the model when `LLM_URL` is set (given only the FAQ and the looked-up facts), by the rules otherwise or when it fails. `RateLimit-*` headers on every answer.',
   })
-  @ApiTooManyRequestsResponse({ description: '`RATE_LIMIT_EXCEEDED` with `Retry-After`' })
-  async chat(@Body() dto: ChatPublicDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
-    const decision = await this.limiter.hit(`chat:${req.ip ?? 'unknown'}`, CHAT_LIMIT_PER_MINUTE, 60_000);
-    const { 'Retry-After': retryAfter, ...headers } = rateLimitHeaders(decision);
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    if (!decision.allowed) {
-      throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', `The public chat answers ${CHAT_LIMIT_PER_MINUTE} requests per minute per client`, {
-        suggestion: `Wait ${retryAfter} seconds (Retry-After) before asking again.`,
-        headers: { 'Retry-After': retryAfter },
-      });
-    }
+  @ChatRateLimit()
+  async chat(@Body() dto: ChatPublicDto): Promise<Record<string, unknown>> {
     return { success: true, ...(await this.portal.chat(dto.message)), ...(dto.session_id ? { session_id: dto.session_id } : {}) };
   }
 }

@@ -110,12 +110,15 @@ describe('public portal', () => {
       await chat('', '203.0.113.1').expect(422);
     });
 
-    it('answers 10 requests per minute per IP, the 11th gets 429', async () => {
+    it('answers 10 requests per minute per IP (malformed ones count), the 11th gets 429', async () => {
       const ip = '198.51.100.7';
-      for (let i = 1; i <= 10; i++) {
+      for (let i = 1; i <= 9; i++) {
         const res = await chat('What are your office hours?', ip).expect(200);
         expect(res.headers['ratelimit-remaining']).toBe(String(10 - i));
       }
+      // a malformed request counts as well
+      const malformed = await chat('', ip).expect(422);
+      expect(malformed.headers['ratelimit-remaining']).toBe('0');
       const refused = await chat('What are your office hours?', ip).expect(429);
       expect(refused.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
