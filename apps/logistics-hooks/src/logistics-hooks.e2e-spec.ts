@@ -28,5 +28,8 @@ describe('logistics-hooks', () => {
     await t.http.get('/api/docs').expect(200).expect('content-type', /html/);
     const doc = await t.http.get('/api/docs-json').expect(200);
     expect(doc.body.info.title).toBe('logistics-hooks');
+    expect(Object.keys(doc.body.paths).sort()).toEqual(
+      ['/api/chat/public', '/api/dashboard/stats', '/api/errors', '/api/errors/report', '/api/errors/stats', '/api/errors/{id}', '/api/track-public', '/ops-tasks'].sort(),
+    );
   });
 });
