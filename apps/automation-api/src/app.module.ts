@@ -17,6 +17,7 @@ import { InitialSchema1763770000000 } from './migrations/1763770000000-initial-s
 import { Engine1763780000000 } from './migrations/1763780000000-engine';
 import { RateBudgets1763790000000 } from './migrations/1763790000000-rate-budgets';
 import { Publishing1763800000000 } from './migrations/1763800000000-publishing';
+import { PlannedPostsModule } from './planned-posts/planned-posts.module';
 import { ReelsModule } from './reels/reels.module';
 import { VideosModule } from './videos/videos.module';
 import { EngineModule } from './engine/engine.module';
@@ -52,6 +53,7 @@ export class AutomationApiModule {
         ClicksModule,
         VideosModule,
         ReelsModule,
+        PlannedPostsModule,
         // Development without platform credentials: the built-in sandbox (never in production).
         ...(isSandbox(config) ? [SandboxModule] : []),
       ],

@@ -59,6 +59,7 @@ export class AccountsService implements OnApplicationBootstrap {
         app_secret: sandbox ? SANDBOX.appSecret : (this.config.IG_APP_SECRET ?? null),
         verify_token: sandbox ? SANDBOX.verifyToken : (this.config.IG_VERIFY_TOKEN ?? null),
         email_public_key: this.config.EMAIL_PUBLIC_KEY ?? null,
+        youtube_refresh_token: this.config.YOUTUBE_REFRESH_TOKEN ?? null,
         public_base_url: this.config.PUBLIC_BASE_URL ?? (sandbox ? `http://127.0.0.1:${this.config.PORT}` : null),
         account_status: sandbox ? 'sandbox' : this.config.IG_ACCESS_TOKEN ? 'connected' : 'not_connected',
       },

@@ -4,7 +4,7 @@ import { schemaOf } from '@platform/database';
 /**
  * Publishing (part 3): uploaded videos (`videos`, the files live under DATA_DIR), what the reel and
  * planned-post workers need on `reels` / `planned_posts` / `planned_post_targets` (caption, title,
- * lease, attempts), the YouTube refresh token of an account, and the lease of the token scheduler.
+ * lease, attempts, the YouTube upload session), the YouTube refresh token of an account, and the lease of the token scheduler.
  */
 export class Publishing1763800000000 implements MigrationInterface {
   name = 'Publishing1763800000000';
@@ -32,7 +32,9 @@ export class Publishing1763800000000 implements MigrationInterface {
         ADD COLUMN account_id int REFERENCES ${s}.accounts(id) ON DELETE CASCADE,
         ADD COLUMN lease_until timestamptz,
         ADD COLUMN attempts int NOT NULL DEFAULT 0,
-        ADD COLUMN next_attempt_at timestamptz`);
+        ADD COLUMN next_attempt_at timestamptz,
+        ADD COLUMN upload_url text,
+        ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now()`);
     await q.query(`CREATE INDEX planned_post_targets_post_idx ON ${s}.planned_post_targets (planned_post_id)`);
     await q.query(`CREATE INDEX planned_post_targets_due_idx ON ${s}.planned_post_targets (next_attempt_at) WHERE status = 'scheduled'`);
     await q.query(`CREATE INDEX planned_post_targets_reel_idx ON ${s}.planned_post_targets (reel_id) WHERE reel_id IS NOT NULL`);
@@ -45,7 +47,7 @@ export class Publishing1763800000000 implements MigrationInterface {
     await q.query(`DROP INDEX IF EXISTS ${s}.planned_post_targets_reel_idx`);
     await q.query(`DROP INDEX IF EXISTS ${s}.planned_post_targets_due_idx`);
     await q.query(`DROP INDEX IF EXISTS ${s}.planned_post_targets_post_idx`);
-    await q.query(`ALTER TABLE ${s}.planned_post_targets DROP COLUMN account_id, DROP COLUMN lease_until, DROP COLUMN attempts, DROP COLUMN next_attempt_at`);
+    await q.query(`ALTER TABLE ${s}.planned_post_targets DROP COLUMN account_id, DROP COLUMN lease_until, DROP COLUMN attempts, DROP COLUMN next_attempt_at, DROP COLUMN upload_url, DROP COLUMN updated_at`);
     await q.query(`DROP INDEX IF EXISTS ${s}.planned_posts_account_idx`);
     await q.query(`ALTER TABLE ${s}.planned_posts DROP COLUMN caption, DROP COLUMN title`);
     await q.query(`DROP INDEX IF EXISTS ${s}.reels_automation_uq`);

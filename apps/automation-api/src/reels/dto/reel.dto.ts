@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { CursorPageQueryDto } from '../../common/cursor-page-query.dto';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { WITH_ZONE } from '../../automations/dto/automation-input.dto';
@@ -57,19 +58,12 @@ export class CreateReelDto {
   automation_id?: number | null;
 }
 
-export class ListReelsQueryDto {
+/** `status` filter and `limit` (1…200, default 50) of the list. */
+export class ListReelsQueryDto extends PickType(CursorPageQueryDto, ['limit'] as const) {
   @ApiPropertyOptional({ enum: REEL_STATUSES })
   @IsOptional()
   @IsIn(REEL_STATUSES)
   status?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
 }
 
 export class ReelSourceDto {
