@@ -17,7 +17,10 @@ import { InitialSchema1763770000000 } from './migrations/1763770000000-initial-s
 import { Engine1763780000000 } from './migrations/1763780000000-engine';
 import { RateBudgets1763790000000 } from './migrations/1763790000000-rate-budgets';
 import { Publishing1763800000000 } from './migrations/1763800000000-publishing';
+import { BillingModule } from './billing/billing.module';
+import { McpModule } from './mcp/mcp.module';
 import { PlannedPostsModule } from './planned-posts/planned-posts.module';
+import { TokensModule } from './tokens/tokens.module';
 import { ReelsModule } from './reels/reels.module';
 import { VideosModule } from './videos/videos.module';
 import { EngineModule } from './engine/engine.module';
@@ -54,6 +57,9 @@ export class AutomationApiModule {
         VideosModule,
         ReelsModule,
         PlannedPostsModule,
+        TokensModule,
+        BillingModule,
+        McpModule,
         // Development without platform credentials: the built-in sandbox (never in production).
         ...(isSandbox(config) ? [SandboxModule] : []),
       ],

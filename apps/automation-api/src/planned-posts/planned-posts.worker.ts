@@ -10,6 +10,7 @@ import { bufferBytes, VideosService, type VideoBytes } from '../videos/videos.se
 import { YouTubeApiError } from '../youtube/youtube-client';
 import { YouTubeService } from '../youtube/youtube.service';
 import { PlannedPostsRepository, type TargetRow } from './planned-posts.repository';
+import { retryDelayMs } from '../common/retry-delay';
 
 /** A failure that retrying cannot fix. */
 class TargetFailure extends Error {}
@@ -113,7 +114,7 @@ export class PlannedPostsWorker extends PollingWorker {
     const retryable = err instanceof YouTubeApiError ? err.retryable : !(err instanceof TargetFailure);
     const retryAt =
       retryable && attempts < this.config.AUTOMATION_MAX_ATTEMPTS
-        ? new Date(this.clock.now().getTime() + Math.min(this.config.AUTOMATION_RETRY_BASE_MS * 2 ** (attempts - 1), 3_600_000))
+        ? new Date(this.clock.now().getTime() + retryDelayMs(this.config.AUTOMATION_RETRY_BASE_MS, attempts))
         : null;
     if (!retryAt) this.logger.warn(`planned post ${t.planned_post_id}, ${t.platform}: ${message}`);
     await this.posts.attemptFailed(t.id, message, attempts, retryAt);

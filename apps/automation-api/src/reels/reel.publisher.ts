@@ -12,6 +12,7 @@ import type { GraphClient } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
 import { VideosService } from '../videos/videos.service';
 import { ReelsRepository, type ReelRow } from './reels.repository';
+import { retryDelayMs } from '../common/retry-delay';
 
 /** A platform error with its text kept for the reel's `error`. */
 class ReelFailure extends Error {}
@@ -186,7 +187,7 @@ export class ReelPublisher extends PollingWorker {
     // Platform errors that may pass (throttling, timeouts, 5xx) and our own trouble (database, storage) are retried.
     const retryable = err instanceof GraphApiError ? err.retryable : !(err instanceof ReelFailure);
     if (retryable && attempts < this.config.AUTOMATION_MAX_ATTEMPTS) {
-      const delay = Math.min(this.config.AUTOMATION_RETRY_BASE_MS * 2 ** (attempts - 1), 3_600_000);
+      const delay = retryDelayMs(this.config.AUTOMATION_RETRY_BASE_MS, attempts);
       await this.reels.step(current.id, current.status, current.status, { attempts, error: message }, this.later(delay));
       return;
     }
