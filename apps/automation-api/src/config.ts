@@ -132,6 +132,17 @@ export class AutomationConfig extends BaseConfig {
   @Min(1)
   PUBLISH_MAX_POLLS = 360;
 
+  /**
+   * Minutes before publish_at at which a reel's container is created (the platform processes the
+   * video meanwhile; the reel then waits in `ready` and goes online at publish_at). Containers expire
+   * after 24 hours.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_380)
+  PUBLISH_PREPARE_MINUTES = 10;
+
   /** YouTube Data API origin (uploads go to `<origin>/upload/youtube/v3/videos`). */
   @IsString()
   @Matches(/^https?:\/\/\S+$/, { message: 'YOUTUBE_API_URL must be an http(s) URL such as https://www.googleapis.com' })

@@ -121,15 +121,18 @@ export class PlannedPostsRepository {
   }
 
   /**
-   * Targets due at `now`, leased to this replica: scheduled ones whose time came, and YouTube
+   * Targets due at `now`, leased to this replica: scheduled ones whose time came (Instagram ones
+   * `prepareMinutes` early: their reel prepares its container and goes online at publish_at), and YouTube
    * uploads (resumed from their session) and Instagram hand-overs left in `publishing` by a replica
    * whose lease ran out.
    */
-  claimDue(now: Date, limit: number, leaseSeconds: number): Promise<TargetRow[]> {
+  claimDue(now: Date, prepareMinutes: number, limit: number, leaseSeconds: number): Promise<TargetRow[]> {
     return this.db.claimDue<TargetRow>({
       table: this.targets,
-      where: `((status = 'scheduled' AND publish_at <= $1 AND (next_attempt_at IS NULL OR next_attempt_at <= $1)) OR (status = 'publishing' AND (platform = 'youtube' OR reel_id IS NULL)))`,
-      params: [now],
+      where: `((status = 'scheduled' AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
+                 AND publish_at <= $1::timestamptz + CASE WHEN platform = 'instagram' THEN make_interval(mins => $2::int) ELSE interval '0' END)
+               OR (status = 'publishing' AND (platform = 'youtube' OR reel_id IS NULL)))`,
+      params: [now, prepareMinutes],
       orderBy: 'publish_at ASC, id ASC',
       limit,
       lease: { column: 'lease_until', seconds: leaseSeconds },

@@ -46,7 +46,7 @@ export class PlannedPostsWorker extends PollingWorker {
   async tick(): Promise<number> {
     const now = this.clock.now();
     // A YouTube upload of a large file takes a while: the lease covers it (a crashed replica's upload resumes after it).
-    const claimed = await this.posts.claimDue(now, 5, 900);
+    const claimed = await this.posts.claimDue(now, this.config.PUBLISH_PREPARE_MINUTES, 5, 900);
     const touched = new Set<number>();
     for (const target of claimed) {
       try {

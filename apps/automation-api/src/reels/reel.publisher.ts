@@ -26,10 +26,11 @@ class ReelFailure extends Error {}
  *                                              ▼
  *                                            failed (error = the platform's text)
  *
- * At publish_at it creates a REELS container (`video_url`, or `upload_type=resumable` and the stored
- * bytes to the returned upload address), polls the container's `status_code` every PUBLISH_POLL_MS,
- * publishes a FINISHED container (`media_publish`), reads the permalink, and attaches the reel's
- * next_post automation by media id. Retryable platform errors (throttling, timeouts, 5xx) are
+ * PUBLISH_PREPARE_MINUTES before publish_at it creates a REELS container (`video_url`, or
+ * `upload_type=resumable` and the stored bytes to the returned upload address) and polls the
+ * container's `status_code` every PUBLISH_POLL_MS; a FINISHED container waits in `ready` until
+ * publish_at, is published then (`media_publish`), the permalink read, and the reel's next_post
+ * automation attached by media id. Retryable platform errors (throttling, timeouts, 5xx) are
  * retried with backoff up to AUTOMATION_MAX_ATTEMPTS; other errors fail the reel with their text.
  */
 @Injectable()
@@ -53,7 +54,9 @@ export class ReelPublisher extends PollingWorker {
 
   async tick(): Promise<number> {
     const now = this.clock.now();
-    const claimed = await this.reels.claimDue(now, 10, Math.max(60, this.config.GRAPH_TIMEOUT_MS / 1000 * 4));
+    // Each step clears the lease; it only matters when a replica dies mid-step, and an upload of a large
+    // file to the platform takes a while: 15 minutes.
+    const claimed = await this.reels.claimDue(now, this.config.PUBLISH_PREPARE_MINUTES, 10, 900);
     for (const reel of claimed) {
       try {
         await this.advance(reel);
@@ -113,7 +116,10 @@ export class ReelPublisher extends PollingWorker {
     const status = await client.getContainerStatus(reel.container_id!);
     const code = status.status_code ?? 'IN_PROGRESS';
     if (code === 'FINISHED') {
-      if (await this.reels.step(reel.id, 'processing', 'ready', { container_status: code })) await this.publish({ ...reel, status: 'ready', container_status: code }, 'ready', client, account);
+      // Ready before its time: it waits until publish_at (next_attempt_at), then goes online.
+      const due = reel.publish_at.getTime() <= this.clock.now().getTime();
+      if (!(await this.reels.step(reel.id, 'processing', 'ready', { container_status: code }, due ? undefined : reel.publish_at))) return;
+      if (due) await this.publish({ ...reel, status: 'ready', container_status: code }, 'ready', client, account);
       return;
     }
     if (code === 'ERROR' || code === 'EXPIRED') {

@@ -103,6 +103,24 @@ describe('reels (e2e)', () => {
     expect((await post(`/reels/${id}/cancel`)).status).toBe(409);
   });
 
+  it('prepares the container before publish_at and waits in ready: the reel goes online at its time, not earlier', async () => {
+    const created = await post('/reels', { publish_at: inAnHour(), caption: 'On the hour', source: { video_url: 'https://cdn.example.com/hour.mp4' } });
+    const id = created.body.id;
+    await step(45 * 60_000); // 15 minutes before: nothing yet (PUBLISH_PREPARE_MINUTES = 10)
+    expect((await get(`/reels/${id}`)).body.status).toBe('scheduled');
+    await step(10 * 60_000); // 5 minutes before: the container is created and processed
+    expect((await get(`/reels/${id}`)).body).toMatchObject({ status: 'processing', container_status: 'IN_PROGRESS' });
+    await step();
+    await step();
+    expect((await get(`/reels/${id}`)).body).toMatchObject({ status: 'ready', container_status: 'FINISHED', media_id: null });
+    await step();
+    expect((await get(`/reels/${id}`)).body.status).toBe('ready');
+    expect(ctx.fakeA.requestsTo('/media_publish')).toHaveLength(0);
+    await step(2 * 60_000); // publish_at passed
+    expect((await get(`/reels/${id}`)).body).toMatchObject({ status: 'published', media_id: expect.any(String) });
+    expect(ctx.fakeA.requestsTo('/media_publish')).toHaveLength(1);
+  });
+
   it('uploads a stored video with the resumable protocol (uploading → processing), retrying a dropped upload', async () => {
     const bytes = Buffer.alloc(300_000, 7);
     const upload = await ctx.t.http.post('/api/v1/videos').set(auth()).set('content-type', 'video/mp4').send(bytes);
@@ -147,7 +165,7 @@ describe('reels (e2e)', () => {
     expect((await post(`/reels/${res.body.id}/cancel`)).status).toBe(200);
     await step(3_700_000);
     expect((await get(`/reels/${res.body.id}`)).body.status).toBe('cancelled');
-    expect(ctx.fakeA.requestsTo('/media', 'POST')).toHaveLength(0);
+    expect(ctx.fakeA.requestsTo('/media', 'POST').filter((r) => r.query.caption === 'Later')).toHaveLength(0);
 
     const bad = async (body: Record<string, unknown>, pattern: RegExp) => {
       const r = await post('/reels', { publish_at: inAnHour(), caption: 'c', source: { video_url: 'https://cdn.example.com/a.mp4' }, ...body });

@@ -51,7 +51,7 @@ export class ReelsRepository {
   async insert(r: NewReel): Promise<ReelRow> {
     const row = await this.db.one<ReelRow>(
       `INSERT INTO ${this.table} (account_id, publish_at, caption, source, trial, share_to_feed, automation_id, next_attempt_at)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $2) RETURNING *`,
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, now()) RETURNING *`,
       [r.account_id, r.publish_at, r.caption, JSON.stringify(r.source), r.trial, r.share_to_feed, r.automation_id],
     );
     return row!;
@@ -93,12 +93,17 @@ export class ReelsRepository {
     );
   }
 
-  /** Open reels due at `now` (publish time reached, next poll due), leased to this replica. */
-  claimDue(now: Date, limit: number, leaseSeconds: number): Promise<ReelRow[]> {
+  /**
+   * Open reels due at `now`, leased to this replica: a container is prepared from `prepareMinutes`
+   * before publish_at (and polled), a `ready` reel is published at publish_at.
+   */
+  claimDue(now: Date, prepareMinutes: number, limit: number, leaseSeconds: number): Promise<ReelRow[]> {
     return this.db.claimDue<ReelRow>({
       table: this.table,
-      where: `status IN ('scheduled','uploading','processing','ready','publishing') AND publish_at <= $1 AND next_attempt_at <= $1`,
-      params: [now],
+      where: `next_attempt_at <= $1 AND (
+                (status IN ('scheduled','uploading','processing','publishing') AND publish_at <= $1::timestamptz + make_interval(mins => $2::int))
+                OR (status = 'ready' AND publish_at <= $1))`,
+      params: [now, prepareMinutes],
       orderBy: 'next_attempt_at ASC',
       limit,
       lease: { column: 'lease_until', seconds: leaseSeconds },

@@ -12,8 +12,8 @@ describe('token refresh scheduler (e2e)', () => {
   const env = { TOKEN_REFRESH_INTERVAL_MS: '3600000', TOKEN_REFRESH_BEFORE_DAYS: '10' };
   const set = (which: 'a' | 'b', expiresInDays: number, refreshedDaysAgo: number | null) =>
     ctx.ds.query(
-      `UPDATE ${ctx.schema}.accounts SET token_expires_at = now() + make_interval(days => $2), token_refreshed_at = CASE WHEN $3::int IS NULL THEN NULL ELSE now() - make_interval(days => $3::int) END, token_lease_until = NULL, account_status = 'connected' WHERE id = $1`,
-      [ctx.accountId(which), expiresInDays, refreshedDaysAgo],
+      `UPDATE ${ctx.schema}.accounts SET token_expires_at = now() + make_interval(days => $2), token_refreshed_at = CASE WHEN $3::int IS NULL THEN NULL ELSE now() - make_interval(days => $3::int) END, token_lease_until = NULL, account_status = 'connected', access_token = $4 WHERE id = $1`,
+      [ctx.accountId(which), expiresInDays, refreshedDaysAgo, `token-${which}`],
     );
   const status = async (key: string) => (await ctx.t.http.get('/api/v1/status').set({ authorization: `Bearer ${key}` })).body;
 
@@ -64,6 +64,7 @@ describe('token refresh scheduler (e2e)', () => {
     expect(await ctx.t.app.get(TokenRefreshWorker).drain()).toBe(1);
     const [row] = await ctx.ds.query(`SELECT account_status, last_problem FROM ${ctx.schema}.accounts WHERE id = $1`, [ctx.accountId('a')]);
     expect(row).toMatchObject({ account_status: 'token_invalid', last_problem: expect.stringContaining('Token refresh failed') });
+    expect((await status(ctx.keyA)).problem).toMatch(/^Token refresh failed: /);
     // The lease holds it until the next interval: no second attempt in the same one.
     expect(await ctx.t.app.get(TokenRefreshWorker).drain()).toBe(0);
   });

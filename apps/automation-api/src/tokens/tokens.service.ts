@@ -3,6 +3,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import type { AccountEntity } from '../accounts/entities/account.entity';
 import { Clock } from '../common/clock';
 import { GraphApiError } from '../graph/graph-api.error';
+import { TOKEN_PROBLEM_PREFIX } from '../status/status.service';
 import type { TokenRefreshDto } from './token.dto';
 
 const DAY = 86_400_000;
@@ -22,7 +23,7 @@ export class TokensService {
     } catch (err) {
       if (err instanceof GraphApiError) {
         await this.accounts.update(account.id, {
-          last_problem: `Token refresh failed: ${err.detail}`,
+          last_problem: `${TOKEN_PROBLEM_PREFIX}${err.detail}`,
           last_problem_at: this.clock.now(),
           ...(err.kind === 'auth' ? { account_status: 'token_invalid' as const } : {}),
         });
