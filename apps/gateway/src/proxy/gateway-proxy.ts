@@ -1,12 +1,12 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ProxyEngine, type ProxyOutcome, type ProxyTarget } from '@platform/http-proxy';
 import { DRAIN_TIMEOUT_MS, MetricsService } from '@platform/platform';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Histogram } from 'prom-client';
 import { GatewayConfig } from '../config';
-import { RouteTable } from '../routes/route-table';
-import { ProxyEngine, type ProxyOutcome } from './proxy-engine';
+import { RouteTable, type RouteMatch } from '../routes/route-table';
 
 /**
  * Puts the proxy in front of the gateway's own routes, on the HTTP server's `request` and `upgrade`
@@ -58,7 +58,7 @@ export class GatewayProxy implements OnApplicationShutdown {
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const match = this.routes.match(req.url ?? '/');
       if (match === undefined) express(req, res);
-      else this.engine.forward(req, res, match);
+      else this.engine.forward(req, res, targetOf(match));
     });
     // Uploads of hundreds of MB may take longer than Node's default 5-minute request timeout; stalled
     // exchanges are still ended by GATEWAY_TIMEOUT_MS and the server's headersTimeout.
@@ -95,7 +95,7 @@ export class GatewayProxy implements OnApplicationShutdown {
         socket.destroySoon();
         return;
       }
-      this.engine.upgrade(req, socket, head, match);
+      this.engine.upgrade(req, socket, head, targetOf(match));
     });
   }
 
@@ -112,4 +112,10 @@ export class GatewayProxy implements OnApplicationShutdown {
       this.logger.warn(`${outcome.method} ${path} → ${outcome.service} failed: ${outcome.error ?? 'unavailable'} (request ${outcome.requestId})`);
     }
   }
+}
+
+/** A matched route as the proxy engine's target: the service, its upstream, the path, its prefix. */
+function targetOf(match: RouteMatch): ProxyTarget {
+  const { route, path } = match;
+  return { name: route.name, upstream: route.upstream, path, prefix: route.prefix };
 }

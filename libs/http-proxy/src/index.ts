@@ -1,0 +1,2 @@
+export { ProxyEngine, unavailableBody, type ProxyEngineOptions, type ProxyOutcome, type ProxyTarget } from './proxy-engine';
+export { stripHopByHop, upstreamRequestHeaders, type ForwardedInfo } from './headers';
