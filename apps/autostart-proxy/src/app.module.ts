@@ -1,17 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { DatabaseModule } from '@platform/database';
-import { messagingEntities, MessagingModule } from '@platform/messaging';
+import { DatabaseModule, type EntityClass } from '@platform/database';
 import type { AutostartProxyConfig } from './config';
-import { CreateOutboxTables1795511098570 } from './migrations/1795511098570-CreateOutboxTables';
+import { CreateWorkloads1795511098570 } from './migrations/1795511098570-CreateWorkloads';
+import { RoutingModule } from './routing/routing.module';
+import { ServicesModule } from './services/services.module';
 
-/** The entities this app's repositories use (`db.repository(Entity)`), and the outbox's and inbox's. */
-export const AUTOSTART_PROXY_ENTITIES = [...messagingEntities];
-export const AUTOSTART_PROXY_MIGRATIONS = [CreateOutboxTables1795511098570];
+/** No entities: the repository speaks SQL (conditional updates). */
+export const AUTOSTART_PROXY_ENTITIES: EntityClass[] = [];
+export const AUTOSTART_PROXY_MIGRATIONS = [CreateWorkloads1795511098570];
 
 /**
- * Root module, `AutostartProxyModule.forRoot(config)`. DatabaseModule (global) gives every repository the
- * `Database` helper and registers the `database` readiness check; MessagingModule gives `EventBus`
- * and `Outbox` and registers `broker`. The platform serves /healthz, /readyz, /metrics and /api/docs.
+ * Root module, `AutostartProxyModule.forRoot(config)`. DatabaseModule (global) holds the state the
+ * replicas share (services, request history) and registers the `database` readiness check. No
+ * broker: the proxy publishes and consumes no events. The platform serves /healthz, /readyz,
+ * /metrics and /api/docs.
  */
 @Module({})
 export class AutostartProxyModule {
@@ -20,8 +22,8 @@ export class AutostartProxyModule {
       module: AutostartProxyModule,
       imports: [
         DatabaseModule.forRoot({ entities: AUTOSTART_PROXY_ENTITIES, migrations: AUTOSTART_PROXY_MIGRATIONS }),
-        MessagingModule.forRoot({ outbox: true }),
-        // One module per feature folder (STYLE.md 2), e.g. ItemsModule from './items/items.module'.
+        ServicesModule,
+        RoutingModule,
       ],
     };
   }
