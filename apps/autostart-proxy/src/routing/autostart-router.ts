@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ProxyEngine } from '@platform/http-proxy';
+import { ProxyEngine, takeOverServer } from '@platform/http-proxy';
 import { DRAIN_TIMEOUT_MS } from '@platform/platform';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -51,35 +51,31 @@ export class AutostartRouter implements OnApplicationShutdown {
   }
 
   install(app: NestExpressApplication): void {
-    const server = app.getHttpServer() as Server;
-    const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
-    if (handlers.length !== 1) throw new Error(`autostart-proxy: expected one request handler (Express) on the server, found ${handlers.length}`);
-    const [express] = handlers;
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const routed = this.route(req);
-      if (routed.kind === 'own') express(req, res);
-      else if (routed.kind === 'unknown') sendNotManaged(res, routed.host);
-      else this.handle(req, res, routed.service, routed.host);
-    });
-    server.requestTimeout = 0;
-    const close = server.close.bind(server);
-    server.close = ((callback?: (err?: Error) => void) => {
-      this.engine.closeTunnels();
-      return close(callback);
-    }) as Server['close'];
-    const closeAll = server.closeAllConnections.bind(server);
-    server.closeAllConnections = () => {
-      void this.engine.idle(DRAIN_TIMEOUT_MS).then(() => closeAll());
-    };
-    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-      const routed = this.route(req);
-      if (routed.kind === 'service') this.handleUpgrade(req, socket, head, routed.service, routed.host);
-      else {
-        socket.write(rawAnswer(404, 'Not Found', notManagedBody(routed.kind === 'unknown' ? routed.host : String(req.headers.host ?? ''))));
-        socket.destroySoon();
-      }
-    });
+    takeOverServer(
+      app.getHttpServer() as Server,
+      this.engine,
+      {
+        request: (req, res, express) => {
+          const routed = this.route(req);
+          if (routed.kind === 'own') express(req, res);
+          else if (routed.kind === 'unknown') sendNotManaged(res, routed.host);
+          else this.handle(req, res, routed.service, routed.host);
+        },
+        upgrade: (req, socket, head) => {
+          const routed = this.route(req);
+          if (routed.kind === 'service') this.handleUpgrade(req, socket, head, routed.service, routed.host);
+          else {
+            socket.write(rawAnswer(404, 'Not Found', notManagedBody(routed.kind === 'unknown' ? routed.host : String(req.headers.host ?? ''))));
+            socket.destroySoon();
+          }
+        },
+      },
+      {
+        name: 'autostart-proxy',
+        drainTimeoutMs: DRAIN_TIMEOUT_MS,
+        onCut: (active) => this.logger.warn(`shutdown: cutting ${active} proxied request(s) still in flight`),
+      },
+    );
   }
 
   private route(req: IncomingMessage): { kind: 'own' } | { kind: 'unknown'; host: string } | { kind: 'service'; service: ManagedService; host: string } {
