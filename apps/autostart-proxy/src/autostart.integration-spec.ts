@@ -80,13 +80,13 @@ ${extra}`;
   beforeAll(async () => {
     engine = await startFakeDockerEngine({
       containers: [
-        { name: 'api', health: { becomes: 'healthy', afterMs: 300 } },
+        { name: 'api', health: { becomes: 'healthy', afterMs: 2000 } },
         { name: 'whisper' },
         { name: 'broken', health: { becomes: 'starting' } },
         { name: 'legacy', state: 'running' },
       ],
     });
-    k8s = await startFakeKubernetesApi({ workloads: [{ namespace: 'ml', name: 'ragflow', replicas: 0, readyAfterMs: 300 }] });
+    k8s = await startFakeKubernetesApi({ workloads: [{ namespace: 'ml', name: 'ragflow', replicas: 0, readyAfterMs: 1000 }] });
     upstreams.api = await startUpstream('api', running('api'));
     upstreams.whisper = await startUpstream('whisper', running('whisper'));
     upstreams.broken = await startUpstream('broken', () => engine.container('broken').State.Running);
@@ -190,7 +190,7 @@ ${extra}`;
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(res.json()).toMatchObject({ status: 'starting', service: 'ragflow', estimatedTime: 45 });
     } else {
-      expect(res.status).toBe(200); // already ready: the fake pods take 300 ms
+      expect(res.status).toBe(200); // already ready: the fake pods take 1 s
     }
     await ready(urlB, 'ragflow.test');
     expect(k8s.workload('ml', 'ragflow').spec.replicas).toBe(1);

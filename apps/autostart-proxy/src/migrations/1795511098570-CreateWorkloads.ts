@@ -20,7 +20,8 @@ export class CreateWorkloads1795511098570 implements MigrationInterface {
         start_deadline  timestamptz,
         last_error      text,
         starts          integer NOT NULL DEFAULT 0,
-        stops           integer NOT NULL DEFAULT 0
+        stops           integer NOT NULL DEFAULT 0,
+        requests        bigint NOT NULL DEFAULT 0
       )`);
     await q.query(`
       CREATE TABLE ${s}.request_history (

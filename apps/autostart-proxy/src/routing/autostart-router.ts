@@ -82,7 +82,7 @@ export class AutostartRouter implements OnApplicationShutdown {
     const header = req.headers[TARGET_HEADER];
     const explicit = typeof header === 'string' && header.length > 0 ? header : undefined;
     const url = req.url ?? '/';
-    const health = HEALTH_PATH.exec(url);
+    const health = url.startsWith('/health/') ? HEALTH_PATH.exec(url) : null;
     if (health && this.catalog.byHost(decodeURIComponent(health[1]))) return { kind: 'own' };
     const host = normalizeHost(explicit ?? req.headers.host ?? '');
     const service = this.catalog.catalog.byHost.get(host);
@@ -129,9 +129,10 @@ export class AutostartRouter implements OnApplicationShutdown {
     const started = performance.now();
     this.activity.touch(service.name);
     const closed = this.activity.opened(service.name);
+    const sampled = this.activity.sampleProxied(service.name);
     res.once('close', () => {
       closed();
-      this.record(req, service, host, res.statusCode, 'proxied', started);
+      if (sampled) this.record(req, service, host, res.statusCode, 'proxied', started);
     });
     this.engine.forward(req, res, { name: service.name, upstream: service.upstream, path: req.url ?? '/' });
   }
@@ -141,9 +142,10 @@ export class AutostartRouter implements OnApplicationShutdown {
       const started = performance.now();
       this.activity.touch(service.name);
       const closed = this.activity.opened(service.name);
+      const sampled = this.activity.sampleProxied(service.name);
       socket.once('close', () => {
         closed();
-        this.record(req, service, host, 101, 'proxied', started);
+        if (sampled) this.record(req, service, host, 101, 'proxied', started);
       });
       this.engine.upgrade(req, socket, head, { name: service.name, upstream: service.upstream, path: req.url ?? '/' });
     };

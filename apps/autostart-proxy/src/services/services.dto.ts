@@ -23,6 +23,7 @@ export class ServiceViewDto {
   @ApiProperty({ nullable: true }) lastError!: string | null;
   @ApiProperty() starts!: number;
   @ApiProperty() stops!: number;
+  @ApiProperty({ description: 'requests proxied to it, all replicas (written every AUTOSTART_FLUSH_MS)' }) requests!: number;
 }
 
 export class ServiceListDto {

@@ -50,6 +50,7 @@ export class ServicesService {
           lastError: row?.lastError ?? live.error ?? null,
           starts: row?.starts ?? 0,
           stops: row?.stops ?? 0,
+          requests: row?.requests ?? 0,
         };
       }),
     );

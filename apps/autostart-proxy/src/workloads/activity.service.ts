@@ -5,6 +5,12 @@ import { WorkloadsRepository, type RequestRecord } from './workloads.repository'
 
 /** Request history entries kept in memory between two flushes at most (a flood is sampled, never unbounded). */
 const MAX_BUFFERED_RECORDS = 10_000;
+/**
+ * Proxied requests written to the history per service and flush (the first ones of the interval);
+ * all of them are counted (`requests` of the service). Answers of the proxy itself (waiting page,
+ * 202, failed start) are all kept: the history's cost stays bounded however heavy the traffic.
+ */
+export const PROXIED_SAMPLES_PER_FLUSH = 100;
 
 /**
  * Activity of this replica, written to the shared state every AUTOSTART_FLUSH_MS: the last request
@@ -16,6 +22,7 @@ const MAX_BUFFERED_RECORDS = 10_000;
 export class ActivityService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Activity');
   private lastSeen = new Map<string, number>();
+  private counts = new Map<string, number>();
   private readonly open = new Map<string, number>();
   private records: RequestRecord[] = [];
   private dropped = 0;
@@ -56,6 +63,13 @@ export class ActivityService implements BeforeApplicationShutdown {
     return this.open.get(name) ?? 0;
   }
 
+  /** Whether a proxied request of this service goes into the history (counting it either way). */
+  sampleProxied(name: string): boolean {
+    const n = (this.counts.get(name) ?? 0) + 1;
+    this.counts.set(name, n);
+    return n <= PROXIED_SAMPLES_PER_FLUSH;
+  }
+
   record(entry: RequestRecord): void {
     if (this.records.length >= MAX_BUFFERED_RECORDS) {
       this.dropped++;
@@ -80,6 +94,8 @@ export class ActivityService implements BeforeApplicationShutdown {
     const now = this.clock.now();
     const seen = this.lastSeen;
     this.lastSeen = new Map();
+    const counts = this.counts;
+    this.counts = new Map();
     for (const name of this.open.keys()) seen.set(name, now);
     const records = this.records;
     this.records = [];
@@ -89,11 +105,12 @@ export class ActivityService implements BeforeApplicationShutdown {
     }
     const activity = new Map([...seen].map(([name, ms]) => [name, new Date(ms)]));
     try {
-      await this.repo.touch(activity);
+      await this.repo.touch(activity, counts);
       await this.repo.recordRequests(records);
     } catch (err) {
       // Not lost: merged back for the next flush.
       for (const [name, ms] of seen) if ((this.lastSeen.get(name) ?? 0) < ms) this.lastSeen.set(name, ms);
+      for (const [name, n] of counts) this.counts.set(name, (this.counts.get(name) ?? 0) + n);
       this.records = records.concat(this.records).slice(0, MAX_BUFFERED_RECORDS);
       throw err;
     }

@@ -12,6 +12,8 @@ export interface WorkloadRow {
   lastError: string | null;
   starts: number;
   stops: number;
+  /** proxied requests, all replicas */
+  requests: number;
 }
 
 interface RawWorkload {
@@ -23,6 +25,7 @@ interface RawWorkload {
   last_error: string | null;
   starts: number;
   stops: number;
+  requests: string;
 }
 
 export interface RequestRecord {
@@ -69,13 +72,14 @@ export class WorkloadsRepository {
     return rows.map(toRow);
   }
 
-  /** Moves last-activity times forward (never back). */
-  async touch(activity: Map<string, Date>): Promise<void> {
+  /** Moves last-activity times forward (never back) and adds the proxied requests counted since the last call. */
+  async touch(activity: Map<string, Date>, proxied: Map<string, number> = new Map()): Promise<void> {
     if (activity.size === 0) return;
+    const names = [...activity.keys()];
     await this.db.affected(
-      `UPDATE ${this.db.table('workloads')} w SET last_activity = GREATEST(w.last_activity, t.at)
-         FROM unnest($1::text[], $2::timestamptz[]) AS t(name, at) WHERE w.name = t.name`,
-      [[...activity.keys()], [...activity.values()]],
+      `UPDATE ${this.db.table('workloads')} w SET last_activity = GREATEST(w.last_activity, t.at), requests = w.requests + t.n
+         FROM unnest($1::text[], $2::timestamptz[], $3::bigint[]) AS t(name, at, n) WHERE w.name = t.name`,
+      [names, [...activity.values()], names.map((n) => proxied.get(n) ?? 0)],
     );
   }
 
@@ -218,5 +222,6 @@ function toRow(r: RawWorkload): WorkloadRow {
     lastError: r.last_error,
     starts: r.starts,
     stops: r.stops,
+    requests: Number(r.requests),
   };
 }

@@ -143,24 +143,27 @@ export class WorkloadsService implements OnModuleDestroy {
       }
       return { kind: 'starting', since: row?.statusSince ?? now };
     }
-    this.start(service);
+    await this.start(service);
     return { kind: 'starting', since: now };
   }
 
-  /** Starts the service once (this replica: single flight; all replicas: the database claim). */
-  start(service: ManagedService): Promise<void> {
-    let pending = this.starting.get(service.name);
-    if (!pending) {
-      pending = this.runStart(service).finally(() => this.starting.delete(service.name));
-      this.starting.set(service.name, pending);
-    }
-    return pending;
+  /**
+   * Starts the service once (this replica: single flight; all replicas: the database claim).
+   * Resolves once the claim is settled (the shared state says `starting`); the start itself goes on
+   * in the background.
+   */
+  async start(service: ManagedService): Promise<void> {
+    if (this.starting.has(service.name)) return;
+    const now = this.clock.now();
+    const deadline = new Date(now + service.startTimeout * 1000 + START_LEASE_MARGIN_MS);
+    const claim = this.repo.claimStart(service.name, new Date(now), deadline);
+    const run = claim.then((claimed) => (claimed ? this.runStart(service) : undefined)).finally(() => this.starting.delete(service.name));
+    this.starting.set(service.name, run);
+    run.catch(() => undefined);
+    await claim;
   }
 
   private async runStart(service: ManagedService): Promise<void> {
-    const now = this.clock.now();
-    const deadline = new Date(now + service.startTimeout * 1000 + START_LEASE_MARGIN_MS);
-    if (!(await this.repo.claimStart(service.name, new Date(now), deadline))) return;
     const provider = this.provider(service);
     this.logger.log(`starting ${service.name} (${service.provider} ${service.target})`);
     try {
