@@ -8,32 +8,15 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { createTestApp, startFakeDockerEngine, type FakeDockerEngine, type TestApp } from '@platform/testing';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, createTestApp, startFakeDockerEngine, type FakeDockerEngine, type TestApp } from '@platform/testing';
 import { startUpstream, type TestUpstream } from '../../test/upstream';
 import type { AutostartProxyConfig } from '../config';
 import { autostartProxyService } from '../service';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const UI_TIMEOUT_MS = 30_000;
 
-const browserRequired = process.env.CI === 'true' || process.env.REQUIRE_SERVICES === '1';
-const browserInstalled = fs.existsSync(CHROMIUM);
-if (!browserInstalled && !browserRequired) {
-  process.stderr.write(`[browser] ${CHROMIUM} not found: autostart-proxy waiting page browser test skipped (apt-get install chromium to run it)\n`);
-}
-
 describe('autostart-proxy waiting page (browser)', () => {
-  if (!browserInstalled) {
-    if (browserRequired) {
-      it('needs Chromium', () => {
-        throw new Error(`${CHROMIUM} not found, and CI=true or REQUIRE_SERVICES=1 requires it: apt-get install -y chromium`);
-      });
-    } else {
-      it.skip(`needs ${CHROMIUM}`, () => undefined);
-    }
-    return;
-  }
+  if (!chromiumAvailable('autostart-proxy waiting page browser test')) return;
 
   let engine: FakeDockerEngine;
   let upstream: TestUpstream;
