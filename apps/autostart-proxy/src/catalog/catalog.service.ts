@@ -26,8 +26,9 @@ export class CatalogService implements OnModuleDestroy {
       this.logger.warn('AUTOSTART_CONFIG is not set: no service is managed (set it to the YAML file of services)');
       return;
     }
+    const text = this.read(file);
     this.fingerprint = this.stat(file);
-    this.current = parseCatalog(this.read(file), `AUTOSTART_CONFIG (${file})`);
+    this.current = parseCatalog(text, `AUTOSTART_CONFIG (${file})`);
     this.timer = setInterval(() => this.reloadIfChanged(), config.AUTOSTART_CONFIG_WATCH_MS);
     this.timer.unref();
   }
