@@ -290,6 +290,15 @@ ${extra}`;
     expect((await call(urlA, '/api/services/api/requests?limit=0')).status).toBe(400);
   });
 
+  it('counts requests by outcome and the starts and stops in /metrics', async () => {
+    const metrics = (await call(urlA, '/metrics')).text + (await call(urlB, '/metrics')).text;
+    expect(metrics).toMatch(/autostart_requests_total\{service="api",outcome="accepted"\} \d+/);
+    expect(metrics).toMatch(/autostart_requests_total\{service="api",outcome="proxied"\} \d+/);
+    expect(metrics).toMatch(/autostart_requests_total\{service="broken",outcome="failed"\} 1/);
+    expect(metrics).toMatch(/autostart_lifecycle_total\{service="api",event="started"\} \d+/);
+    expect(metrics).toMatch(/autostart_lifecycle_total\{service="api",event="stopped"\} 1/);
+  });
+
   it('reloads the configuration when the file changes; a bad edit keeps the previous one', async () => {
     const catalog = a.app.get(CatalogService);
     writeFileSync(configPath, yaml(`  - name: docs\n    hosts: [docs.test]\n    mode: dynamic\n    upstream: ${upstreams.whisper.url}\n    provider: docker\n    target: whisper\n    healthCheck: /health\n`));

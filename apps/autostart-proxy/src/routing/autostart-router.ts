@@ -1,7 +1,8 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ProxyEngine, takeOverServer } from '@platform/http-proxy';
-import { DRAIN_TIMEOUT_MS } from '@platform/platform';
+import { DRAIN_TIMEOUT_MS, MetricsService } from '@platform/platform';
+import { Counter } from 'prom-client';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { normalizeHost, type ManagedService } from '../catalog/catalog';
@@ -29,6 +30,7 @@ const HEALTH_PATH = /^\/health\/([^/?#]+)\/?(?:[?#]|$)/;
 export class AutostartRouter implements OnApplicationShutdown {
   private readonly logger = new Logger('AutostartRouter');
   private readonly engine: ProxyEngine;
+  private readonly requests: Counter<'service' | 'outcome'>;
 
   constructor(
     private readonly catalog: CatalogService,
@@ -36,12 +38,20 @@ export class AutostartRouter implements OnApplicationShutdown {
     private readonly activity: ActivityService,
     private readonly clock: Clock,
     private readonly config: AutostartProxyConfig,
+    metrics: MetricsService,
   ) {
+    this.requests = new Counter({
+      name: 'autostart_requests_total',
+      help: 'Requests for managed services by outcome: proxied, waiting (page), accepted (202), failed (start failed), unavailable (upstream unreachable, 502)',
+      labelNames: ['service', 'outcome'],
+      registers: [metrics.registry],
+    });
     this.engine = new ProxyEngine({
       timeoutMs: config.AUTOSTART_PROXY_TIMEOUT_MS,
       connectTimeoutMs: config.AUTOSTART_CONNECT_TIMEOUT_MS,
       onComplete: (outcome) => {
         if (outcome.status === 502) {
+          this.requests.inc({ service: outcome.service, outcome: 'unavailable' });
           // Stopped from outside, or gone: the next request looks again (and starts it).
           this.workloads.forget(outcome.service);
           this.logger.warn(`${outcome.method} ${outcome.path.split('?', 1)[0]} → ${outcome.service} failed: ${outcome.error ?? 'unavailable'} (request ${outcome.requestId})`);
@@ -128,6 +138,7 @@ export class AutostartRouter implements OnApplicationShutdown {
   private proxy(req: IncomingMessage, res: ServerResponse, service: ManagedService, host: string): void {
     const started = performance.now();
     this.activity.touch(service.name);
+    this.requests.inc({ service: service.name, outcome: 'proxied' });
     const closed = this.activity.opened(service.name);
     const sampled = this.activity.sampleProxied(service.name);
     res.once('close', () => {
@@ -171,6 +182,7 @@ export class AutostartRouter implements OnApplicationShutdown {
   }
 
   private record(req: IncomingMessage, service: ManagedService, host: string, status: number, outcome: string, started: number): void {
+    if (outcome !== 'proxied') this.requests.inc({ service: service.name, outcome });
     this.activity.record({
       service: service.name,
       host,

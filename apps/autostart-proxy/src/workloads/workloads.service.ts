@@ -1,5 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { ContainerProviders, type ContainerProvider } from '@platform/containers';
+import { MetricsService } from '@platform/platform';
+import { Counter } from 'prom-client';
 import http from 'node:http';
 import https from 'node:https';
 import type { ManagedService } from '../catalog/catalog';
@@ -45,12 +47,20 @@ export class WorkloadsService implements OnModuleDestroy {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 8 });
   private closing = false;
+  private readonly lifecycle: Counter<'service' | 'event'>;
 
   constructor(
     private readonly repo: WorkloadsRepository,
     private readonly clock: Clock,
     private readonly config: AutostartProxyConfig,
+    metrics: MetricsService,
   ) {
+    this.lifecycle = new Counter({
+      name: 'autostart_lifecycle_total',
+      help: 'Starts (started, start_failed) and idle stops (stopped, stop_failed) done by this replica, by service',
+      labelNames: ['service', 'event'],
+      registers: [metrics.registry],
+    });
     this.providers = new ContainerProviders(
       { docker: {}, kubernetes: {} },
       { DOCKER_HOST: config.DOCKER_HOST, KUBECONFIG: config.KUBECONFIG, KUBERNETES_SERVICE_HOST: config.KUBERNETES_SERVICE_HOST },
@@ -172,6 +182,7 @@ export class WorkloadsService implements OnModuleDestroy {
       if (this.closing) throw new ShuttingDown();
       await this.repo.markRunning(service.name, new Date(this.clock.now()));
       this.ready.add(service.name);
+      this.lifecycle.inc({ service: service.name, event: 'started' });
       this.logger.log(`${service.name} is ready`);
     } catch (err) {
       if (err instanceof ShuttingDown) {
@@ -180,6 +191,7 @@ export class WorkloadsService implements OnModuleDestroy {
         return;
       }
       const message = (err as Error).message;
+      this.lifecycle.inc({ service: service.name, event: 'start_failed' });
       this.logger.warn(`${service.name} could not be started: ${message}`);
       // Left half-started, it would hold resources and look "running": stopped, it starts afresh next time.
       await provider.stop(service.target, { timeoutSeconds: service.stopTimeout }).catch(() => undefined);
@@ -240,7 +252,13 @@ export class WorkloadsService implements OnModuleDestroy {
   /** Stops the service (idle), forgetting that it was ready. */
   async stop(service: ManagedService): Promise<void> {
     this.ready.delete(service.name);
-    await this.provider(service).stop(service.target, { timeoutSeconds: service.stopTimeout });
+    try {
+      await this.provider(service).stop(service.target, { timeoutSeconds: service.stopTimeout });
+      this.lifecycle.inc({ service: service.name, event: 'stopped' });
+    } catch (err) {
+      this.lifecycle.inc({ service: service.name, event: 'stop_failed' });
+      throw err;
+    }
   }
 
   /** Shutdown: starts in progress stop waiting and hand their claim back, while the database is still open. */
