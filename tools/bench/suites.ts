@@ -35,7 +35,7 @@ export const APP_SUITES: AppSuite[] = [
   },
   {
     name: 'autostart-proxy',
-    measures: ['autostart-proxy: p50 latency', 'autostart-proxy: p99 latency', 'autostart-proxy: requests/s'],
+    measures: ['autostart-proxy: p50 latency', 'autostart-proxy: p99 latency', 'autostart-proxy: requests/s', 'autostart-proxy: requests/s vs a bare proxy hop'],
     run: async () => (await import('../../apps/autostart-proxy/bench/autostart.bench')).runAutostartBench(),
   },
 ];

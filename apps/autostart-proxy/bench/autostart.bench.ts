@@ -33,6 +33,24 @@ http.createServer((req, res) => {
   res.end(body);
 }).listen(Number(process.env.PORT), '127.0.0.1');`;
 
+/**
+ * The least a node:http reverse proxy does (keep-alive upstream agent, headers copied as they are,
+ * bodies piped; no routing, header rewriting, request ids, timeouts, activity or metrics): the
+ * floor of a proxy hop on this machine, to tell the proxy's own cost from the cost of any hop.
+ */
+const BARE_PROXY = `
+const http = require('node:http');
+const upstream = new URL(process.env.UPSTREAM);
+const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+http.createServer((req, res) => {
+  const up = http.request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (upRes) => {
+    res.writeHead(upRes.statusCode, upRes.headers);
+    upRes.pipe(res);
+  });
+  up.on('error', () => res.destroy());
+  req.pipe(up);
+}).listen(Number(process.env.PORT), '127.0.0.1');`;
+
 export interface AutostartBenchOptions {
   /** Requests of each throughput run (default 20000). */
   requests?: number;
@@ -63,9 +81,14 @@ export async function runAutostartBench(opts: AutostartBenchOptions = {}): Promi
   let output = '';
   const upstream = spawn(process.execPath, ['-e', UPSTREAM], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   upstream.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const barePort = await freePort();
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+  const bare = spawn(process.execPath, ['-e', BARE_PROXY], { env: { ...process.env, PORT: String(barePort), UPSTREAM: upstreamUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+  bare.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   try {
     await waitHealthy('bench upstream', upstreamUrl, upstream, () => output);
+    await waitHealthy('bench bare proxy', bareUrl, bare, () => output);
     const config = join(dir, 'services.yaml');
     await writeFile(config, `services:\n  - { name: bench, hosts: [bench.test], mode: async, upstream: '${upstreamUrl}', provider: docker, target: bench, healthCheck: /health }\n`);
     service = await startService(autostartProxyService, {
@@ -91,8 +114,10 @@ export async function runAutostartBench(opts: AutostartBenchOptions = {}): Promi
     // others); throughput with `connections` callers. Direct and proxied alternate.
     const direct1 = await load(`${upstreamUrl}/item`, {}, 1, latencyRequests);
     const proxied1 = await load(`${service.url}/item`, target, 1, latencyRequests);
+    await load(`${bareUrl}/item`, {}, connections, 2000);
     const directN = await load(`${upstreamUrl}/item`, {}, connections, requests);
     const proxiedN = await load(`${service.url}/item`, target, connections, requests);
+    const bareN = await load(`${bareUrl}/item`, {}, connections, requests);
     const added = `added p50 ${round((proxied1.p50 - direct1.p50) * 1000, 0)} µs, p99 ${round((proxied1.p99 - direct1.p99) * 1000, 0)} µs; throughput ${round((100 * proxiedN.perSecond) / directN.perSecond, 1)} % of direct`;
     const latencyDetail = `${latencyRequests} GETs, one caller, load generator in its own process, through the proxy (running service) vs direct to the same upstream; ${added}`;
     return [
@@ -120,10 +145,19 @@ export async function runAutostartBench(opts: AutostartBenchOptions = {}): Promi
         ratio: round(proxiedN.perSecond / directN.perSecond),
         detail: `${requests} GETs, ${connections} connections, load generator in its own process, through the proxy vs direct; ${added}`,
       },
+      {
+        name: 'autostart-proxy: requests/s vs a bare proxy hop',
+        value: round(proxiedN.perSecond, 1),
+        unit: 'req/s',
+        baseline: round(bareN.perSecond, 1),
+        ratio: round(proxiedN.perSecond / bareN.perSecond),
+        detail: `the same throughput run next to a bare node:http proxy (its own process, no routing, header rewriting, activity or metrics) in front of the same upstream: the floor of any proxy hop here (${round((100 * bareN.perSecond) / directN.perSecond, 1)} % of direct)`,
+      },
     ];
   } finally {
     await service?.close();
     upstream.kill('SIGTERM');
+    bare.kill('SIGTERM');
     await engine.close();
     if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
     await rm(dir, { recursive: true, force: true });
