@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { autostartProxyService } from '../src/service';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
 import { dropBenchSchema, type BenchMeasurement } from '../../../tools/bench/measurement';
 import type { LoadResult } from './load-generator';
 
