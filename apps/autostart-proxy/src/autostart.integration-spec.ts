@@ -59,6 +59,20 @@ services:
     target: broken
     healthCheck: /health
     startTimeout: 1
+  - name: sick
+    hosts: [sick.test]
+    mode: dynamic
+    upstream: ${upstreams.sick.url}
+    provider: docker
+    target: sick
+    healthCheck: /health
+  - name: chat
+    hosts: [chat.test]
+    mode: dynamic
+    upstream: ${upstreams.chat.url}
+    provider: docker
+    target: chat
+    healthCheck: /health
   - name: legacy
     hosts: [legacy.test]
     mode: async
@@ -83,6 +97,8 @@ ${extra}`;
         { name: 'api', health: { becomes: 'healthy', afterMs: 2000 } },
         { name: 'whisper' },
         { name: 'broken', health: { becomes: 'starting' } },
+        { name: 'sick', health: { becomes: 'unhealthy', afterMs: 200 } },
+        { name: 'chat', health: { becomes: 'healthy', afterMs: 500 } },
         { name: 'legacy', state: 'running' },
       ],
     });
@@ -91,6 +107,8 @@ ${extra}`;
     upstreams.whisper = await startUpstream('whisper', running('whisper'));
     upstreams.broken = await startUpstream('broken', () => engine.container('broken').State.Running);
     upstreams.legacy = await startUpstream('legacy', running('legacy'));
+    upstreams.sick = await startUpstream('sick', () => engine.container('sick').State.Running);
+    upstreams.chat = await startUpstream('chat', running('chat'));
     upstreams.ragflow = await startUpstream('ragflow', () => (k8s.workload('ml', 'ragflow').status.readyReplicas ?? 0) > 0);
     dir = mkdtempSync(join(tmpdir(), 'autostart-'));
     configPath = join(dir, 'services.yaml');
@@ -220,11 +238,43 @@ ${extra}`;
     await eventually(async () => (engine.startCalls('broken') === 2 ? true : undefined));
   });
 
+  it('a service reported unhealthy while it starts: the error page once (502, in its theme), then a new start', async () => {
+    const page = await call(urlA, '/', { target: 'sick.test', headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const failed = await eventually(async () => {
+      const res = await call(urlA, '/health/sick.test');
+      return res.status === 502 ? res : undefined;
+    });
+    expect(failed.json()).toMatchObject({ status: 'failed', service: 'sick', error: expect.stringContaining('reports unhealthy') });
+    // /health reported the failure (the waiting page shows it): the next request starts it again.
+    const again = await call(urlB, '/', { target: 'sick.test', headers: { accept: 'text/html' } });
+    expect(again.status).toBe(200);
+    await eventually(async () => (engine.startCalls('sick') === 2 ? true : undefined));
+    const failedAgain = await eventually(async () => {
+      const res = await call(urlA, '/', { target: 'sick.test', headers: { accept: 'text/html' } });
+      return res.status === 502 ? res : undefined;
+    });
+    expect(failedAgain.headers['content-type']).toMatch(/text\/html/);
+    expect(failedAgain.text).toContain('sick could not be started');
+  });
+
+  it('an upgrade (WebSocket) to a stopped service: 503 with Retry-After and the starting body; once ready, proxied', async () => {
+    const refused = await openUpgrade(urlB, '/socket', 'chat.test');
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse(refused.head)).toMatchObject({ status: 'starting', service: 'chat', estimatedTime: 30 });
+    await ready(urlB, 'chat.test');
+    const tunnel = await openUpgrade(urlB, '/socket', 'chat.test');
+    expect(tunnel.status).toBe(101);
+    tunnel.socket.destroy();
+    expect(engine.startCalls('chat')).toBe(1);
+  });
+
   it('GET /api/services lists every service with its state', async () => {
     const res = await call(urlA, '/api/services');
     expect(res.status).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ totalServices: 5, idleTimeout: IDLE });
+    expect(body).toMatchObject({ totalServices: 7, idleTimeout: IDLE });
     expect(body.services.find((s: any) => s.name === 'api')).toMatchObject({
       hostname: 'api.test',
       name: 'api',

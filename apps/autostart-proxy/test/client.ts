@@ -32,15 +32,15 @@ export function call(base: string, path: string, opts: { host?: string; target?:
 }
 
 /** Opens an upgrade (an echo tunnel once proxied); resolves with the status line and the socket. */
-export function openUpgrade(base: string, path: string, target: string): Promise<{ status: number; socket: Socket; head: string }> {
+export function openUpgrade(base: string, path: string, target: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; socket: Socket; head: string }> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const req = http.request(url, { headers: { connection: 'Upgrade', upgrade: 'echo', 'x-autostart-target': target }, agent: false });
-    req.on('upgrade', (res, socket) => resolve({ status: res.statusCode ?? 0, socket, head: '' }));
+    req.on('upgrade', (res, socket) => resolve({ status: res.statusCode ?? 0, headers: res.headers, socket, head: '' }));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, socket: res.socket, head: Buffer.concat(chunks).toString() }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, socket: res.socket, head: Buffer.concat(chunks).toString() }));
     });
     req.on('error', reject);
     req.end();
