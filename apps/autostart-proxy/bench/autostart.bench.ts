@@ -3,8 +3,8 @@
  * p99) and its throughput, next to a direct call to the same upstream, measured in the same run with
  * the same load generator and concurrency.
  *
- * Three processes so that none takes CPU from another's measurement: the upstream (a bare Node HTTP
- * server, in a child process), the load generator (./load-generator, in a child process), and the
+ * Three processes so that none takes CPU from another's measurement: the upstream (BARE_SERVER: a
+ * bare Node HTTP server answering every path, /health included, in a child process), the load generator (./load-generator, in a child process), and the
  * proxy (this process: startService with a managed service whose workload runs in the fake Docker
  * engine, already healthy, so every measured request is proxied). Uses DATABASE_URL (a throwaway
  * schema, dropped afterwards) or the embedded PostgreSQL, as the service would.
@@ -19,38 +19,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { autostartProxyService } from '../src/service';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { dropBenchSchema, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { BARE_PROXY, BARE_SERVER, dropBenchSchema, type BenchMeasurement } from '../../../tools/bench/measurement';
 import type { LoadResult } from './load-generator';
 
 const run = promisify(execFile);
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-/** The upstream: answers every path 200 with a small JSON body (its /health too). */
-const UPSTREAM = `
-const http = require('node:http');
-const body = JSON.stringify({ status: 'ok', service: 'bench' });
-http.createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}).listen(Number(process.env.PORT), '127.0.0.1');`;
-
-/**
- * The least a node:http reverse proxy does (keep-alive upstream agent, headers copied as they are,
- * bodies piped; no routing, header rewriting, request ids, timeouts, activity or metrics): the
- * floor of a proxy hop on this machine, to tell the proxy's own cost from the cost of any hop.
- */
-const BARE_PROXY = `
-const http = require('node:http');
-const upstream = new URL(process.env.UPSTREAM);
-const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
-http.createServer((req, res) => {
-  const up = http.request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (upRes) => {
-    res.writeHead(upRes.statusCode, upRes.headers);
-    upRes.pipe(res);
-  });
-  up.on('error', () => res.destroy());
-  req.pipe(up);
-}).listen(Number(process.env.PORT), '127.0.0.1');`;
 
 export interface AutostartBenchOptions {
   /** Requests of each throughput run (default 20000). */
@@ -80,11 +53,11 @@ export async function runAutostartBench(opts: AutostartBenchOptions = {}): Promi
   const port = await freePort();
   const upstreamUrl = `http://127.0.0.1:${port}`;
   let output = '';
-  const upstream = spawn(process.execPath, ['-e', UPSTREAM], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const upstream = spawn(process.execPath, ['-e', BARE_SERVER], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   upstream.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const barePort = await freePort();
   const bareUrl = `http://127.0.0.1:${barePort}`;
-  const bare = spawn(process.execPath, ['-e', BARE_PROXY], { env: { ...process.env, PORT: String(barePort), UPSTREAM: upstreamUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const bare = spawn(process.execPath, ['-e', BARE_PROXY], { env: { ...process.env, PORT: String(barePort), UPSTREAM: upstreamUrl, PREFIX: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   bare.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   try {
