@@ -33,6 +33,11 @@ export const APP_SUITES: AppSuite[] = [
     measures: ['automation-api: click redirects/s'],
     run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchClickRedirect()],
   },
+  {
+    name: 'autostart-proxy',
+    measures: ['autostart-proxy: p50 latency', 'autostart-proxy: p99 latency', 'autostart-proxy: requests/s', 'autostart-proxy: requests/s vs a bare proxy hop'],
+    run: async () => (await import('../../apps/autostart-proxy/bench/autostart.bench')).runAutostartBench(),
+  },
 ];
 
 /** The suites BENCH_ONLY selects (all when unset). */

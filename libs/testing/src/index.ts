@@ -13,3 +13,4 @@ export * from './fakes/oauth-provider';
 export * from './fakes/docker-engine';
 export * from './fakes/kubernetes-api';
 export * from './fakes/youtube-api';
+export { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from './browser';

@@ -31,7 +31,8 @@ export function stripHopByHop(headers: IncomingHttpHeaders): OutgoingHttpHeaders
 export interface ForwardedInfo {
   remoteAddress: string | undefined;
   encrypted: boolean;
-  prefix: string;
+  /** published under this prefix (X-Forwarded-Prefix); undefined: the client's header, if any, is passed on */
+  prefix?: string;
   requestId: string;
 }
 
@@ -50,8 +51,10 @@ export function upstreamRequestHeaders(headers: IncomingHttpHeaders, info: Forwa
   out['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${client}` : client;
   out['x-forwarded-proto'] = headers['x-forwarded-proto'] ?? (info.encrypted ? 'https' : 'http');
   out['x-forwarded-host'] = headers['x-forwarded-host'] ?? headers.host ?? '';
-  const outerPrefix = headers['x-forwarded-prefix'];
-  out['x-forwarded-prefix'] = typeof outerPrefix === 'string' ? `${outerPrefix.replace(/\/+$/, '')}${info.prefix}` : info.prefix;
+  if (info.prefix !== undefined) {
+    const outerPrefix = headers['x-forwarded-prefix'];
+    out['x-forwarded-prefix'] = typeof outerPrefix === 'string' ? `${outerPrefix.replace(/\/+$/, '')}${info.prefix}` : info.prefix;
+  }
   out['x-request-id'] = info.requestId;
   return out;
 }

@@ -56,4 +56,10 @@ describe('proxy headers', () => {
     expect(out['x-forwarded-host']).toBe('api.example.com');
     expect(out['x-forwarded-prefix']).toBe('/platform/email');
   });
+
+  it('leaves X-Forwarded-Prefix as received when the target has no prefix', () => {
+    const info = { remoteAddress: '10.0.0.2', encrypted: false, requestId: 'r' };
+    expect(upstreamRequestHeaders({ host: 'a.example.com' }, info)['x-forwarded-prefix']).toBeUndefined();
+    expect(upstreamRequestHeaders({ host: 'a', 'x-forwarded-prefix': '/outer' }, info)['x-forwarded-prefix']).toBe('/outer');
+  });
 });

@@ -4,8 +4,19 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { requestIdFrom } from '@platform/platform';
-import type { RouteMatch } from '../routes/route-table';
 import { stripHopByHop, upstreamRequestHeaders } from './headers';
+
+/** Where one request goes: the upstream origin and the path (with query) to ask it for. */
+export interface ProxyTarget {
+  /** the upstream's name, in outcomes and the 502 body */
+  readonly name: string;
+  /** upstream origin, e.g. http://127.0.0.1:3004 */
+  readonly upstream: URL;
+  /** the path and query string to send upstream */
+  readonly path: string;
+  /** the prefix the upstream is published under (X-Forwarded-Prefix); none: the header is passed on as received */
+  readonly prefix?: string;
+}
 
 export interface ProxyOutcome {
   service: string;
@@ -74,12 +85,12 @@ export class ProxyEngine {
   }
 
   /** Tells `onComplete` how one proxied request or upgrade ended. */
-  private reporter(req: IncomingMessage, match: RouteMatch, started: number, requestId: string) {
+  private reporter(req: IncomingMessage, target: ProxyTarget, started: number, requestId: string) {
     return (status: number, error?: string): void =>
       this.options.onComplete?.({
-        service: match.route.name,
+        service: target.name,
         method: req.method ?? 'GET',
-        path: match.path,
+        path: target.path,
         status,
         durationMs: performance.now() - started,
         requestId,
@@ -88,15 +99,14 @@ export class ProxyEngine {
   }
 
   /** Proxies one HTTP request; answers 502 itself when the upstream cannot be reached. */
-  forward(req: IncomingMessage, res: ServerResponse, match: RouteMatch): void {
+  forward(req: IncomingMessage, res: ServerResponse, target: ProxyTarget): void {
     const started = performance.now();
     const requestId = requestIdOf(req);
-    const { route } = match;
-    const upstream = route.upstream;
+    const upstream = target.upstream;
     const secure = upstream.protocol === 'https:';
     let finished = false;
     this.inFlight++;
-    const report = this.reporter(req, match, started, requestId);
+    const report = this.reporter(req, target, started, requestId);
     const done = (status: number, error?: string): void => {
       if (finished) return;
       finished = true;
@@ -113,16 +123,16 @@ export class ProxyEngine {
       hostname: upstream.hostname,
       port: upstream.port || (secure ? 443 : 80),
       method: req.method,
-      path: match.path,
+      path: target.path,
       headers: upstreamRequestHeaders(req.headers, {
         remoteAddress: req.socket.remoteAddress,
         encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
-        prefix: route.prefix,
+        prefix: target.prefix,
         requestId,
       }),
       agent: secure ? this.httpsAgent : this.httpAgent,
     });
-    this.applyTimeouts(proxyReq, route.name);
+    this.applyTimeouts(proxyReq, target.name);
 
     proxyReq.on('response', (proxyRes) => {
       const headers = stripHopByHop(proxyRes.headers);
@@ -136,7 +146,7 @@ export class ProxyEngine {
 
     proxyReq.on('error', (err) => {
       if (!res.headersSent) {
-        sendUnavailable(res, route.name, requestId);
+        sendUnavailable(res, target.name, requestId);
         done(502, err.message);
       } else {
         // The upstream failed midway through its response: the client sees a truncated response.
@@ -164,13 +174,12 @@ export class ProxyEngine {
   }
 
   /** Proxies a WebSocket (or other) upgrade: handshake forwarded, then both sockets piped raw. */
-  upgrade(req: IncomingMessage, socket: Socket, head: Buffer, match: RouteMatch): void {
+  upgrade(req: IncomingMessage, socket: Socket, head: Buffer, target: ProxyTarget): void {
     const started = performance.now();
     const requestId = requestIdOf(req);
-    const { route } = match;
-    const upstream = route.upstream;
+    const upstream = target.upstream;
     const secure = upstream.protocol === 'https:';
-    const reporter = this.reporter(req, match, started, requestId);
+    const reporter = this.reporter(req, target, started, requestId);
     let reported = false;
     const report = (status: number, error?: string): void => {
       if (reported) return;
@@ -181,7 +190,7 @@ export class ProxyEngine {
     const headers = upstreamRequestHeaders(req.headers, {
       remoteAddress: req.socket.remoteAddress,
       encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
-      prefix: route.prefix,
+      prefix: target.prefix,
       requestId,
     });
     headers.connection = 'Upgrade';
@@ -192,12 +201,12 @@ export class ProxyEngine {
       hostname: upstream.hostname,
       port: upstream.port || (secure ? 443 : 80),
       method: req.method,
-      path: match.path,
+      path: target.path,
       headers,
       // A dedicated connection: an upgraded socket leaves the keep-alive pool for good.
       agent: false,
     });
-    this.applyTimeouts(proxyReq, route.name);
+    this.applyTimeouts(proxyReq, target.name);
 
     this.tunnels.add(socket);
     // The client left, before or after the handshake: the upstream side goes too (an upstream
@@ -271,7 +280,7 @@ export class ProxyEngine {
         return;
       }
       if (socket.writable) {
-        const body = unavailableBody(route.name);
+        const body = unavailableBody(target.name);
         socket.write(
           rawHead(502, 'Bad Gateway', [
             'content-type',
