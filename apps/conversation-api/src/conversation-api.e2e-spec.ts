@@ -1,0 +1,32 @@
+// conversation-api booted once on a throwaway database (createTestApp, migrations applied): the endpoints
+// every service has answer.
+import { createTestApp, type TestApp } from '@platform/testing';
+import type { ConversationApiConfig } from './config';
+import { conversationApiService } from './service';
+
+describe('conversation-api', () => {
+  let t: TestApp<ConversationApiConfig>;
+
+  beforeAll(async () => {
+    t = await createTestApp(conversationApiService);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers /healthz', async () => {
+    await t.http.get('/healthz').expect(200, { status: 'ok' });
+  });
+
+  it('answers /readyz with its database and broker up', async () => {
+    const res = await t.http.get('/readyz').expect(200);
+    expect(res.body).toMatchObject({ status: 'ok', checks: { database: { status: 'up' }, broker: { status: 'up' } } });
+  });
+
+  it('serves its Swagger UI and OpenAPI document', async () => {
+    await t.http.get('/api/docs').expect(200).expect('content-type', /html/);
+    const doc = await t.http.get('/api/docs-json').expect(200);
+    expect(doc.body.info.title).toBe('conversation-api');
+  });
+});
