@@ -1,7 +1,7 @@
-import { Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
-import { BaseConfig } from '@platform/platform';
+import { BaseConfig, SERVICE_MODE, type ServiceMode } from '@platform/platform';
 import type { EventContract, EventEnvelope } from '../contracts/event-contract';
 import { EventBus, type EventHandler } from '../event-bus';
 import { Inbox } from '../outbox/inbox';
@@ -26,7 +26,8 @@ interface Route {
 }
 
 /**
- * Subscribes every `@EventConsumer` provider of the app when it starts: one subscription per
+ * Subscribes every `@EventConsumer` provider of the app when it starts serving (not in `node main.js
+ * migrate` or another command): one subscription per
  * consumer name, dispatching by event type to its `@OnEvent` methods, each through the inbox unless
  * it opted out, with prefetch and retries from the consumer's options or the EVENTS_* settings.
  */
@@ -41,6 +42,7 @@ export class EventConsumers implements OnApplicationBootstrap {
     private readonly bus: EventBus,
     private readonly config: BaseConfig,
     @Optional() private readonly inbox?: Inbox,
+    @Optional() @Inject(SERVICE_MODE) private readonly mode?: ServiceMode,
   ) {}
 
   /** The consumers found at start (diagnostics, tests). */
@@ -48,8 +50,10 @@ export class EventConsumers implements OnApplicationBootstrap {
     return this.declared;
   }
 
+  /** Declared consumers are checked in every mode, but consume only in a serving app (never during `migrate`). */
   async onApplicationBootstrap(): Promise<void> {
     this.declared = this.discover();
+    if (this.mode === 'command') return;
     for (const c of this.declared) {
       await this.bus.subscribe(c.queue, c.events, c.handler, { prefetch: c.prefetch, maxRetries: c.maxRetries });
       this.logger.debug(`Consumer "${c.queue}" subscribed to ${c.events.map((e) => e.type).join(', ')}`);

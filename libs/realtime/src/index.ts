@@ -1,0 +1,1 @@
+export { RealtimeAdapter, useRealtime, connectionName, type RealtimeOptions } from './realtime-adapter';

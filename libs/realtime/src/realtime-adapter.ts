@@ -1,0 +1,84 @@
+import { Logger, type INestApplicationContext } from '@nestjs/common';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { closeRedis, redisOptions } from '@platform/rate-limit';
+import { createAdapter } from '@socket.io/redis-adapter';
+import Redis from 'ioredis';
+import type { Server, ServerOptions } from 'socket.io';
+
+export interface RealtimeOptions {
+  /** Redis for the adapter (REDIS_URL); without it broadcasts reach this process's clients only. */
+  redisUrl?: string;
+  /**
+   * Prefix of the adapter's Redis channels. Every service (and every test app) needs its own:
+   * services share one Redis, and two services with a `/` namespace would otherwise receive each
+   * other's broadcasts. Convention: `${REDIS_KEY_PREFIX}socket.io`, default `<service>:socket.io`.
+   */
+  key: string;
+}
+
+/**
+ * Nest's Socket.IO adapter with the Redis adapter of socket.io: a broadcast (`server.emit`,
+ * `server.to(room).emit`, from a gateway or any provider holding the server) reaches the clients of
+ * every replica. One publishing and one subscribing connection per app, opened when the first
+ * Socket.IO server is created and closed when the app closes. Without `redisUrl` the default
+ * in-memory adapter is used (one process: `npm start`, tests without Redis).
+ */
+export class RealtimeAdapter extends IoAdapter {
+  private readonly logger = new Logger('Realtime');
+  private clients?: { pub: Redis; sub: Redis };
+
+  constructor(
+    app: INestApplicationContext,
+    private readonly options: RealtimeOptions,
+  ) {
+    super(app);
+  }
+
+  /** True when broadcasts go through Redis. */
+  get distributed(): boolean {
+    return Boolean(this.options.redisUrl);
+  }
+
+  override createIOServer(port: number, options?: ServerOptions): Server {
+    const server: Server = super.createIOServer(port, options);
+    if (this.options.redisUrl) {
+      const { pub, sub } = (this.clients ??= this.connect(this.options.redisUrl));
+      server.adapter(createAdapter(pub, sub, { key: this.options.key }));
+    }
+    return server;
+  }
+
+  /** Called by Nest when the app closes, after its Socket.IO servers. */
+  override async dispose(): Promise<void> {
+    const clients = this.clients;
+    this.clients = undefined;
+    if (clients) await Promise.all([closeRedis(clients.pub), closeRedis(clients.sub)]);
+  }
+
+  private connect(url: string): { pub: Redis; sub: Redis } {
+    // Pub/sub connections wait for Redis instead of failing commands: a broadcast during an outage
+    // is delivered to this process's clients and sent to the others once Redis is back.
+    // Named after the key, so that CLIENT LIST tells which service a connection belongs to.
+    const pub = new Redis(redisOptions(url, { maxRetriesPerRequest: null, connectionName: connectionName(this.options.key) }));
+    const sub = pub.duplicate();
+    for (const [name, client] of [['publish', pub], ['subscribe', sub]] as const) {
+      client.on('error', (err: Error) => this.logger.warn(`redis (${name}): ${err.message}`));
+    }
+    return { pub, sub };
+  }
+}
+
+/** A Redis client name (no spaces or quotes) from the channel key. */
+export function connectionName(key: string): string {
+  return key.replace(/[^A-Za-z0-9:._-]/g, '_');
+}
+
+/**
+ * Installs the RealtimeAdapter on an app; call it from the ServiceDefinition's `configure`:
+ * `configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${config.REDIS_KEY_PREFIX}socket.io` })`.
+ */
+export function useRealtime(app: INestApplicationContext & { useWebSocketAdapter(adapter: IoAdapter): unknown }, options: RealtimeOptions): RealtimeAdapter {
+  const adapter = new RealtimeAdapter(app, options);
+  app.useWebSocketAdapter(adapter);
+  return adapter;
+}
