@@ -13,6 +13,7 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { CreateOutboxTables1795511027418 } from './migrations/1795511027418-CreateOutboxTables';
 import { CreateConversationTables1795511100000 } from './migrations/1795511100000-CreateConversationTables';
 import { RealtimeEventsModule } from './realtime/realtime-events.module';
+import { RealtimeModule } from './realtime/realtime.module';
 import { RolesModule } from './roles/roles.module';
 import { TeamsModule } from './teams/teams.module';
 import { ThrottleModule } from './throttle/throttle.module';
@@ -47,6 +48,7 @@ export class ConversationApiModule {
         ConversationsModule,
         ContactsApiModule,
         WebhooksModule,
+        RealtimeModule,
       ],
       providers: [{ provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor }],
     };

@@ -1,5 +1,6 @@
 import { EnvelopeErrorFilter } from '@platform/errors';
 import type { ServiceDefinition } from '@platform/platform';
+import { useRealtime } from '@platform/realtime';
 import { AccountsService } from './accounts/accounts.service';
 import { ConversationApiModule } from './app.module';
 import { ConversationApiConfig } from './config';
@@ -11,6 +12,8 @@ export const conversationApiService: ServiceDefinition<ConversationApiConfig> = 
   schema: 'conversation',
   config: ConversationApiConfig,
   module: (config) => ConversationApiModule.forRoot(config),
+  // Socket.IO (/conversations) through the Redis adapter when REDIS_URL is set: events reach the agents of every replica.
+  configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${config.CONVERSATION_REDIS_KEY_PREFIX}socket.io` }),
   errorFilter: () =>
     new EnvelopeErrorFilter({
       codes: { 429: 'THROTTLER_LIMIT_EXCEEDED' },
