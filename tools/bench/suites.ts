@@ -33,6 +33,11 @@ export const APP_SUITES: AppSuite[] = [
     measures: ['automation-api: click redirects/s'],
     run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchClickRedirect()],
   },
+  {
+    name: 'conversation-api webhooks',
+    measures: ['conversation-api: inbound webhook messages/s'],
+    run: async () => [await (await import('../../apps/conversation-api/bench/webhook.bench')).benchInboundWebhooks()],
+  },
 ];
 
 /** The suites BENCH_ONLY selects (all when unset). */

@@ -135,7 +135,7 @@ export class ChannelsRepository {
    * row is locked for the transaction, so concurrent assignments in one channel take turns.
    */
   async nextAssignee(channelId: string, cap: number | null): Promise<string | null> {
-    await this.db.one(`SELECT id FROM ${this.db.table('channels')} WHERE id = $1 FOR UPDATE`, [channelId]);
+    await this.db.one(`SELECT id FROM ${this.db.table('channels')} WHERE id = $1 FOR NO KEY UPDATE`, [channelId]);
     const row = await this.db.one<{ user_id: string }>(
       `SELECT m.user_id FROM ${this.db.table('channel_members')} m
          JOIN ${this.db.table('users')} u ON u.id = m.user_id AND u.active

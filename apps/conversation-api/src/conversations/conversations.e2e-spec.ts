@@ -137,4 +137,16 @@ describe('conversation-api conversations', () => {
     await t.http.post(`/api/v1/conversations/${c.id}/messages`).set(admin.auth).send({ content: 'more' }).expect(201);
     expect((await t.http.get(`/api/v1/conversations/${c.id}`).set(admin.auth)).body.data.first_reply_created_at).toBe(replied.first_reply_created_at);
   });
+
+  it('stores concurrent first messages of many new senders on an auto-assigning channel, each once', async () => {
+    const channel = (await whatsappChannel(t, admin, { auto_assignment: true, member_ids: [alice.id, bob.id] })).id;
+    const bodies = Array.from({ length: 12 }, (_v, i) => textDelivery({ id: `wamid.P${i}`, from: `1666000000${String(i).padStart(2, '0')}`, text: `parallel ${i}` }));
+    const results = await Promise.all(bodies.map((body) => deliver(t, channel, body)));
+    expect(results.map((r) => r.status)).toEqual(bodies.map(() => 200));
+    const stored = await list({ channel_id: channel, limit: 100 });
+    expect(stored.meta.total).toBe(12);
+    const counts = [alice.id, bob.id].map((id) => stored.data.filter((c: { assignee_id: string }) => c.assignee_id === id).length);
+    expect(counts).toEqual([6, 6]);
+    expect(new Set(stored.data.map((c: { display_id: number }) => c.display_id)).size).toBe(12);
+  });
 });

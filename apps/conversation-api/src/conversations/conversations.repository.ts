@@ -111,19 +111,19 @@ export class ConversationsRepository {
     return row ? toConversation(row) : null;
   }
 
-  /** Locks the conversation row for the transaction (status and assignment changes take turns). */
+  /** The conversation, its row locked for the transaction (status and assignment changes take turns). */
   async lock(accountId: string, id: string): Promise<Conversation | null> {
-    await this.db.one(`SELECT id FROM ${this.t} WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
-    return this.find(accountId, id);
+    const row = await this.db.one<Row>(`${this.select('v.account_id = $1 AND v.id = $2')} FOR NO KEY UPDATE OF v`, [accountId, id]);
+    return row ? toConversation(row) : null;
   }
 
   /** The contact's latest conversation on the channel, locked. */
   async latestForContact(channelId: string, contactId: string): Promise<Conversation | null> {
-    const row = await this.db.one<{ id: string; account_id: string }>(
-      `SELECT id, account_id FROM ${this.t} WHERE channel_id = $1 AND contact_id = $2 ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
+    const row = await this.db.one<Row>(
+      `${this.select('v.channel_id = $1 AND v.contact_id = $2')} ORDER BY v.created_at DESC LIMIT 1 FOR NO KEY UPDATE OF v`,
       [channelId, contactId],
     );
-    return row ? this.find(row.account_id, row.id) : null;
+    return row ? toConversation(row) : null;
   }
 
   async insert(c: { accountId: string; displayId: number; channelId: string; contactId: string; status: ConversationStatus; assigneeId: string | null; teamId: string | null }): Promise<string> {
@@ -152,9 +152,14 @@ export class ConversationsRepository {
     );
   }
 
-  /** An incoming message: the contact waits from now on (unless already waiting). */
-  async touchIncoming(id: string): Promise<void> {
-    await this.db.affected(`UPDATE ${this.t} SET waiting_since = COALESCE(waiting_since, now()), last_activity_at = now(), updated_at = now() WHERE id = $1`, [id]);
+  /** An incoming message: the contact waits from now on (unless already waiting). Returns the conversation as it is now. */
+  async touchIncoming(id: string): Promise<Conversation> {
+    const row = await this.db.one<Row>(
+      `WITH v AS (UPDATE ${this.t} SET waiting_since = COALESCE(waiting_since, now()), last_activity_at = now(), updated_at = now() WHERE id = $1 RETURNING *)
+       SELECT v.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone FROM v JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id`,
+      [id],
+    );
+    return toConversation(row!);
   }
 
   /** A public reply: the first one is the first response; the contact no longer waits. */

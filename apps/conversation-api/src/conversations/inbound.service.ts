@@ -5,7 +5,7 @@ import type { Channel } from '../channels/channels.repository';
 import { ChannelsRepository } from '../channels/channels.repository';
 import { ContactsRepository } from '../contacts/contacts.repository';
 import { RealtimeEvents } from '../realtime/realtime-events';
-import { statusAfterIncoming, type Attachment, type Conversation, type MessageStatus } from './conversation';
+import { statusAfterIncoming, type Attachment, type MessageStatus } from './conversation';
 import { ConversationsRepository } from './conversations.repository';
 import { conversationView, messageView } from './dto/conversation.dto';
 import { MessagesRepository } from './messages.repository';
@@ -90,8 +90,7 @@ export class InboundService {
         senderId: contact.id,
         attachments: m.attachments,
       });
-      await this.conversations.touchIncoming(conversation.id);
-      const after = (await this.conversations.find(channel.accountId, conversation.id)) as Conversation;
+      const after = await this.conversations.touchIncoming(conversation.id);
       return { message, conversation: after, contactCreated, conversationCreated, statusChanged };
     });
     if (!result) return { duplicate: true };

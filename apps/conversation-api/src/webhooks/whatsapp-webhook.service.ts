@@ -67,11 +67,14 @@ export class WhatsAppWebhookService {
         result.ignored++;
         continue;
       }
-      if (await this.inbound.seen(channel.id, m.sourceId)) {
-        result.duplicates++;
-        continue;
+      if (m.mediaId) {
+        // Media is looked up at the provider once, not again on a redelivery.
+        if (await this.inbound.seen(channel.id, m.sourceId)) {
+          result.duplicates++;
+          continue;
+        }
+        await this.resolveMedia(m, creds.access_token);
       }
-      if (m.mediaId) await this.resolveMedia(m, creds.access_token);
       const stored = await this.inbound.receive(channel, m);
       if (stored.duplicate) result.duplicates++;
       else result.received++;
