@@ -13,14 +13,13 @@
 import { startService } from '@platform/platform';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { conversationApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { dropBenchSchema, listenOnLoopback, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { dropBenchSchema, inParallel, listenOnLoopback, sendRequest, type BenchMeasurement } from '../../../tools/bench/measurement';
 
 export interface ConversationBenchOptions {
   /** Messages delivered (default 2000). */
@@ -35,30 +34,7 @@ export interface ConversationBenchOptions {
 const PHONE_NUMBER_ID = '106540352242922';
 const APP_SECRET = 'bench-app-secret';
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-function send(url: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, agent, headers: body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } : headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function inParallel(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, total) }, async () => {
-      while (next < total) await task(next++);
-    }),
-  );
-  return total / ((performance.now() - t0) / 1000);
-}
+const send = sendRequest;
 
 function delivery(i: number, senders: number, tag: string): { body: string; signature: string } {
   const from = String(4917000000000 + (i % senders));

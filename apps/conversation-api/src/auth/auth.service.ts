@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { hashPassword, verifyPassword } from '@platform/auth';
+import { assessRefreshToken, hashPassword, verifyPassword } from '@platform/auth';
 import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,7 @@ import { AccessTokens } from './access-tokens';
 import { PasswordResetsRepository } from './password-resets.repository';
 import type { Principal } from './principal';
 import { RefreshTokensRepository } from '../sessions/refresh-tokens.repository';
-import { assessRefreshToken, newOpaqueToken, tokenHash } from './refresh-rotation';
+import { newOpaqueToken, tokenHash } from './refresh-rotation';
 
 export interface TokenPair {
   access_token: string;

@@ -1,14 +1,9 @@
 import type { Attachment, MessageStatus } from '../conversations/conversation';
+import type { InboundMessage } from '../conversations/inbound.service';
 
-/** One message of a WhatsApp Cloud API delivery, in the channel-neutral form. */
-export interface ParsedInbound {
+/** One message of a WhatsApp Cloud API delivery: the channel-neutral message, for which number, and its media. */
+export interface ParsedInbound extends InboundMessage {
   phoneNumberId: string;
-  sourceId: string;
-  from: string;
-  profileName: string | null;
-  content: string | null;
-  contentType: string;
-  attachments: Attachment[];
   /** Media whose download URL is looked up at the provider. */
   mediaId?: string;
 }
