@@ -3,7 +3,7 @@
 import { ConfigValidationError } from '@platform/platform';
 import { createTestApp, createTestRedisPrefix, type TestApp, type TestRedisPrefix } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, login, startApp, userWithRole, type ConversationTestApp } from '../test/helpers';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, deliver, login, startApp, textDelivery, userWithRole, whatsappChannel, type ConversationTestApp } from '../test/helpers';
 import type { ConversationApiConfig } from './config';
 import { conversationApiService } from './service';
 
@@ -129,5 +129,35 @@ describe('conversation-api throttling', () => {
     expect(limited).toBeLessThanOrEqual(100);
     const res = await b.http.post('/api/v1/auth/refresh').send(bogus).expect(429);
     expect(res.body.error.code).toBe('THROTTLER_LIMIT_EXCEEDED');
+  });
+});
+
+describe('conversation-api webhook throttling', () => {
+  let t: ConversationTestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ CONVERSATION_RATE_LIMIT_PER_MINUTE: '100', CONVERSATION_WEBHOOK_RATE_LIMIT_PER_MINUTE: '3' });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('counts webhook deliveries per tenant, over all its channels, and not against the per-client limit', async () => {
+    const admin = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const [one, two] = [await whatsappChannel(t, admin), await whatsappChannel(t, admin)];
+    await deliver(t, one.id, textDelivery({ id: 'wamid.T1', from: '15550003001', text: '1' })).expect(200);
+    await deliver(t, two.id, textDelivery({ id: 'wamid.T2', from: '15550003002', text: '2' })).expect(200);
+    await deliver(t, one.id, textDelivery({ id: 'wamid.T3', from: '15550003003', text: '3' })).expect(200);
+    const limited = await deliver(t, two.id, textDelivery({ id: 'wamid.T4', from: '15550003004', text: '4' })).expect(429);
+    expect(limited.body.error.code).toBe('THROTTLER_LIMIT_EXCEEDED');
+    // The same address still has its own API budget.
+    await t.http.get('/api/v1/conversations').set(admin.auth).expect(200);
+    // Another tenant's channel is counted apart.
+    const { AccountsService } = await import('./accounts/accounts.service');
+    await t.app.get(AccountsService).create('Second', { email: 'second@conversation.test', name: 'Second', password: 'second-password-1' });
+    const other = await login(t, 'second@conversation.test', 'second-password-1');
+    const third = await whatsappChannel(t, other);
+    await deliver(t, third.id, textDelivery({ id: 'wamid.T5', from: '15550003005', text: '5' })).expect(200);
   });
 });

@@ -103,6 +103,24 @@ describe('conversation-api auth', () => {
     await t.http.post('/api/v1/auth/login').send({ email: 'reset-me@conversation.test', password: 'user-password-1' }).expect(401);
     await login(t, 'reset-me@conversation.test', 'brand-new-password');
   });
+
+  it('refuses an expired reset token, and an older one once a newer was issued', async () => {
+    smtp.reset();
+    const tokenOf = async () => {
+      const before = smtp.messages.length;
+      await t.http.post('/api/v1/auth/password-reset').send({ email: ADMIN_EMAIL }).expect(202);
+      const [mail] = (await smtp.waitForMessages(before + 1)).slice(-1);
+      return /token=(crp_[A-Za-z0-9_-]{43})/.exec(mail.body.replace(/=\r?\n/g, '').replace(/=3D/g, '='))![1];
+    };
+    const older = await tokenOf();
+    const newer = await tokenOf();
+    expect((await t.http.post('/api/v1/auth/password-reset/confirm').send({ token: older, password: 'whatever-password' }).expect(400)).body.error.code).toBe('INVALID_RESET_TOKEN');
+    // Expired: its expiry moved into the past in the database.
+    const { DataSource } = await import('typeorm');
+    await t.app.get(DataSource).query(`UPDATE ${t.config.DATABASE_SCHEMA}.password_resets SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`);
+    expect((await t.http.post('/api/v1/auth/password-reset/confirm').send({ token: newer, password: 'whatever-password' }).expect(400)).body.error.code).toBe('INVALID_RESET_TOKEN');
+    await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+  });
 });
 
 describe('conversation-api without SMTP_URL', () => {
