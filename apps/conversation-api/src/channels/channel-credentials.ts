@@ -21,7 +21,12 @@ export class ChannelCredentials {
     return this.box.seal(JSON.stringify(credentials), `channel:${channelId}`);
   }
 
+  /** Throws a clear error when the value was sealed under another CONVERSATION_ENCRYPTION_KEY. */
   open(channelId: string, sealed: string): WhatsAppCredentials {
-    return JSON.parse(this.box.open(sealed, `channel:${channelId}`)) as WhatsAppCredentials;
+    try {
+      return JSON.parse(this.box.open(sealed, `channel:${channelId}`)) as WhatsAppCredentials;
+    } catch {
+      throw new Error(`the credentials of channel ${channelId} cannot be decrypted: CONVERSATION_ENCRYPTION_KEY is not the key they were stored with`);
+    }
   }
 }

@@ -14,7 +14,6 @@ export interface DeprecationOptions {
 }
 
 const DEPRECATION = 'conversation:deprecation';
-const SIX_MONTHS_MS = 182 * 24 * 60 * 60 * 1000;
 
 /** The three headers of a deprecated route, from its options. */
 export function deprecationHeaders(opts: DeprecationOptions): Record<string, string> {
@@ -48,9 +47,11 @@ export class DeprecationInterceptor implements NestInterceptor {
  * months after the deprecation (the spec's rule); a shorter one fails at start.
  */
 export function Deprecated(opts: DeprecationOptions): MethodDecorator {
-  const since = Date.parse(opts.since);
-  const sunset = Date.parse(opts.sunset);
-  if (!Number.isFinite(since) || !Number.isFinite(sunset) || sunset - since < SIX_MONTHS_MS) {
+  const since = new Date(opts.since);
+  const sunset = new Date(opts.sunset);
+  const earliest = new Date(since);
+  earliest.setUTCMonth(earliest.getUTCMonth() + 6);
+  if (Number.isNaN(since.getTime()) || Number.isNaN(sunset.getTime()) || sunset.getTime() < earliest.getTime()) {
     throw new Error(`@Deprecated: sunset ${opts.sunset} must be a date at least six months after ${opts.since}`);
   }
   const headers = deprecationHeaders(opts);
