@@ -174,21 +174,21 @@ export class ConversationsRepository {
     await this.db.affected(`UPDATE ${this.t} SET last_activity_at = now(), updated_at = now() WHERE id = $1`, [id]);
   }
 
-  /** Opens up to `limit` snoozed conversations that are due, with an activity line each; returns how many. */
-  async wakeSnoozed(limit: number): Promise<number> {
+  /** Opens up to `limit` snoozed conversations that are due, with an activity line each; returns them. */
+  async wakeSnoozed(limit: number): Promise<Array<{ id: string; accountId: string }>> {
     const woken = await this.db.claimDue<{ id: string; account_id: string; channel_id: string }>({
-        table: this.t,
-        where: `status = 'snoozed' AND snoozed_until IS NOT NULL AND snoozed_until <= now()`,
-        orderBy: 'snoozed_until ASC',
-        limit,
-        set: `status = 'open', snoozed_until = NULL, updated_at = now()`,
-      });
+      table: this.t,
+      where: `status = 'snoozed' AND snoozed_until IS NOT NULL AND snoozed_until <= now()`,
+      orderBy: 'snoozed_until ASC',
+      limit,
+      set: `status = 'open', snoozed_until = NULL, updated_at = now()`,
+    });
     for (const c of woken) {
       await this.db.affected(
         `INSERT INTO ${this.db.table('messages')} (account_id, conversation_id, channel_id, message_type, content, status) VALUES ($1, $2, $3, 'activity', 'Conversation was reopened: the snooze ended', 'sent')`,
         [c.account_id, c.id, c.channel_id],
       );
     }
-    return woken.length;
+    return woken.map((c) => ({ id: c.id, accountId: c.account_id }));
   }
 }
