@@ -117,11 +117,12 @@ export class ConversationsRepository {
     return row ? toConversation(row) : null;
   }
 
-  /** The contact's latest conversation on the channel, locked. */
-  async latestForContact(channelId: string, contactId: string): Promise<Conversation | null> {
+  /** The latest conversation of the channel's sender `sourceId` (its contact known on the channel), locked; null when either is missing. */
+  async latestForSource(channelId: string, sourceId: string): Promise<Conversation | null> {
     const row = await this.db.one<Row>(
-      `${this.select('v.channel_id = $1 AND v.contact_id = $2')} ORDER BY v.created_at DESC LIMIT 1 FOR NO KEY UPDATE OF v`,
-      [channelId, contactId],
+      `${this.select(`v.channel_id = $1 AND v.contact_id = (SELECT contact_id FROM ${this.db.table('contact_inboxes')} WHERE channel_id = $1 AND source_id = $2)`)}
+        ORDER BY v.created_at DESC LIMIT 1 FOR NO KEY UPDATE OF v`,
+      [channelId, sourceId],
     );
     return row ? toConversation(row) : null;
   }

@@ -22,6 +22,9 @@ export interface InboundMessage {
   attachments: Attachment[];
 }
 
+/** Rolls back a delivery found to be stored already after it created something. */
+class RedeliveryRollback extends Error {}
+
 export type InboundResult = { duplicate: true } | { duplicate: false; conversationId: string; messageId: string; contactCreated: boolean; conversationCreated: boolean };
 
 @Injectable()
@@ -49,50 +52,65 @@ export class InboundService {
    * advisory lock), so concurrent redeliveries and a new sender's first messages never duplicate.
    */
   async receive(channel: Channel, m: InboundMessage): Promise<InboundResult> {
-    const result = await this.db.transaction(async () => {
-      await this.db.one(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`conversation-inbound:${channel.id}:${m.from}`]);
-      if (await this.messages.existsBySource(channel.id, m.sourceId)) return null;
-      const { contact, created: contactCreated } = await this.contacts.findOrCreateBySource(channel.accountId, channel.id, m.from, { name: m.profileName, phone: `+${m.from.replace(/^\+/, '')}` });
-      let conversation = await this.conversations.latestForContact(channel.id, contact.id);
-      let conversationCreated = false;
-      let statusChanged = false;
-      if (!conversation) {
-        const assigneeId = channel.autoAssignment ? await this.channels.nextAssignee(channel.id, channel.assignmentCap) : null;
-        const id = await this.conversations.insert({
+    const result = await this.db
+      .transaction(async () => {
+        await this.db.one(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`conversation-inbound:${channel.id}:${m.from}`]);
+        // The common case in one query: a known sender with a conversation on this channel.
+        let conversation = await this.conversations.latestForSource(channel.id, m.from);
+        let contactCreated = false;
+        let conversationCreated = false;
+        let contactId: string;
+        if (conversation) {
+          contactId = conversation.contactId;
+          if (!conversation.contact.name && m.profileName) await this.contacts.update(channel.accountId, contactId, { name: m.profileName });
+        } else {
+          const found = await this.contacts.findOrCreateBySource(channel.accountId, channel.id, m.from, { name: m.profileName, phone: `+${m.from.replace(/^\+/, '')}` });
+          contactId = found.contact.id;
+          contactCreated = found.created;
+          const assigneeId = channel.autoAssignment ? await this.channels.nextAssignee(channel.id, channel.assignmentCap) : null;
+          const id = await this.conversations.insert({
+            accountId: channel.accountId,
+            displayId: await this.accounts.nextDisplayId(channel.accountId),
+            channelId: channel.id,
+            contactId,
+            status: 'open',
+            assigneeId,
+            teamId: channel.teamId,
+          });
+          conversation = (await this.conversations.find(channel.accountId, id))!;
+          conversationCreated = true;
+        }
+        const message = await this.messages.insertUnlessStored({
           accountId: channel.accountId,
-          displayId: await this.accounts.nextDisplayId(channel.accountId),
+          conversationId: conversation.id,
           channelId: channel.id,
-          contactId: contact.id,
-          status: 'open',
-          assigneeId,
-          teamId: channel.teamId,
+          messageType: 'incoming',
+          content: m.content,
+          contentType: m.contentType,
+          status: 'delivered',
+          sourceId: m.sourceId,
+          senderType: 'contact',
+          senderId: contactId,
+          attachments: m.attachments,
         });
-        conversation = (await this.conversations.find(channel.accountId, id))!;
-        conversationCreated = true;
-      } else {
+        if (!message) {
+          // Stored already: nothing of this delivery may stay (a stored message implies its contact and conversation existed).
+          if (contactCreated || conversationCreated) throw new RedeliveryRollback();
+          return null;
+        }
         const next = statusAfterIncoming(conversation.status);
-        if (next !== conversation.status) {
+        const statusChanged = next !== conversation.status;
+        if (statusChanged) {
           await this.conversations.setStatus(conversation.id, next, null);
           await this.messages.insert({ accountId: channel.accountId, conversationId: conversation.id, channelId: channel.id, messageType: 'activity', content: 'Conversation was reopened by a new message from the contact', status: 'sent' });
-          statusChanged = true;
         }
-      }
-      const message = await this.messages.insert({
-        accountId: channel.accountId,
-        conversationId: conversation.id,
-        channelId: channel.id,
-        messageType: 'incoming',
-        content: m.content,
-        contentType: m.contentType,
-        status: 'delivered',
-        sourceId: m.sourceId,
-        senderType: 'contact',
-        senderId: contact.id,
-        attachments: m.attachments,
+        const after = await this.conversations.touchIncoming(conversation.id);
+        return { message, conversation: after, contactCreated, conversationCreated, statusChanged };
+      })
+      .catch((err: unknown) => {
+        if (err instanceof RedeliveryRollback) return null;
+        throw err;
       });
-      const after = await this.conversations.touchIncoming(conversation.id);
-      return { message, conversation: after, contactCreated, conversationCreated, statusChanged };
-    });
     if (!result) return { duplicate: true };
     const { message, conversation } = result;
     if (result.conversationCreated) this.realtime.emit(channel.accountId, 'conversation.created', conversationView(conversation));

@@ -69,6 +69,17 @@ export class MessagesRepository {
     return toMessage(row!);
   }
 
+  /** Inserts a message carrying a provider id unless that id is stored for the channel already (then null). */
+  async insertUnlessStored(m: NewMessage & { sourceId: string }): Promise<Message | null> {
+    const row = await this.db.one<Row>(
+      `INSERT INTO ${this.t} (account_id, conversation_id, channel_id, message_type, content, content_type, private, status, source_id, sender_type, sender_id, attachments)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (channel_id, source_id) WHERE source_id IS NOT NULL DO NOTHING RETURNING *`,
+      [m.accountId, m.conversationId, m.channelId, m.messageType, m.content, m.contentType ?? 'text', m.private ?? false, m.status, m.sourceId, m.senderType ?? null, m.senderId ?? null, JSON.stringify(m.attachments ?? [])],
+    );
+    return row ? toMessage(row) : null;
+  }
+
   async list(conversationId: string, limit: number): Promise<Message[]> {
     const rows = await this.db.rows<Row>(`SELECT * FROM (SELECT * FROM ${this.t} WHERE conversation_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2) m ORDER BY created_at, id`, [conversationId, limit]);
     return rows.map(toMessage);
