@@ -104,7 +104,7 @@ export interface LogisticsErrorReportedData {
 export type AuthSessionRevokedReason = 'logout' | 'reuse_detected';
 
 /**
- * auth-api → logistics-hooks (planned): a logistics-realm session (refresh-token family) was
+ * auth-api → logistics-hooks: a logistics-realm session (refresh-token family) was
  * revoked, by logout or because a used-up refresh token was presented again. Services that verify
  * access tokens by signature (JWKS) refuse tokens whose `sid` claim is `sessionId` from now on,
  * instead of accepting them until they expire (at most 1 hour after `revokedAt`).
