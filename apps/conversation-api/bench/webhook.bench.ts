@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { conversationApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
 import { dropBenchSchema, inParallel, listenOnLoopback, sendRequest, type BenchMeasurement } from '../../../tools/bench/measurement';
 
 export interface ConversationBenchOptions {
