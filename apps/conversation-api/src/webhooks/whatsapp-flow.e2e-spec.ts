@@ -160,4 +160,12 @@ describe('conversation-api WhatsApp channel', () => {
     const image = fetched.body.data.messages.find((m: { content_type: string }) => m.content_type === 'image');
     expect(image).toMatchObject({ content: 'broken part', attachments: [{ type: 'image', media_id: 'MEDIA77', mime_type: 'image/jpeg', url: expect.stringContaining('MEDIA77'), file_size: 1234 }] });
   });
+
+  it('cleans text PostgreSQL cannot store (NUL) instead of answering a 500 the provider would retry forever', async () => {
+    const nul = await deliver(t, channelId, textDelivery({ id: 'wamid.NUL', from: '15550007777', name: 'Nul Sender', text: 'a\u0000b' })).expect(200);
+    expect(nul.body.data.received).toBe(1);
+    const list = await t.http.get('/api/v1/conversations').query({ q: 'Nul Sender' }).set(admin.auth).expect(200);
+    const fetched = await t.http.get(`/api/v1/conversations/${list.body.data[0].id}`).set(admin.auth).expect(200);
+    expect(fetched.body.data.messages.map((m: { content: string }) => m.content)).toContain('ab');
+  });
 });

@@ -8,6 +8,11 @@ describe('parseWhatsAppDelivery', () => {
     expect(parsed.messages).toEqual([{ phoneNumberId: 'PN1', sourceId: 'wamid.A', from: '4915112345678', profileName: 'Kim', content: 'Hi', contentType: 'text', attachments: [] }]);
   });
 
+  it('drops NUL characters and replaces unpaired surrogates, which PostgreSQL text cannot hold', () => {
+    const parsed = parseWhatsAppDelivery(delivery({ contacts: [{ profile: { name: 'K\u0000im' }, wa_id: '1' }], messages: [{ from: '1', id: 'wamid.N', type: 'text', text: { body: 'a\u0000b\uD800c 😀' } }] }));
+    expect(parsed.messages[0]).toMatchObject({ content: 'ab\uFFFDc 😀', profileName: 'Kim' });
+  });
+
   it('reads media with caption as an attachment', () => {
     const parsed = parseWhatsAppDelivery(delivery({ messages: [{ from: '1', id: 'wamid.B', type: 'image', image: { id: 'MEDIA1', mime_type: 'image/jpeg', sha256: 'abc', caption: 'look' } }] }));
     expect(parsed.messages[0]).toMatchObject({ content: 'look', contentType: 'image', mediaId: 'MEDIA1', attachments: [{ type: 'image', media_id: 'MEDIA1', mime_type: 'image/jpeg', sha256: 'abc' }] });

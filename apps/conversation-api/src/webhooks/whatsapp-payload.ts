@@ -24,7 +24,9 @@ export class PayloadError extends Error {}
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+/** PostgreSQL text holds neither NUL nor unpaired surrogates: the first is dropped, the others become U+FFFD. */
+const clean = (v: string): string => v.replace(/\u0000/g, '').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? clean(v) : undefined);
 const list = (v: unknown, where: string): unknown[] => {
   if (v === undefined) return [];
   if (!Array.isArray(v)) throw new PayloadError(`${where} must be a list`);
