@@ -41,6 +41,7 @@ const DEV_SETTINGS: Record<string, DevSettings> = {
   'automation-api': { credentials: ['AUTOMATION_API_KEY', 'IG_VERIFY_TOKEN'], uses: ['EMAIL_PUBLIC_KEY'] },
   'auth-api': { credentials: ['AUTH_ADMIN_EMAIL', 'AUTH_ADMIN_PASSWORD', 'LOGISTICS_ADMIN_EMAIL', 'LOGISTICS_ADMIN_PASSWORD'], provide: provideJwksUrl },
   'logistics-hooks': { credentials: ['LOGISTICS_API_KEY'], uses: ['AUTH_JWKS_URL'] },
+  'conversation-api': { credentials: ['CONVERSATION_ADMIN_EMAIL', 'CONVERSATION_ADMIN_PASSWORD'] },
 };
 
 /** Start order: apps that provide settings to others first, then the rest in registry order, the gateway last. */

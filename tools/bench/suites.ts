@@ -38,6 +38,11 @@ export const APP_SUITES: AppSuite[] = [
     measures: ['autostart-proxy: p50 latency', 'autostart-proxy: p99 latency', 'autostart-proxy: requests/s', 'autostart-proxy: requests/s vs a bare proxy hop'],
     run: async () => (await import('../../apps/autostart-proxy/bench/autostart.bench')).runAutostartBench(),
   },
+  {
+    name: 'conversation-api webhooks',
+    measures: ['conversation-api: inbound webhook messages/s'],
+    run: async () => [await (await import('../../apps/conversation-api/bench/webhook.bench')).benchInboundWebhooks()],
+  },
 ];
 
 /** The suites BENCH_ONLY selects (all when unset). */
