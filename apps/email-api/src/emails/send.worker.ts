@@ -5,7 +5,6 @@ import { EmailsRepository } from './emails.repository';
 import { SmtpTransport } from './smtp.transport';
 
 const LEASE_SECONDS = 120;
-const BATCH = 10;
 
 /**
  * Sends queued emails through SMTP_URL: claims due rows with `claimDue` (FOR UPDATE SKIP LOCKED, a
@@ -30,7 +29,11 @@ export class SendWorker extends PollingWorker {
   }
 
   protected async tick(): Promise<number> {
-    const due = await this.emails.claim(BATCH, LEASE_SECONDS);
+    const claimed = await this.emails.claim(this.config.SEND_BATCH, LEASE_SECONDS);
+    // Mails of a campaign cancelled since they were queued are not handed to SMTP.
+    const cancelled = await this.emails.cancelledCampaigns([...new Set(claimed.map((e) => e.campaign_id).filter((id): id is string => id !== null))]);
+    const due = claimed.filter((e) => !e.campaign_id || !cancelled.has(e.campaign_id));
+    for (const e of claimed) if (e.campaign_id && cancelled.has(e.campaign_id)) await this.emails.markFailed(e.id, 'The campaign was cancelled before this mail was handed to SMTP');
     await Promise.all(
       due.map(async (email) => {
         try {
@@ -49,6 +52,6 @@ export class SendWorker extends PollingWorker {
         }
       }),
     );
-    return due.length;
+    return claimed.length;
   }
 }
