@@ -82,12 +82,12 @@ export class EmailsRepository {
     mails: Array<{ contactId: string; to: string; from: string; subject: string; html: string; headers: Record<string, string>; sendAt: Date }>,
   ): Promise<number> {
     if (!mails.length) return 0;
-    return this.db.affected(
+    const rows = await this.db.rows(
       `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, subject, html, headers, campaign_id, template_id, next_attempt_at)
        SELECT m.id, $1, m.contact_id, 'MARKETING', 'CAMPAIGN', $3, $4, m.to_email, m.from_email, m.subject, m.html, m.headers::jsonb, $2, $5, m.send_at
          FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])
               AS m(id, contact_id, to_email, from_email, subject, html, headers, send_at)
-       ON CONFLICT (campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING`,
+       ON CONFLICT (campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING RETURNING id`,
       [
         projectId,
         campaignId,
@@ -104,6 +104,7 @@ export class EmailsRepository {
         mails.map((m) => m.sendAt),
       ],
     );
+    return rows.length;
   }
 
   /**

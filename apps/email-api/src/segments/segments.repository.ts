@@ -99,11 +99,13 @@ export class SegmentsRepository {
   /** STATIC members: adds contacts (re-entering exited ones); answers how many became members. */
   async addMembers(segmentId: string, contactIds: string[]): Promise<number> {
     if (!contactIds.length) return 0;
-    return this.db.affected(
+    const rows = await this.db.rows(
       `INSERT INTO ${this.tables.segmentMembers} (segment_id, contact_id) SELECT $1, unnest($2::text[])
-       ON CONFLICT (segment_id, contact_id) DO UPDATE SET entered_at = now(), exited_at = NULL WHERE ${this.tables.segmentMembers}.exited_at IS NOT NULL`,
+       ON CONFLICT (segment_id, contact_id) DO UPDATE SET entered_at = now(), exited_at = NULL WHERE ${this.tables.segmentMembers}.exited_at IS NOT NULL
+       RETURNING contact_id`,
       [segmentId, contactIds],
     );
+    return rows.length;
   }
 
   async removeMembers(segmentId: string, contactIds: string[]): Promise<number> {
