@@ -1,6 +1,7 @@
 import { startFakeDnsServer, startFakeSmtpSink, type FakeDnsServer, type FakeSmtpSink } from '@platform/testing';
 import { bearer, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 import { verifyDkim } from '../../test/dkim';
+import { publish } from '../../test/marketing';
 import { DomainsRepository } from './domains.repository';
 
 interface RecordBody {
@@ -10,18 +11,6 @@ interface RecordBody {
   priority?: number;
   purpose: string;
   required: boolean;
-}
-
-/** Publishes a domain's records in the fake DNS server (what its owner does at their DNS host). */
-export function publish(dns: FakeDnsServer, records: RecordBody[]): void {
-  const byName = new Map<string, { TXT: string[]; MX: Array<{ priority: number; exchange: string }> }>();
-  for (const r of records) {
-    const entry = byName.get(r.name) ?? { TXT: [], MX: [] };
-    if (r.type === 'TXT') entry.TXT.push(r.value);
-    if (r.type === 'MX') entry.MX.push({ priority: r.priority ?? 10, exchange: r.value });
-    byName.set(r.name, entry);
-  }
-  for (const [name, entry] of byName) dns.set(name, entry);
 }
 
 describe('domains (e2e): DNS records, verification, DKIM', () => {
