@@ -114,6 +114,12 @@ export class EmailApiConfig extends BaseConfig {
   @Max(1000)
   SEND_BATCH = 50;
 
+  /** Seconds a send worker holds the emails it claimed; a crashed worker's emails are sent by another after this. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  SEND_LEASE_SECONDS = 120;
+
   /** Pooled SMTP connections of one replica. */
   @IsInt()
   @Min(1)

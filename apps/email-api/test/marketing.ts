@@ -1,4 +1,4 @@
-import type { FakeDnsServer } from '@platform/testing';
+import { createTestRabbit, testServices, type FakeDnsServer, type TestRabbit } from '@platform/testing';
 import { bearer, type EmailTestApp, type TestProject } from './helpers';
 
 interface RecordBody {
@@ -27,4 +27,13 @@ export async function verifiedDomain(t: EmailTestApp, dns: FakeDnsServer, projec
   const verified = await t.http.get(`/domains/${res.body.id}/verify`).set(bearer(project.secretKey)).expect(200);
   if (verified.body.status !== 'verified') throw new Error(`domain ${domain} did not verify: ${JSON.stringify(verified.body.checks)}`);
   return res.body;
+}
+
+/** RabbitMQ settings of a test app (throwaway exchange and queues) when the test setup found RabbitMQ; else the in-process bus. */
+export async function testRabbit(): Promise<{ rabbit?: TestRabbit; env: Record<string, string> }> {
+  const url = testServices().amqpUrl;
+  if (!url) return { env: {} };
+  const rabbit = await createTestRabbit();
+  for (const consumer of ['email-api.automation', 'email-api.campaigns']) rabbit.queue(consumer);
+  return { rabbit, env: { AMQP_URL: url, EVENTS_EXCHANGE: rabbit.exchange, EVENTS_DLX: rabbit.dlx, EVENTS_QUEUE_PREFIX: `${rabbit.prefix}.` } };
 }

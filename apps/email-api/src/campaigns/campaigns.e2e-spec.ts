@@ -2,7 +2,8 @@ import { Database } from '@platform/database';
 import { startFakeDnsServer, startFakeSmtpSink, type FakeDnsServer, type FakeSmtpSink } from '@platform/testing';
 import { bearer, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 import { verifyDkim } from '../../test/dkim';
-import { verifiedDomain } from '../../test/marketing';
+import { testRabbit, verifiedDomain } from '../../test/marketing';
+import type { TestRabbit } from '@platform/testing';
 
 describe('campaigns (e2e)', () => {
   let t: EmailTestApp;
@@ -11,6 +12,7 @@ describe('campaigns (e2e)', () => {
   let project: TestProject;
   let db: Database;
   let dkimKey: string;
+  let rabbit: TestRabbit | undefined;
   const sk = () => bearer(project.secretKey);
   const body = (extra: Record<string, unknown> = {}) => ({
     name: 'Spring news',
@@ -32,7 +34,9 @@ describe('campaigns (e2e)', () => {
   beforeAll(async () => {
     dns = await startFakeDnsServer();
     smtp = await startFakeSmtpSink();
-    t = await startEmailApi({ DNS_SERVERS: dns.address, SMTP_URL: smtp.url, EMAIL_SEND_RATE: '500', PUBLIC_BASE_URL: 'https://mail.example.test/email' });
+    const broker = await testRabbit();
+    rabbit = broker.rabbit;
+    t = await startEmailApi({ ...broker.env, DNS_SERVERS: dns.address, SMTP_URL: smtp.url, EMAIL_SEND_RATE: '500', PUBLIC_BASE_URL: 'https://mail.example.test/email' });
     db = t.app.get(Database);
     ({ project } = await newProject(t, 'Campaigns'));
     const domain = await verifiedDomain(t, dns, project, 'send.acme.test');
@@ -45,6 +49,7 @@ describe('campaigns (e2e)', () => {
     await t?.close();
     await dns?.close();
     await smtp?.close();
+    await rabbit?.cleanup();
   });
   beforeEach(() => smtp.reset());
 

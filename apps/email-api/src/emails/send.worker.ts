@@ -4,7 +4,6 @@ import { EmailApiConfig } from '../config';
 import { EmailsRepository } from './emails.repository';
 import { SmtpTransport } from './smtp.transport';
 
-const LEASE_SECONDS = 120;
 
 /**
  * Sends queued emails through SMTP_URL: claims due rows with `claimDue` (FOR UPDATE SKIP LOCKED, a
@@ -29,7 +28,7 @@ export class SendWorker extends PollingWorker {
   }
 
   protected async tick(): Promise<number> {
-    const claimed = await this.emails.claim(this.config.SEND_BATCH, LEASE_SECONDS);
+    const claimed = await this.emails.claim(this.config.SEND_BATCH, this.config.SEND_LEASE_SECONDS);
     // Mails of a campaign cancelled since they were queued are not handed to SMTP.
     const cancelled = await this.emails.cancelledCampaigns([...new Set(claimed.map((e) => e.campaign_id).filter((id): id is string => id !== null))]);
     const due = claimed.filter((e) => !e.campaign_id || !cancelled.has(e.campaign_id));
