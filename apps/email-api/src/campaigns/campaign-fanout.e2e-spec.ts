@@ -69,7 +69,7 @@ describe('campaign fan-out at 10,000 recipients (e2e)', () => {
     expect([...copies.keys()].every((to) => /^reader\d+@example\.com$/.test(to))).toBe(true);
     const stats = await t.http.get(`/campaigns/${campaign.body.id}/stats`).set(bearer(project.secretKey)).expect(200);
     expect(stats.body).toMatchObject({ status: 'SENT', recipients: CONTACTS, sent: CONTACTS, queued: 0, failed: 0 });
-  });
+  }, 300_000);
 });
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Database } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { EmailApiConfig } from '../config';
 import { DnsChecker } from './dns-checker';
 import { dkimKeyOf, dnsRecords, domainOfEmail, spfIncludes, toDomain, type Domain, type DomainRow, type RecordCheck } from './domain';
@@ -14,7 +14,8 @@ export const domainNotFound = () => new ApiError(404, 'DOMAIN_NOT_FOUND', 'Domai
 export interface DkimKey {
   domainName: string;
   keySelector: string;
-  privateKey: string;
+  /** Parsed once (signing with a PEM string would parse it for every mail). */
+  privateKey: KeyObject;
 }
 
 @Injectable()
@@ -136,7 +137,7 @@ export class DomainsService {
     let key: DkimKey | null = null;
     if (row) {
       try {
-        key = { domainName: row.domain, keySelector: row.dkim_selector, privateKey: this.vault.decrypt(row.dkim_private_key) };
+        key = { domainName: row.domain, keySelector: row.dkim_selector, privateKey: createPrivateKey(this.vault.decrypt(row.dkim_private_key)) };
       } catch (err) {
         this.logger.error(`the DKIM key of ${row.domain} cannot be decrypted (DKIM_KEY_SECRET changed?): ${(err as Error).message}; sending unsigned`);
       }

@@ -57,6 +57,16 @@ export class EmailsRepository {
     );
   }
 
+  /** Marks many emails SENT in one statement (the send worker's round). */
+  async markSentMany(sent: Array<{ id: string; messageId: string | null }>): Promise<void> {
+    if (!sent.length) return;
+    await this.db.affected(
+      `UPDATE ${this.table} e SET status = 'SENT', message_id = s.message_id, sent_at = now(), status_reason = NULL, claimed_until = NULL, updated_at = now()
+         FROM unnest($1::text[], $2::text[]) AS s(id, message_id) WHERE e.id = s.id`,
+      [sent.map((x) => x.id), sent.map((x) => x.messageId)],
+    );
+  }
+
   async markRetry(id: string, reason: string, delaySeconds: number): Promise<void> {
     await this.db.affected(
       `UPDATE ${this.table} SET status_reason = $2, next_attempt_at = now() + make_interval(secs => $3), claimed_until = NULL, updated_at = now() WHERE id = $1`,

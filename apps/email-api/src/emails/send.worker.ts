@@ -33,11 +33,11 @@ export class SendWorker extends PollingWorker {
     const cancelled = await this.emails.cancelledCampaigns([...new Set(claimed.map((e) => e.campaign_id).filter((id): id is string => id !== null))]);
     const due = claimed.filter((e) => !e.campaign_id || !cancelled.has(e.campaign_id));
     for (const e of claimed) if (e.campaign_id && cancelled.has(e.campaign_id)) await this.emails.markFailed(e.id, 'The campaign was cancelled before this mail was handed to SMTP');
+    const sent: Array<{ id: string; messageId: string | null }> = [];
     await Promise.all(
       due.map(async (email) => {
         try {
-          const messageId = await this.smtp.send(email);
-          await this.emails.markSent(email.id, messageId);
+          sent.push({ id: email.id, messageId: await this.smtp.send(email) });
         } catch (err) {
           const e = err as Error & { responseCode?: number };
           const reason = `${e.responseCode ? `${e.responseCode} ` : ''}${e.message}`.slice(0, 500);
@@ -51,6 +51,8 @@ export class SendWorker extends PollingWorker {
         }
       }),
     );
+    // One statement for the round's accepted mails (a crash before it: they are sent again after the lease).
+    await this.emails.markSentMany(sent);
     return claimed.length;
   }
 }

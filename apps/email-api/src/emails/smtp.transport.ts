@@ -39,7 +39,7 @@ export class SmtpTransport implements OnApplicationShutdown {
     if (!this.transporter) throw new Error('SMTP_URL is not configured');
     const dkim = await this.domains.dkimFor(email.project_id, email.from_email);
     const info = await this.transporter.sendMail({
-      ...(dkim ? { dkim, envelope: { from: `bounces+${email.id}@${RETURN_PATH_LABEL}.${dkim.domainName}`, to: /<([^>]+)>\s*$/.exec(email.to_email)?.[1] ?? email.to_email } } : {}),
+      ...(dkim ? { dkim: dkim as unknown as { domainName: string; keySelector: string; privateKey: string }, envelope: { from: `bounces+${email.id}@${RETURN_PATH_LABEL}.${dkim.domainName}`, to: /<([^>]+)>\s*$/.exec(email.to_email)?.[1] ?? email.to_email } } : {}),
       messageId: `<${email.id}@${dkim?.domainName ?? 'email-api'}>`,
       from: email.from_name ? { name: email.from_name, address: email.from_email } : email.from_email,
       to: email.to_email,
