@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { generatedSecret } from '../access/session-secret';
 import { EmailApiConfig } from '../config';
 
 const VERSION = 'v1';
@@ -37,16 +36,5 @@ export class KeyVault {
 }
 
 function loadSecret(config: EmailApiConfig): string {
-  if (config.DKIM_KEY_SECRET) return config.DKIM_KEY_SECRET;
-  const dir = path.join(config.DATA_DIR, 'email-api');
-  const file = path.join(dir, 'dkim-key-secret');
-  if (existsSync(file)) {
-    const stored = readFileSync(file, 'utf8').trim();
-    if (stored.length >= 32) return stored;
-  }
-  mkdirSync(dir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return secret;
+  return config.DKIM_KEY_SECRET || generatedSecret(config, 'dkim-key-secret');
 }

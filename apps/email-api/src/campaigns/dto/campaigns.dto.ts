@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDate, IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsDate, IsEmail, IsIn, IsObject, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { PageDto, PageQueryDto } from '../../common/dto/page.dto';
 import { CONDITION_SCHEMA } from '../../segments/dto/segments.dto';
 
 const STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'];
@@ -68,23 +69,7 @@ export class TestCampaignDto {
   email: string;
 }
 
-export class CampaignListQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  page: number = 1;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  pageSize: number = 20;
-
+export class CampaignListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: STATUSES })
   @IsOptional()
   @IsIn(STATUSES)
@@ -128,18 +113,7 @@ export class CampaignDto {
   updatedAt: string;
 }
 
-export class CampaignPageDto {
-  @ApiProperty({ type: [CampaignDto] })
-  data: CampaignDto[];
-  @ApiProperty()
-  total: number;
-  @ApiProperty()
-  page: number;
-  @ApiProperty()
-  pageSize: number;
-  @ApiProperty()
-  totalPages: number;
-}
+export class CampaignPageDto extends PageDto(CampaignDto) {}
 
 export class CampaignStatsDto {
   @ApiProperty({ enum: STATUSES })

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { PageDto, PageQueryDto } from '../../common/dto/page.dto';
 import { ContactDto } from '../../contacts/dto/contact-response.dto';
 
 const CONDITION_DOC =
@@ -98,23 +98,7 @@ export class RemoveMembersDto {
   emails: string[];
 }
 
-export class SegmentPageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  page: number = 1;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  pageSize: number = 20;
-}
+export class SegmentPageQueryDto extends PageQueryDto {}
 
 export class SegmentDto {
   @ApiProperty({ format: 'uuid' })
@@ -141,18 +125,7 @@ export class SegmentDto {
   updatedAt: string;
 }
 
-export class SegmentContactsPageDto {
-  @ApiProperty({ type: [ContactDto] })
-  data: ContactDto[];
-  @ApiProperty()
-  total: number;
-  @ApiProperty()
-  page: number;
-  @ApiProperty()
-  pageSize: number;
-  @ApiProperty()
-  totalPages: number;
-}
+export class SegmentContactsPageDto extends PageDto(ContactDto) {}
 
 export class MembersAddedDto {
   @ApiProperty({ description: 'Contacts that became members' })
