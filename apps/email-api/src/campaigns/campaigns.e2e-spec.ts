@@ -149,10 +149,14 @@ describe('campaigns (e2e)', () => {
     const gaps = slots.slice(1).map((s, i) => s.at.getTime() - slots[i].at.getTime());
     expect(gaps).toEqual([2, 2, 2, 2]); // 500 mails per second
     expect(slots[0].at.getTime()).toBeGreaterThan(Date.now() + 30 * 60_000); // after the mails already on the clock
-    // SENDING → SENT also when the audience shrank after the fan-out
+    // SENDING → SENT also when the audience shrank after the fan-out; a contact who unsubscribed meanwhile gets nothing
     await db.affected(`DELETE FROM ${db.table('contacts')} WHERE project_id = $1 AND email = 'reader4@example.com'`, [project.id]);
+    await t.http.post('/contacts').set(sk()).send({ email: 'reader0@example.com', subscribed: false }).expect(200);
     await releaseClock(created.body.id);
     await until(created.body.id, 'SENT');
+    expect(smtp.messages.filter((m) => m.headers['x-campaign-id'] === created.body.id).map((m) => m.to[0]).sort()).toEqual(['reader1@example.com', 'reader2@example.com', 'reader3@example.com', 'reader4@example.com']);
+    expect((await t.http.get(`/campaigns/${created.body.id}/stats`).set(sk()).expect(200)).body).toMatchObject({ recipients: 5, sent: 4, queued: 0 });
+    await t.http.post('/contacts').set(sk()).send({ email: 'reader0@example.com', subscribed: true }).expect(200);
     await t.http.post('/contacts').set(sk()).send({ email: 'reader4@example.com', subscribed: true, data: { plan: 'free', name: 'Reader 4' } }).expect(201);
   });
 

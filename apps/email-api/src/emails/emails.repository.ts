@@ -139,6 +139,17 @@ export class EmailsRepository {
     );
   }
 
+  /** Of these contacts, the ones unsubscribed now. */
+  async unsubscribedContacts(ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.db.rows<{ id: string }>(`SELECT id FROM ${this.db.table('contacts')} WHERE id = ANY($1::text[]) AND NOT subscribed`, [ids]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async markSuppressed(id: string, reason: string): Promise<void> {
+    await this.db.affected(`UPDATE ${this.table} SET status = 'SUPPRESSED', status_reason = $2, claimed_until = NULL, updated_at = now() WHERE id = $1`, [id, reason]);
+  }
+
   /** Of these campaigns, the cancelled ones. */
   async cancelledCampaigns(ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();

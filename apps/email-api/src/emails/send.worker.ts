@@ -31,8 +31,14 @@ export class SendWorker extends PollingWorker {
     const claimed = await this.emails.claim(this.config.SEND_BATCH, this.config.SEND_LEASE_SECONDS);
     // Mails of a campaign cancelled since they were queued are not handed to SMTP.
     const cancelled = await this.emails.cancelledCampaigns([...new Set(claimed.map((e) => e.campaign_id).filter((id): id is string => id !== null))]);
-    const due = claimed.filter((e) => !e.campaign_id || !cancelled.has(e.campaign_id));
-    for (const e of claimed) if (e.campaign_id && cancelled.has(e.campaign_id)) await this.emails.markFailed(e.id, 'The campaign was cancelled before this mail was handed to SMTP');
+    // Marketing mail queued before its contact unsubscribed is not sent either.
+    const unsubscribed = await this.emails.unsubscribedContacts(claimed.filter((e) => e.kind === 'MARKETING' && e.contact_id).map((e) => e.contact_id!));
+    const due: typeof claimed = [];
+    for (const e of claimed) {
+      if (e.campaign_id && cancelled.has(e.campaign_id)) await this.emails.markFailed(e.id, 'The campaign was cancelled before this mail was handed to SMTP');
+      else if (e.kind === 'MARKETING' && e.contact_id && unsubscribed.has(e.contact_id)) await this.emails.markSuppressed(e.id, 'The contact unsubscribed before this mail was sent');
+      else due.push(e);
+    }
     const sent: Array<{ id: string; messageId: string | null }> = [];
     await Promise.all(
       due.map(async (email) => {
