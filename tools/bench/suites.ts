@@ -24,6 +24,11 @@ export const APP_SUITES: AppSuite[] = [
     run: async () => (await import('../../apps/email-api/bench/track.bench')).runEmailTrackBench(),
   },
   {
+    name: 'email-api campaigns',
+    measures: ['email-api: campaign fan-out mails/s', 'email-api: segment count at 100k contacts'],
+    run: async () => (await import('../../apps/email-api/bench/campaign.bench')).runEmailCampaignBench(),
+  },
+  {
     name: 'automation-api webhooks',
     measures: ['automation-api: webhook deliveries/s'],
     run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchWebhookIngest()],
