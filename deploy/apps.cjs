@@ -8,8 +8,11 @@
 //   database: the app owns a database (and a migration Job); also its schema on the embedded instance.
 //   hpa:      stateless API, scaled by CPU (several replicas share nothing but the database,
 //             broker and Redis). knowledge-api keeps crawl progress and its Socket.IO rooms in
-//             memory, autostart-proxy its idle timers: one replica each, no HPA.
-//   rbac:     the app drives workloads through the Kubernetes API (@platform/containers).
+//             memory: one replica, no HPA.
+//   rbac:     the app drives workloads through the Kubernetes API (@platform/containers): true
+//             (any Deployment of its namespace) or { deployments: [names], statefulsets: [names] }
+//             (a Role limited to scaling those).
+//   configMaps: { <ConfigMap name>: <mount path> }, files the operator provides (read-only).
 //   env:      extra environment of the app's Deployment and compose service.
 //   worker:   a second Deployment of the same image with extra environment.
 const fs = require('node:fs');

@@ -70,12 +70,16 @@ function podSpec(app, { component, env = {}, terminationGracePeriodSeconds = 30 
         volumeMounts: [
           { name: 'tmp', mountPath: '/tmp' },
           { name: 'data', mountPath: DATA_DIR },
+          ...Object.entries(app.configMaps ?? {}).map(([name, mountPath]) => ({ name, mountPath, readOnly: true })),
         ],
       },
     ],
     volumes: [
       { name: 'tmp', emptyDir: { sizeLimit: '256Mi' } },
       { name: 'data', emptyDir: { sizeLimit: '2Gi' } },
+      // ConfigMaps the operator creates (files such as autostart-proxy's services); a missing one
+      // keeps the pods from starting, which says what is missing.
+      ...Object.keys(app.configMaps ?? {}).map((name) => ({ name, configMap: { name } })),
     ],
   };
 }
@@ -159,6 +163,10 @@ function migrationJob(app) {
   const container = spec.containers[0];
   container.args = ['migrate'];
   for (const key of ['ports', 'startupProbe', 'livenessProbe', 'readinessProbe', 'lifecycle']) delete container[key];
+  // Migrations need none of the operator's files.
+  const files = new Set(Object.keys(app.configMaps ?? {}));
+  container.volumeMounts = container.volumeMounts.filter((m) => !files.has(m.name));
+  spec.volumes = spec.volumes.filter((v) => !files.has(v.name));
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -193,18 +201,32 @@ function serviceAccount(app) {
   };
 }
 
+/**
+ * `rbac: true`: @platform/containers scales any Deployment of the namespace 0↔1 and reads its pods
+ * and their logs. `rbac: { deployments: [...], statefulsets: [...] }`: only the named workloads, and
+ * only what scaling needs (get and patch of the workload, whose annotation remembers its replicas,
+ * and of its scale subresource).
+ */
+function rbacRules(app) {
+  if (app.rbac === true) {
+    return [
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['deployments/scale'], verbs: ['get', 'update', 'patch'] },
+      { apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] },
+    ];
+  }
+  return ['deployments', 'statefulsets']
+    .filter((kind) => (app.rbac[kind] ?? []).length > 0)
+    .map((kind) => ({ apiGroups: ['apps'], resources: [kind, `${kind}/scale`], resourceNames: app.rbac[kind], verbs: ['get', 'patch'] }));
+}
+
 function rbac(app) {
-  // @platform/containers scales a Deployment 0↔1 and reads its pods and their logs.
   return [
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
       metadata: { name: `${app.name}-workloads`, labels: labels(app.name) },
-      rules: [
-        { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['apps'], resources: ['deployments/scale'], verbs: ['get', 'update', 'patch'] },
-        { apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] },
-      ],
+      rules: rbacRules(app),
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -441,7 +463,8 @@ function composeFile(apps) {
       entrypoint: entry(app.name),
       restart: 'unless-stopped',
       depends_on: dependsOn,
-      volumes: [`${app.name}-data:${DATA_DIR}`],
+      // The files of `configMaps` come from docker/<ConfigMap name>/ (committed, edited by the operator).
+      volumes: [`${app.name}-data:${DATA_DIR}`, ...Object.entries(app.configMaps ?? {}).map(([name, mountPath]) => `./${name}:${mountPath}:ro`)],
     };
     volumes[`${app.name}-data`] = {};
     if (app.name === 'gateway') {

@@ -10,7 +10,8 @@ interface AppEntry {
   port: number;
   database: string | null;
   hpa: boolean;
-  rbac?: boolean;
+  rbac?: boolean | { deployments?: string[]; statefulsets?: string[] };
+  configMaps?: Record<string, string>;
   env?: Record<string, string>;
   worker?: { env: Record<string, string> };
 }
@@ -226,6 +227,27 @@ describe('cross-app manifests', () => {
     expect(c.env).toContainEqual({ name: 'TRANSCRIBE_ROLE', value: 'worker' });
     const api = find(objectsOf('transcribe-api'), 'Deployment', 'transcribe-api')!;
     expect(api.spec.template.spec.containers[0].env).toContainEqual({ name: 'TRANSCRIBE_ROLE', value: 'api' });
+  });
+
+  it('gives an app with named workloads a Role that scales those only, and mounts its operator-provided ConfigMaps', () => {
+    for (const app of DEPLOYED.filter((a) => typeof a.rbac === 'object')) {
+      const named = app.rbac as { deployments?: string[]; statefulsets?: string[] };
+      const role = find(objectsOf(app.name), 'Role', `${app.name}-workloads`)!;
+      for (const rule of role.rules) {
+        expect(rule.verbs).toEqual(['get', 'patch']);
+        expect(rule.resourceNames).toEqual(expect.arrayContaining([expect.any(String)]));
+      }
+      const deploymentsRule = role.rules.find((r: any) => r.resources.includes('deployments/scale'));
+      if (named.deployments?.length) expect(deploymentsRule.resourceNames).toEqual(named.deployments);
+      expect(role.rules.flatMap((r: any) => r.resources)).not.toContain('pods');
+    }
+    for (const app of DEPLOYED.filter((a) => a.configMaps)) {
+      const pod = find(objectsOf(app.name), 'Deployment', app.name)!.spec.template.spec;
+      for (const [name, mountPath] of Object.entries(app.configMaps!)) {
+        expect(pod.volumes).toContainEqual({ name, configMap: { name } });
+        expect(pod.containers[0].volumeMounts).toContainEqual({ name, mountPath, readOnly: true });
+      }
+    }
   });
 
   it('parses every YAML file and references only files that exist', () => {

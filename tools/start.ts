@@ -39,7 +39,9 @@ interface AppEntry extends DevSettings {
 const DEV_SETTINGS: Record<string, DevSettings> = {
   'email-api': { credentials: ['JWT_SECRET'], provide: provideEmailProject },
   'automation-api': { credentials: ['AUTOMATION_API_KEY', 'IG_VERIFY_TOKEN'], uses: ['EMAIL_PUBLIC_KEY'] },
-  'auth-api': { credentials: ['AUTH_ADMIN_EMAIL', 'AUTH_ADMIN_PASSWORD', 'LOGISTICS_ADMIN_EMAIL', 'LOGISTICS_ADMIN_PASSWORD'] },
+  'auth-api': { credentials: ['AUTH_ADMIN_EMAIL', 'AUTH_ADMIN_PASSWORD', 'LOGISTICS_ADMIN_EMAIL', 'LOGISTICS_ADMIN_PASSWORD'], provide: provideJwksUrl },
+  'logistics-hooks': { credentials: ['LOGISTICS_API_KEY'], uses: ['AUTH_JWKS_URL'] },
+  'conversation-api': { credentials: ['CONVERSATION_ADMIN_EMAIL', 'CONVERSATION_ADMIN_PASSWORD'] },
 };
 
 /** Start order: apps that provide settings to others first, then the rest in registry order, the gateway last. */
@@ -127,6 +129,11 @@ async function provideEmailProject(app: RunningService, credentials: Record<stri
     EMAIL_PUBLIC_KEY: project.publicKey,
     EMAIL_SECRET_KEY: project.secretKey,
   };
+}
+
+/** auth-api's key set, against which logistics-hooks verifies the logistics realm's admin tokens. */
+async function provideJwksUrl(app: RunningService): Promise<Record<string, string>> {
+  return { AUTH_JWKS_URL: `${app.url}/.well-known/jwks.json` };
 }
 
 function portOf(def: { name: string; port: number }, env: NodeJS.ProcessEnv): number {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { Agent, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 
@@ -41,3 +41,59 @@ export async function dropBenchSchema(databaseUrl: string, schema: string): Prom
   }
 }
 
+/** A bare Node HTTP server answering like /healthz: the floor every scenario is measured against. */
+export const BARE_SERVER = `
+const http = require('node:http');
+const body = JSON.stringify({ status: 'ok' });
+http.createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}).listen(Number(process.env.PORT), '127.0.0.1');`;
+
+/**
+ * Run with `node -e` (PORT; UPSTREAM, and PREFIX to strip, '' for none).
+ * The least a node:http reverse proxy does (route by prefix, keep-alive upstream agent, headers copied
+ * as they are, bodies streamed both ways; no header rewriting, request ids, timeouts or metrics): the
+ * floor of a proxy hop on this machine, to tell the gateway's own cost from the cost of any hop.
+ */
+export const BARE_PROXY = `
+const http = require('node:http');
+const upstream = new URL(process.env.UPSTREAM);
+const prefix = process.env.PREFIX;
+const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+http.createServer((req, res) => {
+  const path = req.url.startsWith(prefix) ? req.url.slice(prefix.length) || '/' : req.url;
+  const up = http.request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers, agent }, (upRes) => {
+    res.writeHead(upRes.statusCode, upRes.headers);
+    upRes.pipe(res);
+  });
+  up.on('error', () => res.destroy());
+  req.pipe(up);
+}).listen(Number(process.env.PORT), '127.0.0.1');`;
+
+const keptAlive = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One request over a kept-alive connection (a JSON body when given): the status and the body text. */
+export function sendRequest(url: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, agent: keptAlive, headers: body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } : headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `task(0 … total-1)` with `concurrency` callers at once; resolves with tasks per second. */
+export async function inParallel(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+  return total / ((performance.now() - t0) / 1000);
+}

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, waitHealthy } from '@platform/testing';
 import { SERVICES, upstreamEnvName } from '../../apps/gateway/src/routes/route-table';
+import { BARE_PROXY, BARE_SERVER } from './measurement';
 
 /** Where each started process listens. */
 export interface BenchTargets {
@@ -24,35 +25,6 @@ interface AppSpec {
   entry: (root: string) => string[];
   env?: (urls: Map<string, string>) => Record<string, string>;
 }
-
-/** A bare Node HTTP server answering like /healthz: the floor every scenario is measured against. */
-const BARE_SERVER = `
-const http = require('node:http');
-const body = JSON.stringify({ status: 'ok' });
-http.createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}).listen(Number(process.env.PORT), '127.0.0.1');`;
-
-/**
- * The least a node:http reverse proxy does (route by prefix, keep-alive upstream agent, headers copied
- * as they are, bodies streamed both ways; no header rewriting, request ids, timeouts or metrics): the
- * floor of a proxy hop on this machine, to tell the gateway's own cost from the cost of any hop.
- */
-const BARE_PROXY = `
-const http = require('node:http');
-const upstream = new URL(process.env.UPSTREAM);
-const prefix = process.env.PREFIX;
-const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
-http.createServer((req, res) => {
-  const path = req.url.startsWith(prefix) ? req.url.slice(prefix.length) || '/' : req.url;
-  const up = http.request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers, agent }, (upRes) => {
-    res.writeHead(upRes.statusCode, upRes.headers);
-    upRes.pipe(res);
-  });
-  up.on('error', () => res.destroy());
-  req.pipe(up);
-}).listen(Number(process.env.PORT), '127.0.0.1');`;
 
 const APPS: Record<string, AppSpec> = {
   bare: { entry: () => ['-e', BARE_SERVER] },

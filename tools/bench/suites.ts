@@ -24,6 +24,11 @@ export const APP_SUITES: AppSuite[] = [
     run: async () => (await import('../../apps/email-api/bench/track.bench')).runEmailTrackBench(),
   },
   {
+    name: 'email-api campaigns',
+    measures: ['email-api: campaign fan-out mails/s', 'email-api: segment count at 100k contacts'],
+    run: async () => (await import('../../apps/email-api/bench/campaign.bench')).runEmailCampaignBench(),
+  },
+  {
     name: 'automation-api webhooks',
     measures: ['automation-api: webhook deliveries/s'],
     run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchWebhookIngest()],
@@ -37,6 +42,16 @@ export const APP_SUITES: AppSuite[] = [
     name: 'knowledge-api',
     measures: ['knowledge-api: crawl pages/s', 'knowledge-api: search p50 at 100k chunks', 'knowledge-api: search p95 at 100k chunks'],
     run: async () => (await import('../../apps/knowledge-api/bench/knowledge.bench')).runKnowledgeBench(),
+  },
+  {
+    name: 'autostart-proxy',
+    measures: ['autostart-proxy: p50 latency', 'autostart-proxy: p99 latency', 'autostart-proxy: requests/s', 'autostart-proxy: requests/s vs a bare proxy hop'],
+    run: async () => (await import('../../apps/autostart-proxy/bench/autostart.bench')).runAutostartBench(),
+  },
+  {
+    name: 'conversation-api webhooks',
+    measures: ['conversation-api: inbound webhook messages/s'],
+    run: async () => [await (await import('../../apps/conversation-api/bench/webhook.bench')).benchInboundWebhooks()],
   },
 ];
 

@@ -5,35 +5,17 @@
 //
 // Needs /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it). Without it the file is
 // skipped with one line, except under CI=true or REQUIRE_SERVICES=1, where a missing browser fails.
-import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { startService, type RunningService } from '@platform/platform';
-import { createTestApp, type TestApp } from '@platform/testing';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, createTestApp, type TestApp } from '@platform/testing';
 import { authApiService } from '../../apps/auth-api/src/service';
 import { gatewayService } from '../../apps/gateway/src/service';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ADMIN = { email: 'docs-admin@example.com', password: 'docs-admin-password-1' };
 const UI_TIMEOUT_MS = 30_000;
 
-const browserRequired = process.env.CI === 'true' || process.env.REQUIRE_SERVICES === '1';
-const browserInstalled = fs.existsSync(CHROMIUM);
-if (!browserInstalled && !browserRequired) {
-  process.stderr.write(`[browser] ${CHROMIUM} not found: Swagger UI browser test skipped (apt-get install chromium to run it)\n`);
-}
-
 describe('Swagger UI through the gateway (browser)', () => {
-  if (!browserInstalled) {
-    if (browserRequired) {
-      it('needs Chromium', () => {
-        throw new Error(`${CHROMIUM} not found, and CI=true or REQUIRE_SERVICES=1 requires it: apt-get install -y chromium`);
-      });
-    } else {
-      it.skip(`needs ${CHROMIUM}`, () => undefined);
-    }
-    return;
-  }
+  if (!chromiumAvailable('Swagger UI browser test')) return;
 
   let auth: TestApp;
   let gateway: RunningService;

@@ -13,7 +13,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '@platform/platform';
@@ -21,7 +21,7 @@ import { DataSource } from 'typeorm';
 import { automationApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { dropBenchSchema, listenOnLoopback as listen, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { dropBenchSchema, inParallel, listenOnLoopback as listen, sendRequest, type BenchMeasurement } from '../../../tools/bench/measurement';
 
 export interface AutomationBenchOptions {
   /** webhook deliveries (default 2000) */
@@ -52,29 +52,7 @@ function startBaseline() {
   );
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-function send(url: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, agent, headers: body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } : headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function inParallel(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, total) }, async () => {
-      while (next < total) await task(next++);
-    }),
-  );
-  return total / ((performance.now() - t0) / 1000);
-}
+const send = async (url: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<number> => (await sendRequest(url, method, body, headers)).status;
 
 function commentDelivery(i: number, runTag: string): { body: string; signature: string } {
   const body = JSON.stringify({

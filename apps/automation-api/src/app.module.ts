@@ -16,6 +16,13 @@ import { GraphModule } from './graph/graph.module';
 import { InitialSchema1763770000000 } from './migrations/1763770000000-initial-schema';
 import { Engine1763780000000 } from './migrations/1763780000000-engine';
 import { RateBudgets1763790000000 } from './migrations/1763790000000-rate-budgets';
+import { Publishing1763800000000 } from './migrations/1763800000000-publishing';
+import { BillingModule } from './billing/billing.module';
+import { McpModule } from './mcp/mcp.module';
+import { PlannedPostsModule } from './planned-posts/planned-posts.module';
+import { TokensModule } from './tokens/tokens.module';
+import { ReelsModule } from './reels/reels.module';
+import { VideosModule } from './videos/videos.module';
 import { EngineModule } from './engine/engine.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { isSandbox } from './sandbox/sandbox.config';
@@ -26,7 +33,7 @@ import { ImportsModule } from './imports/imports.module';
 
 /** The entities a repository uses (`db.repository(Entity)`); the engine's tables are read with raw SQL. */
 export const ENTITIES = [AccountEntity, ApiKeyEntity, AutomationEntity, ContactEntity, EventEntity, ...messagingEntities];
-export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000];
+export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000, Publishing1763800000000];
 
 @Module({})
 export class AutomationApiModule {
@@ -47,6 +54,12 @@ export class AutomationApiModule {
         ImportsModule,
         EngineModule,
         ClicksModule,
+        VideosModule,
+        ReelsModule,
+        PlannedPostsModule,
+        TokensModule,
+        BillingModule,
+        McpModule,
         // Development without platform credentials: the built-in sandbox (never in production).
         ...(isSandbox(config) ? [SandboxModule] : []),
       ],

@@ -110,9 +110,111 @@ export class AutomationConfig extends BaseConfig {
   @Max(20)
   AUTOMATION_MAX_ATTEMPTS = 8;
 
+  // ── Publishing (scheduled reels, planned posts) ─────────────────────────────────────────────
+
+  /** How often the publishing workers look for due reels and planned-post targets, and poll a container's status. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(20)
+  @Max(60_000)
+  PUBLISH_POLL_MS = 5_000;
+
+  /** Largest uploaded (or downloaded, for YouTube) video in megabytes. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(4_096)
+  VIDEO_MAX_MB = 1_024;
+
+  /** Container status polls (every PUBLISH_POLL_MS) before a reel whose container never finishes fails. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  PUBLISH_MAX_POLLS = 360;
+
   /**
-   * Tests and local development only: customer webhooks may go to private/loopback addresses and
-   * plain http. Refused when NODE_ENV=production.
+   * Minutes before publish_at at which a reel's container is created (the platform processes the
+   * video meanwhile; the reel then waits in `ready` and goes online at publish_at). Containers expire
+   * after 24 hours.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_380)
+  PUBLISH_PREPARE_MINUTES = 10;
+
+  /** YouTube Data API origin (uploads go to `<origin>/upload/youtube/v3/videos`). */
+  @IsString()
+  @Matches(/^https?:\/\/\S+$/, { message: 'YOUTUBE_API_URL must be an http(s) URL such as https://www.googleapis.com' })
+  YOUTUBE_API_URL = 'https://www.googleapis.com';
+
+  /** OAuth 2.0 token endpoint that turns the refresh token into access tokens. */
+  @IsString()
+  @Matches(/^https?:\/\/\S+$/, { message: 'YOUTUBE_TOKEN_URL must be an http(s) URL' })
+  YOUTUBE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+  @IsOptional()
+  @IsString()
+  YOUTUBE_CLIENT_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  YOUTUBE_CLIENT_SECRET?: string;
+
+  /** Refresh token of the YouTube channel of the AUTOMATION_API_KEY account (planned posts with a youtube target). */
+  @IsOptional()
+  @IsString()
+  YOUTUBE_REFRESH_TOKEN?: string;
+
+  /** Bytes per PUT of a resumable YouTube upload (a multiple of 256 KiB). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(262_144)
+  YOUTUBE_CHUNK_BYTES = 8 * 1_048_576;
+
+  // ── Token refresh ───────────────────────────────────────────────────────────────────────────
+
+  /** Refresh the long-lived platform token when it expires within this many days (it lasts 60). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(59)
+  TOKEN_REFRESH_BEFORE_DAYS = 10;
+
+  /** How often the token scheduler looks for tokens to refresh (one replica per account and interval). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  @Max(86_400_000)
+  TOKEN_REFRESH_INTERVAL_MS = 3_600_000;
+
+  // ── Billing (plan limits per calendar month, UTC) ───────────────────────────────────────────
+
+  @IsString()
+  @Matches(/^[a-z0-9_-]{1,40}$/, { message: 'BILLING_PLAN must be a plan name of lower-case letters, digits, - or _' })
+  BILLING_PLAN = 'free';
+
+  /** Runs (automations triggered) per month; 0 = unlimited. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  BILLING_RUNS_PER_MONTH = 1_000;
+
+  /** Messages sent (DMs, private and public replies) per month; 0 = unlimited. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  BILLING_MESSAGES_PER_MONTH = 3_000;
+
+  /** Automations an account may hold; 0 = unlimited. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  BILLING_AUTOMATIONS = 10;
+
+  /**
+   * Tests and local development only: customer webhooks (and video downloads for YouTube uploads)
+   * may go to private/loopback addresses and plain http. Refused when NODE_ENV=production.
    */
   @IsBoolean()
   @ValidateIf((c: AutomationConfig) => c.NODE_ENV === 'production')

@@ -1,8 +1,10 @@
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { PlainErrorFilter } from '@platform/errors';
 import type { ServiceDefinition } from '@platform/platform';
 import { AccountsService } from './accounts/accounts.service';
 import { AutomationApiModule } from './app.module';
 import { AutomationConfig } from './config';
+import { McpService } from './mcp/mcp.service';
 
 export const automationApiService: ServiceDefinition<AutomationConfig> = {
   name: 'automation-api',
@@ -11,6 +13,8 @@ export const automationApiService: ServiceDefinition<AutomationConfig> = {
   config: AutomationConfig,
   module: (config) => AutomationApiModule.forRoot(config),
   errorFilter: () => new PlainErrorFilter(),
+  // The MCP tools take their input schemas from the REST operations' OpenAPI description.
+  configure: (app) => app.get(McpService).useOpenApi(SwaggerModule.createDocument(app, new DocumentBuilder().build())),
   swagger: {
     title: 'Comment and DM automation API',
     version: '1.0.0',
@@ -35,6 +39,11 @@ export const automationApiService: ServiceDefinition<AutomationConfig> = {
       'Event.kind values written by the engine: `triggered`, `public_reply_sent`, `dm_sent`, `button_tapped`, `gated`, `gate_passed`, `email_asked`, `email_retry`, `email_captured`, `email_expired`, ' +
         '`link_sent`, `link_resent`, `link_clicked`, `followed_up`, `follow_up_outside_window`, `follow_up_not_needed`, `follow_status_unknown`, `skipped` (once_per_user), `skipped_other_tool`, ' +
         '`send_uncertain`, `template_fallback`, `error`, `reel_attached`, `reel_suggested`, `reel_expired`, plus the automation changes of part 1. reel_suggestion is `{media_id, permalink, reason, at}`.',
+      '',
+      'Publishing: `POST /videos` (the file as the body, streamed to storage), `/reels` (scheduled reels through the platform\'s content-publishing flow: container → status → publish; ' +
+        'statuses scheduled, uploading, processing, ready, publishing, published, failed, cancelled), `/planned_posts` (one post to instagram and youtube, idempotency_key, per-target status, partial).',
+      '',
+      'MCP: `POST /mcp` (Streamable HTTP, stateless, same bearer key) offers one tool per operation of this API with the same fields, plus check_follower, subscribe_webhooks, refresh_token and billing_status.',
     ].join('\n'),
     configure: (b) => b.addBearerAuth(),
   },

@@ -10,6 +10,11 @@ import { EmailsModule } from './emails/emails.module';
 import { EventsModule } from './events/events.module';
 import { CreateEmailTables1763900000000 } from './migrations/1763900000000-CreateEmailTables';
 import { AddOAuthLogin1764000000000 } from './migrations/1764000000000-AddOAuthLogin';
+import { AddMarketing1764100000000 } from './migrations/1764100000000-AddMarketing';
+import { CampaignsModule } from './campaigns/campaigns.module';
+import { DomainsModule } from './domains/domains.module';
+import { SegmentsModule } from './segments/segments.module';
+import { TemplatesModule } from './templates/templates.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProjectsModule } from './projects/projects.module';
 import type { EmailApiConfig } from './config';
@@ -17,7 +22,7 @@ import { ConfigController } from './system/config.controller';
 import { UsersModule } from './users/users.module';
 import { VerifyModule } from './verify/verify.module';
 
-export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000];
+export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000];
 
 @Module({})
 export class EmailApiModule {
@@ -40,6 +45,10 @@ export class EmailApiModule {
         VerifyModule,
         ActivityModule,
         AutomationModule,
+        DomainsModule,
+        TemplatesModule,
+        SegmentsModule,
+        CampaignsModule,
       ],
       controllers: [ConfigController],
     };

@@ -8,12 +8,14 @@ describe('EmailApiConfig', () => {
     expect(config.SMTP_URL).toBeUndefined();
   });
 
-  it('requires JWT_SECRET in production and checks the other values', () => {
+  it('requires JWT_SECRET and DKIM_KEY_SECRET in production and checks the other values', () => {
     expect(() => loadConfig(EmailApiConfig, { NODE_ENV: 'production' }, { PORT: 3002 })).toThrow(/JWT_SECRET/);
     expect(() => loadConfig(EmailApiConfig, { SMTP_URL: 'http://x', DNS_SERVERS: 'not a server', JWT_SECRET: 'short' }, { PORT: 3002 })).toThrow(
       /SMTP_URL[\s\S]*DNS_SERVERS|DNS_SERVERS[\s\S]*SMTP_URL/,
     );
-    const ok = loadConfig(EmailApiConfig, { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353', DISABLE_SIGNUPS: 'true' }, { PORT: 3002 });
+    expect(() => loadConfig(EmailApiConfig, { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, { PORT: 3002 })).toThrow(/DKIM_KEY_SECRET/);
+    expect(() => loadConfig(EmailApiConfig, { DKIM_KEY_SECRET: 'short' }, { PORT: 3002 })).toThrow(/DKIM_KEY_SECRET: must have at least 32 characters/);
+    const ok = loadConfig(EmailApiConfig, { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DKIM_KEY_SECRET: 'y'.repeat(32), DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353', DISABLE_SIGNUPS: 'true' }, { PORT: 3002 });
     expect(ok).toMatchObject({ DISABLE_SIGNUPS: true, DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353' });
   });
 });

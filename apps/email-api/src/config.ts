@@ -77,6 +77,55 @@ export class EmailApiConfig extends BaseConfig {
   @Max(20)
   SEND_MAX_ATTEMPTS = 5;
 
+  /**
+   * Secret of the sending domains' DKIM private keys at rest (AES-256-GCM with the SHA-256 of this
+   * value as key; at least 32 characters). Required in production; in development and tests a random
+   * one is generated once and kept in `${DATA_DIR}/email-api/dkim-key-secret`. Changing it makes the
+   * stored keys unreadable (their domains must be added again).
+   */
+  @RequiredInProduction()
+  @IsString()
+  @MinLength(32, { message: 'DKIM_KEY_SECRET must have at least 32 characters' })
+  DKIM_KEY_SECRET?: string;
+
+  /** Host that domains include in their SPF record (`v=spf1 include:<this> ~all`): the SPF record of the sending infrastructure. */
+  @Matches(/^[a-z0-9_]([a-z0-9_-]*[a-z0-9])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9])?)+$/, { message: 'SPF_INCLUDE must be a host name' })
+  SPF_INCLUDE = '_spf.email.localhost';
+
+  /** Mail exchanger that receives bounces for the return-path host `bounce.<domain>` of every sending domain. */
+  @Matches(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, { message: 'RETURN_PATH_MX must be a host name' })
+  RETURN_PATH_MX = 'feedback.email.localhost';
+
+  /** Seconds between two background DNS checks of a pending domain (the spec: every 5 minutes). */
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  DOMAIN_CHECK_SECONDS = 300;
+
+  /** Campaign mails per second per project (the throttle of the fan-out; every replica shares it). */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  EMAIL_SEND_RATE = 14;
+
+  /** Emails one send worker claims per round (and sends concurrently over the pool). */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  SEND_BATCH = 50;
+
+  /** Seconds a send worker holds the emails it claimed; a crashed worker's emails are sent by another after this. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  SEND_LEASE_SECONDS = 120;
+
+  /** Pooled SMTP connections of one replica. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  SMTP_POOL_SIZE = 5;
+
   /** GitHub OAuth app of the "Log in with GitHub" flow; both or neither (unset: the provider is off). */
   @ValidateIf(githubSet)
   @IsString()

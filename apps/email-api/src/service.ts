@@ -16,7 +16,7 @@ export const emailApiService: ServiceDefinition<EmailApiConfig> = {
     title: 'email-api',
     version: '1.0.0',
     description: [
-      'Email sending and marketing platform, part 1: accounts and projects, keys, contacts, events, transactional sending, address verification and the activity feed.',
+      'Email sending and marketing platform: accounts and projects, keys, contacts, events, transactional sending, address verification, the activity feed, sending domains with DKIM, templates, segments and campaigns.',
       '',
       '**Keys.** Every project owns one public key (`pk_…`) and one secret key (`sk_…`); the project comes from the key. Send `Authorization: Bearer <key>`. ' +
         'The secret key works on every endpoint, the public key only on `POST /v1/track` (elsewhere 401 `INVALID_API_KEY`). Missing key: 401 `MISSING_AUTH`; unknown or rotated key: 401 `INVALID_API_KEY`; disabled project: 403 `PROJECT_DISABLED`. ' +
@@ -30,7 +30,9 @@ export const emailApiService: ServiceDefinition<EmailApiConfig> = {
       '',
       '**Rate limit.** 1000 requests per minute per project (fixed one-minute windows shared by every replica through Redis). Every project-scoped answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds); 429 adds `Retry-After`.',
       '',
-      '**Ids.** Contacts `cnt_…`, events `evt_…`, emails `eml_…`, jobs `job_…`; projects and users are UUIDs.',
+      '**Ids.** Contacts `cnt_…`, events `evt_…`, emails `eml_…`, jobs `job_…`; projects, users, domains, templates, segments and campaigns are UUIDs.',
+      '',
+      '**Marketing.** A sending domain (`POST /domains`) is `pending` until its DKIM, SPF and return-path records resolve (checked every 5 minutes, or now with `GET /domains/{id}/verify`); templates and campaigns send `from` verified domains only, DKIM-signed. Campaigns move DRAFT → SCHEDULED → SENDING → SENT (or CANCELLED), throttled per project. Segments and campaigns page as `{data, total, page, pageSize, totalPages}`.',
     ].join('\n'),
     configure: (b) => b.addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Project key: pk_… (POST /v1/track only) or sk_…' }).addCookieAuth(SESSION_COOKIE),
   },

@@ -18,3 +18,4 @@ export {
   type JwtVerificationKey,
 } from './jwt-verify';
 export { JwksVerifier, type JwksVerifierOptions } from './jwks-verifier';
+export { assessRefreshToken, type RefreshTokenState, type RefreshVerdict } from './refresh-rotation';

@@ -11,3 +11,4 @@ export { PlatformValidationPipe, PLATFORM_VALIDATION } from './http/validation';
 export { createServiceApp, loadServiceConfig, type CreateServiceAppOptions, type ServiceApp } from './create-service-app';
 export { startService, closeGracefully, DRAIN_TIMEOUT_MS, type RunningService, type StartServiceOptions } from './start-service';
 export { runService, migrate, usage, type RunServiceOptions } from './run-service';
+export { RejectNulPipe } from './http/input-safety';

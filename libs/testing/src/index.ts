@@ -12,3 +12,5 @@ export * from './fakes/dns-server';
 export * from './fakes/oauth-provider';
 export * from './fakes/docker-engine';
 export * from './fakes/kubernetes-api';
+export * from './fakes/youtube-api';
+export { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from './browser';

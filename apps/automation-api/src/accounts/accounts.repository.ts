@@ -90,4 +90,22 @@ export class AccountsRepository {
   async verifyTokenKnown(token: string): Promise<boolean> {
     return (await this.db.one(`SELECT 1 FROM ${this.db.table('accounts')} WHERE verify_token = $1 LIMIT 1`, [token])) !== null;
   }
+
+  /**
+   * Accounts whose long-lived token expires within `beforeDays` of `now` and can be refreshed (not
+   * expired, at least 24 hours old), leased on `token_lease_until` so one replica refreshes each.
+   */
+  async claimTokensToRefresh(now: Date, beforeDays: number, leaseSeconds: number, limit = 20): Promise<number[]> {
+    const rows = await this.db.claimDue<{ id: number }>({
+      table: this.db.table('accounts'),
+      where: `access_token IS NOT NULL AND account_status NOT IN ('sandbox','token_invalid') AND token_expires_at IS NOT NULL
+              AND token_expires_at > $1 AND token_expires_at <= $1::timestamptz + make_interval(days => $2::int)
+              AND (token_refreshed_at IS NULL OR token_refreshed_at <= $1::timestamptz - interval '24 hours')`,
+      params: [now, beforeDays],
+      orderBy: 'token_expires_at ASC',
+      limit,
+      lease: { column: 'token_lease_until', seconds: leaseSeconds },
+    });
+    return rows.map((r) => r.id);
+  }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { generateApiKey, hashApiKey } from '@platform/auth';
+import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
@@ -26,6 +27,7 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly accounts: AccountsRepository,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
     private readonly graph: GraphService,
+    private readonly clock: Clock,
   ) {}
 
   findByKeyHash(hash: string): Promise<AccountEntity | null> {
@@ -59,6 +61,7 @@ export class AccountsService implements OnApplicationBootstrap {
         app_secret: sandbox ? SANDBOX.appSecret : (this.config.IG_APP_SECRET ?? null),
         verify_token: sandbox ? SANDBOX.verifyToken : (this.config.IG_VERIFY_TOKEN ?? null),
         email_public_key: this.config.EMAIL_PUBLIC_KEY ?? null,
+        youtube_refresh_token: this.config.YOUTUBE_REFRESH_TOKEN ?? null,
         public_base_url: this.config.PUBLIC_BASE_URL ?? (sandbox ? `http://127.0.0.1:${this.config.PORT}` : null),
         account_status: sandbox ? 'sandbox' : this.config.IG_ACCESS_TOKEN ? 'connected' : 'not_connected',
       },
@@ -93,12 +96,12 @@ export class AccountsService implements OnApplicationBootstrap {
 
   /**
    * Refreshes the long-lived access token (the platform needs it at least 24 hours old and not
-   * expired) and stores the new one with its expiry. Used by the MCP tool `refresh_token` (part 3)
-   * and the engine's scheduled refresh (part 2).
+   * expired) and stores the new one with its expiry. Used by the MCP tool `refresh_token` and the
+   * token scheduler (`TokenRefreshWorker`).
    */
-  async refreshToken(account: AccountEntity): Promise<AccountEntity> {
-    const result = await this.graph.client(account).refreshToken();
-    const now = new Date();
+  async refreshToken(account: AccountEntity, mode: 'interactive' | 'background' = 'interactive'): Promise<AccountEntity> {
+    const result = await this.graph.client(account, mode).refreshToken();
+    const now = this.clock.now();
     const fields: Partial<AccountEntity> = {
       access_token: result.access_token,
       token_refreshed_at: now,
@@ -109,7 +112,11 @@ export class AccountsService implements OnApplicationBootstrap {
     return { ...account, ...fields };
   }
 
-  /** Subscribes the app to the account's webhook fields (MCP tool `subscribe_webhooks`, part 3). */
+  claimTokensToRefresh(beforeDays: number, leaseSeconds: number): Promise<number[]> {
+    return this.accounts.claimTokensToRefresh(this.clock.now(), beforeDays, leaseSeconds);
+  }
+
+  /** Subscribes the app to the account's webhook fields (MCP tool `subscribe_webhooks`). */
   async subscribeWebhooks(account: AccountEntity, fields: string[] = REQUIRED_SUBSCRIBED_FIELDS): Promise<string[]> {
     const client = this.graph.client(account);
     await client.subscribe(fields);

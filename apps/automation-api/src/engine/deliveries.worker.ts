@@ -5,6 +5,7 @@ import { AutomationsRepository } from '../automations/automations.repository';
 import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
 import { DeliveriesRepository, type DeliveryRow } from './deliveries.repository';
+import { retryDelayMs } from '../common/retry-delay';
 
 /**
  * Customer webhooks (`email_captured`, `link_sent`): POST of the stored JSON body to webhook_url
@@ -56,7 +57,7 @@ export class DeliveriesWorker extends PollingWorker {
       return;
     }
     const final = attempts >= this.config.AUTOMATION_MAX_ATTEMPTS;
-    const delay = Math.min(this.config.AUTOMATION_RETRY_BASE_MS * 2 ** (attempts - 1), 3_600_000);
+    const delay = retryDelayMs(this.config.AUTOMATION_RETRY_BASE_MS, attempts);
     await this.deliveries.markAttemptFailed(d.id, { attempts, status, error, final, retryInMs: delay });
     await this.events.record(d.account_id, { ...base, kind: final ? 'webhook_failed' : 'webhook_retry', text: `${d.kind} → ${d.url}: ${error} (attempt ${attempts})` });
   }

@@ -15,6 +15,7 @@ import { EngineService } from './engine.service';
 import { InboundRepository } from './inbound.repository';
 import { InboundWorker } from './inbound.worker';
 import { ReelScheduler } from './reel.scheduler';
+import { ReelsRepository } from '../reels/reels.repository';
 import { SendsRepository } from './sends.repository';
 
 /**
@@ -32,6 +33,8 @@ import { SendsRepository } from './sends.repository';
     InboundWorker,
     DeliveriesWorker,
     ReelScheduler,
+    // Read by the scheduler: automations bound to a scheduled reel are not matched by caption.
+    ReelsRepository,
     WebhookAccounts,
     InboundWriter,
     WebhooksService,

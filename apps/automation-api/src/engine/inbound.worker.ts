@@ -4,6 +4,7 @@ import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { InboundRepository, type InboundRow } from './inbound.repository';
 import { DeferredError, EngineService, StaleRunError, isRetryable } from './engine.service';
+import { retryDelayMs } from '../common/retry-delay';
 
 const BATCH = 16;
 
@@ -63,7 +64,7 @@ export class InboundWorker extends PollingWorker {
     }
     const attempts = ev.attempts + 1;
     if (isRetryable(err) && attempts < this.config.AUTOMATION_MAX_ATTEMPTS) {
-      const delay = Math.min(this.config.AUTOMATION_RETRY_BASE_MS * 2 ** (attempts - 1), 3_600_000);
+      const delay = retryDelayMs(this.config.AUTOMATION_RETRY_BASE_MS, attempts);
       this.logger.warn(`work item ${ev.id} (${ev.kind}) failed, retry in ${delay} ms: ${message}`);
       await this.repo.reschedule(ev.id, new Date(now + delay), message, true);
       return;

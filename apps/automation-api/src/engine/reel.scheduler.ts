@@ -8,6 +8,7 @@ import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
 import type { GraphComment } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
+import { ReelsRepository } from '../reels/reels.repository';
 import { InboundRepository, type NewInbound } from './inbound.repository';
 import { InboundWorker } from './inbound.worker';
 import { decideReel } from './reel-matcher';
@@ -34,6 +35,7 @@ export class ReelScheduler extends PollingWorker {
     private readonly events: EventsService,
     private readonly worker: InboundWorker,
     private readonly clock: Clock,
+    private readonly reels: ReelsRepository,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {
     super(config.AUTOMATION_SCHEDULER_INTERVAL_MS);
@@ -57,7 +59,10 @@ export class ReelScheduler extends PollingWorker {
 
   private async checkAccount(account: AccountEntity): Promise<void> {
     const automations = await this.automations.nextPost(account.id);
-    const waiting = automations.filter((a) => a.reel_status === 'waiting');
+    // An automation bound to a scheduled reel (reels.automation_id) waits for exactly that reel: the
+    // reel publisher attaches it by media id, never a caption guess, and it does not expire meanwhile.
+    const bound = await this.reels.boundAutomationIds(account.id);
+    const waiting = automations.filter((a) => a.reel_status === 'waiting' && !bound.has(a.id));
     const now = this.clock.now();
     if (waiting.length && account.access_token) {
       const media = await this.graph.client(account, 'background').listRecentMedia(25);

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { AccountLimiter, BudgetExhaustedError, parseUsageHeaders, type RateBudget, type Release } from './call-budget';
 import { AUTH_CODES, GraphApiError, THROTTLE_CODES } from './graph-api.error';
@@ -73,6 +74,29 @@ export interface TokenRefreshResult {
   access_token: string;
   token_type: string;
   expires_in: number;
+}
+
+/** A media container of the content-publishing flow; `uri` is the resumable upload address. */
+export interface GraphContainer {
+  id: string;
+  uri?: string;
+}
+
+export interface GraphContainerStatus {
+  id: string;
+  /** IN_PROGRESS, FINISHED, ERROR, EXPIRED or PUBLISHED. */
+  status_code?: string;
+  /** Human-readable status; with ERROR the platform's reason. */
+  status?: string;
+}
+
+export interface ReelContainerInput {
+  caption: string;
+  /** The platform fetches the video from this URL; without it the container expects a resumable upload. */
+  video_url?: string;
+  share_to_feed?: boolean | null;
+  /** Trial reel (shown to non-followers first): graduation strategy MANUAL. */
+  trial?: boolean;
 }
 
 export interface GraphClientConfig {
@@ -222,6 +246,60 @@ export class GraphClient {
 
   subscribe(fields: string[] = REQUIRED_SUBSCRIBED_FIELDS, opts?: GraphCallOptions): Promise<{ success: boolean }> {
     return this.call('POST', `/${this.account}/subscribed_apps`, { subscribed_fields: fields.join(',') }, undefined, opts);
+  }
+
+  // ── Content publishing: container → status → publish ──────────────────────────────────────────
+
+  /** Creates a REELS container from `video_url`, or for a resumable upload (`uri` in the answer). */
+  createReelContainer(input: ReelContainerInput, opts?: GraphCallOptions): Promise<GraphContainer> {
+    const query: Record<string, string> = { media_type: 'REELS', caption: input.caption };
+    if (input.video_url) query.video_url = input.video_url;
+    else query.upload_type = 'resumable';
+    if (input.share_to_feed !== undefined && input.share_to_feed !== null) query.share_to_feed = String(input.share_to_feed);
+    if (input.trial) query.trial_params = JSON.stringify({ graduation_strategy: 'MANUAL' });
+    return this.call('POST', `/${this.account}/media`, query, undefined, opts);
+  }
+
+  /**
+   * Sends the video bytes of a resumable container to its upload address (the rupload host):
+   * `Authorization: OAuth <token>`, `offset`, `file_size`.
+   */
+  async uploadContainerVideo(uri: string, video: Readable, size: number): Promise<void> {
+    await this.limiter.run(async () => {
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(uri, {
+          method: 'POST',
+          dispatcher: this.dispatcher,
+          headers: { authorization: `OAuth ${this.config.accessToken}`, offset: '0', file_size: String(size), 'content-type': 'application/octet-stream' },
+          body: video,
+          headersTimeout: Math.max(this.config.timeoutMs, 60_000),
+          bodyTimeout: Math.max(this.config.timeoutMs, 60_000),
+        });
+      } catch (err) {
+        throw new GraphApiError('network', `video upload failed (${(err as { code?: string }).code ?? (err as Error).message})`);
+      }
+      const text = await res.body.text();
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        let message = `HTTP ${res.statusCode}`;
+        try {
+          const parsed = JSON.parse(text) as { debug_info?: { message?: string }; error?: { message?: string } };
+          message = parsed.debug_info?.message ?? parsed.error?.message ?? message;
+        } catch {
+          /* not JSON: the status says it */
+        }
+        throw new GraphApiError('platform', `video upload refused: ${message}`, { status: res.statusCode });
+      }
+    });
+  }
+
+  getContainerStatus(containerId: string, opts?: GraphCallOptions): Promise<GraphContainerStatus> {
+    return this.call('GET', `/${encodeURIComponent(containerId)}`, { fields: 'id,status_code,status' }, undefined, opts);
+  }
+
+  /** Publishes a FINISHED container; answers the new media id. */
+  publishContainer(containerId: string, opts?: GraphCallOptions): Promise<{ id: string }> {
+    return this.call('POST', `/${this.account}/media_publish`, { creation_id: containerId }, undefined, opts);
   }
 
   /** Long-lived token refresh (token at least 24 h old, not expired); served at the host root. */

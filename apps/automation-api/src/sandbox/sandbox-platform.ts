@@ -26,6 +26,16 @@ export interface SandboxUser {
   follows: boolean;
 }
 
+/** A reel container of the content-publishing flow (finished on its first status read once it has a video). */
+export interface SandboxContainer {
+  id: string;
+  caption: string;
+  video_url?: string;
+  uploaded_bytes: number;
+  status_code: 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED';
+  media_id?: string;
+}
+
 export interface SandboxSent {
   id: string;
   kind: 'message' | 'public_reply';
@@ -60,6 +70,7 @@ export class SandboxPlatform {
   readonly comments = new Map<string, SandboxComment>();
   readonly users = new Map<string, SandboxUser>();
   readonly sent: SandboxSent[] = [];
+  readonly containers = new Map<string, SandboxContainer>();
   subscribedFields: string[] = ['comments', 'messages', 'messaging_postbacks'];
 
   constructor() {
@@ -103,8 +114,19 @@ export class SandboxPlatform {
     return comment;
   }
 
-  /** The Graph API subset (paths without the version prefix). */
-  handle(method: string, path: string, query: Record<string, string>, body: Record<string, any>): unknown {
+  /** The resumable upload of a container's video (the rupload host's part). */
+  upload(containerId: string, bytes: number): { success: boolean; message: string } {
+    const c = this.containers.get(containerId);
+    if (!c || c.video_url) throw new SandboxError(400, 'Request processing failed: unknown container', 100);
+    c.uploaded_bytes = bytes;
+    return { success: true, message: 'Upload successful.' };
+  }
+
+  /**
+   * The Graph API subset (paths without the version prefix). `uploadBase` is where this sandbox serves
+   * resumable uploads (`<uploadBase>/<container id>`).
+   */
+  handle(method: string, path: string, query: Record<string, string>, body: Record<string, any>, uploadBase = ''): unknown {
     const segs = path.split('/').filter(Boolean);
     const isAccount = (s: string) => s === 'me' || s === SANDBOX.igUserId;
     if (method === 'GET' && segs.length === 1 && isAccount(segs[0])) {
@@ -118,6 +140,23 @@ export class SandboxPlatform {
         return { success: true };
       }
       if (segs[1] === 'messages' && method === 'POST') return this.sendMessage(body);
+      if (segs[1] === 'media' && method === 'POST') {
+        const params = { ...body, ...query };
+        if (params.media_type !== 'REELS') throw new SandboxError(400, '(#100) The parameter media_type must be REELS for a video', 100);
+        if (!params.video_url && params.upload_type !== 'resumable') throw new SandboxError(400, '(#100) The parameter video_url is required', 100);
+        const id = this.nextId('1781');
+        this.containers.set(id, { id, caption: String(params.caption ?? ''), video_url: params.video_url, uploaded_bytes: 0, status_code: 'IN_PROGRESS' });
+        return params.video_url ? { id } : { id, uri: `${uploadBase}/${id}` };
+      }
+      if (segs[1] === 'media_publish' && method === 'POST') {
+        const c = this.containers.get(String(query.creation_id ?? body.creation_id ?? ''));
+        if (!c) throw new SandboxError(400, 'Object with the given creation_id does not exist', 100, 33);
+        if (c.status_code !== 'FINISHED') throw new SandboxError(400, 'Media ID is not available', 9007, 2207027);
+        const media = this.addMedia({ caption: c.caption, media_type: 'VIDEO', media_product_type: 'REELS' });
+        c.status_code = 'PUBLISHED';
+        c.media_id = media.id;
+        return { id: media.id };
+      }
     }
     if (segs.length === 2 && segs[1] === 'comments' && method === 'GET') return { data: this.commentsOf(segs[0]).map((c) => this.commentView(c)) };
     if (segs.length === 2 && segs[1] === 'replies' && method === 'POST') {
@@ -133,6 +172,11 @@ export class SandboxPlatform {
       const id = segs[0];
       const media = this.media.find((m) => m.id === id);
       if (media) return media;
+      const container = this.containers.get(id);
+      if (container) {
+        if (container.status_code === 'IN_PROGRESS' && (container.video_url || container.uploaded_bytes > 0)) container.status_code = 'FINISHED';
+        return { id, status_code: container.status_code, status: container.status_code === 'IN_PROGRESS' ? 'In Progress: waiting for the video' : container.status_code };
+      }
       const comment = this.comments.get(id);
       if (comment) return this.commentView(comment);
       const user = this.users.get(id);

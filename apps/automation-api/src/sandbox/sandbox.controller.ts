@@ -16,14 +16,27 @@ export class SandboxGraphController {
 
   @All('*path')
   @ApiExcludeEndpoint()
-  graph(@Req() req: Request, @Res() res: Response): void {
-    const token = req.get('authorization')?.replace(/^Bearer /, '') ?? (req.query.access_token as string | undefined);
+  async graph(@Req() req: Request, @Res() res: Response): Promise<void> {
     const fail = (e: SandboxError) =>
       res.status(e.status).json({ error: { message: e.message, type: 'OAuthException', code: e.code, error_subcode: e.subcode, fbtrace_id: 'sandbox' } });
-    if (token !== SANDBOX.accessToken) return void fail(new SandboxError(400, 'Invalid OAuth access token - Cannot parse access token', 190));
     const path = req.path.replace(new RegExp(`^/sandbox/graph/${SANDBOX.version.replace('.', '\\.')}`), '');
+    const uploadBase = `${req.protocol}://${req.get('host')}/sandbox/graph/${SANDBOX.version}/ig-api-upload`;
+    if (path.startsWith('/ig-api-upload/')) {
+      // The resumable upload (rupload): `Authorization: OAuth <token>`, the video bytes as the body.
+      if (req.get('authorization') !== `OAuth ${SANDBOX.accessToken}`) return void fail(new SandboxError(400, 'Request processing failed: invalid token', 190));
+      let bytes = 0;
+      for await (const chunk of req) bytes += (chunk as Buffer).length;
+      try {
+        return void res.json(this.platform.upload(path.split('/')[2] ?? '', bytes));
+      } catch (e) {
+        if (e instanceof SandboxError) return void fail(e);
+        throw e;
+      }
+    }
+    const token = req.get('authorization')?.replace(/^Bearer /, '') ?? (req.query.access_token as string | undefined);
+    if (token !== SANDBOX.accessToken) return void fail(new SandboxError(400, 'Invalid OAuth access token - Cannot parse access token', 190));
     try {
-      res.json(this.platform.handle(req.method.toUpperCase(), path, req.query as Record<string, string>, (req.body ?? {}) as Record<string, any>));
+      res.json(this.platform.handle(req.method.toUpperCase(), path, req.query as Record<string, string>, (req.body ?? {}) as Record<string, any>, uploadBase));
     } catch (e) {
       if (e instanceof SandboxError) return void fail(e);
       throw e;

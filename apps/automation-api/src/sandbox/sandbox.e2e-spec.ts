@@ -3,6 +3,8 @@ import { loadConfig } from '@platform/platform';
 import { createTestApp, type TestApp } from '@platform/testing';
 import { waitFor } from '../../test/engine-helpers';
 import { AutomationConfig } from '../config';
+import { Clock } from '../common/clock';
+import { ReelPublisher } from '../reels/reel.publisher';
 import { isSandbox } from './sandbox.config';
 import { automationApiService } from '../service';
 
@@ -56,6 +58,25 @@ describe('sandbox (e2e)', () => {
       expect(click.headers.location).toBe('https://example.com/x');
 
       expect((await t.http.post('/sandbox/comments').send({ text: '' })).status).toBe(400);
+    });
+
+    it('publishes scheduled reels (video_url and an uploaded file) on the sandbox', async () => {
+      const upload = await t.http.post('/api/v1/videos').set(auth).set('content-type', 'video/mp4').send(Buffer.alloc(4096, 1));
+      expect(upload.status).toBe(201);
+      const now = new Date(Date.now() - 1000).toISOString();
+      const a = await t.http.post('/api/v1/reels').set(auth).send({ publish_at: now, caption: 'Sandbox launch', source: { video_url: 'https://cdn.example.com/v.mp4' } });
+      const b = await t.http.post('/api/v1/reels').set(auth).send({ publish_at: now, caption: 'Sandbox file', source: { video_id: upload.body.video_id } });
+      expect([a.status, b.status]).toEqual([201, 201]);
+      const publisher = t.app.get(ReelPublisher);
+      for (let i = 0; i < 3; i++) {
+        await publisher.drain();
+        t.app.get(Clock).advance(60_000);
+      }
+      for (const id of [a.body.id, b.body.id]) {
+        expect((await t.http.get(`/api/v1/reels/${id}`).set(auth)).body).toMatchObject({ status: 'published', media_id: expect.any(String), error: null });
+      }
+      const posts = (await t.http.get('/sandbox/outbox')).body.posts as Array<{ caption: string; media_product_type: string }>;
+      expect(posts.filter((p) => p.media_product_type === 'REELS').map((p) => p.caption)).toEqual(expect.arrayContaining(['Sandbox launch', 'Sandbox file']));
     });
 
     it('answers an action on something the sandbox does not have with its status and the {error} shape', async () => {

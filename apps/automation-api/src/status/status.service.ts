@@ -13,6 +13,8 @@ import type { StatusDto } from './status.dto';
 const DAY = 86_400_000;
 /** Prefix of the problems the engine records on the account (EngineService.fail). */
 export const ENGINE_PROBLEM_PREFIX = 'Engine: ';
+/** Prefix of a failed scheduled token refresh (TokensService). */
+export const TOKEN_PROBLEM_PREFIX = 'Token refresh failed: ';
 
 function describe(err: unknown): string {
   if (err instanceof GraphApiError) return err.detail;
@@ -65,10 +67,10 @@ export class StatusService {
         if (err instanceof GraphApiError && err.kind === 'auth') accountStatus = 'token_invalid';
       }
     }
-    // A platform error met by the engine while running automations (recorded on the account) shows
-    // here for a day unless a newer check found something else.
+    // A platform error met by the engine while running automations, or by the token scheduler
+    // (recorded on the account), shows here for a day unless a newer check found something else.
     const engineProblem =
-      account.last_problem?.startsWith(ENGINE_PROBLEM_PREFIX) && account.last_problem_at && Date.now() - account.last_problem_at.getTime() < DAY
+      (account.last_problem?.startsWith(ENGINE_PROBLEM_PREFIX) || account.last_problem?.startsWith(TOKEN_PROBLEM_PREFIX)) && account.last_problem_at && Date.now() - account.last_problem_at.getTime() < DAY
         ? account.last_problem
         : null;
     if (!problem && engineProblem) problem = engineProblem;

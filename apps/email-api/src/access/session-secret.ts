@@ -9,9 +9,13 @@ import type { EmailApiConfig } from '../config';
  * so development sessions survive restarts.
  */
 export function loadSessionSecret(config: EmailApiConfig): string {
-  if (config.JWT_SECRET) return config.JWT_SECRET;
+  return config.JWT_SECRET || generatedSecret(config, 'jwt-secret');
+}
+
+/** A random secret generated once into `${DATA_DIR}/email-api/<name>` (mode 0600) and read back afterwards. */
+export function generatedSecret(config: EmailApiConfig, name: string): string {
   const dir = path.join(config.DATA_DIR, 'email-api');
-  const file = path.join(dir, 'jwt-secret');
+  const file = path.join(dir, name);
   if (existsSync(file)) {
     const stored = readFileSync(file, 'utf8').trim();
     if (stored.length >= 32) return stored;

@@ -27,6 +27,8 @@ export interface NewEmail {
   headers: Record<string, string>;
   attachments: StoredAttachment[];
   data: Record<string, unknown> | null;
+  /** The template the mail was made from (POST /v1/send with `template`). */
+  templateId?: string | null;
 }
 
 export interface EmailRow {
@@ -47,6 +49,7 @@ export interface EmailRow {
   attachments: StoredAttachment[];
   data: Record<string, unknown> | null;
   message_id: string | null;
+  campaign_id: string | null;
   attempts: number;
   sent_at: Date | null;
   created_at: Date;

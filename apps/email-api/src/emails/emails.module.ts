@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
+import { DomainsModule } from '../domains/domains.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { TemplatesModule } from '../templates/templates.module';
 import { EmailsRepository } from './emails.repository';
 import { MailQueue } from './mail-queue.service';
 import { SendController } from './send.controller';
@@ -12,9 +14,9 @@ import { UnsubscribeLinks } from './unsubscribe-links';
 import { UnsubscribeService } from './unsubscribe.service';
 
 @Module({
-  imports: [ContactsModule, IdempotencyModule],
+  imports: [ContactsModule, IdempotencyModule, DomainsModule, TemplatesModule],
   controllers: [SendController, UnsubscribeController],
   providers: [EmailsRepository, MailQueue, SendService, SendWorker, SmtpTransport, UnsubscribeLinks, UnsubscribeService],
-  exports: [MailQueue],
+  exports: [MailQueue, EmailsRepository, UnsubscribeLinks],
 })
 export class EmailsModule {}

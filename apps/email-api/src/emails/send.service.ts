@@ -12,6 +12,7 @@ import { MailQueue } from './mail-queue.service';
 import { parseHeaders, parseRecipients, parseSender } from './recipients';
 import { renderTemplate } from './render';
 import { UnsubscribeLinks } from './unsubscribe-links';
+import { TemplatesService } from '../templates/templates.service';
 
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 
@@ -33,6 +34,7 @@ export class SendService {
     private readonly subscriptions: SubscriptionEvents,
     private readonly queue: MailQueue,
     private readonly links: UnsubscribeLinks,
+    private readonly templates: TemplatesService,
   ) {}
 
   /** Checks everything that class-validator cannot; throws 422 with field errors. */
@@ -54,8 +56,11 @@ export class SendService {
 
   private async queueAll(projectId: string, dto: SendEmailDto, correlationId: string | undefined): Promise<SendResult> {
     const ignored: FieldError[] = [];
+    const template = dto.template ? await this.templates.get(projectId, dto.template) : null;
+    const subject = dto.subject ?? template!.subject;
+    const body = dto.body ?? template!.body;
     const recipients = parseRecipients(dto.to, ignored);
-    const sender = parseSender(dto.from, ignored);
+    const sender = parseSender(dto.from, ignored) ?? (template ? { email: template.from } : null);
     const headers = parseHeaders(dto.headers, ignored);
     const marketing = dto.type === 'marketing';
     const attachments: StoredAttachment[] = (dto.attachments ?? []).map((a) => ({
@@ -73,7 +78,7 @@ export class SendService {
         await this.subscriptions.changed(projectId, contact, contact.subscribed, correlationId);
       }
       const unsubscribeUrl = this.links.url(contact.id);
-      const vars = { ...contact.data, ...(dto.data ?? {}), data: { ...contact.data, ...(dto.data ?? {}) }, email: contact.email, id: contact.id, subscribed: contact.subscribed, name: to.name ?? contact.data['name'], unsubscribeUrl };
+      const vars = { ...contact.data, ...(dto.data ?? {}), data: { ...contact.data, ...(dto.data ?? {}) }, email: contact.email, id: contact.id, subscribed: contact.subscribed, name: to.name ?? contact.data['name'], unsubscribeUrl, manageUrl: unsubscribeUrl };
       const mailHeaders = { ...headers };
       if (marketing) {
         mailHeaders['List-Unsubscribe'] = `<${unsubscribeUrl}>`;
@@ -89,11 +94,12 @@ export class SendService {
           from: sender?.email ?? this.config.EMAIL_FROM,
           fromName: sender?.name ?? dto.name ?? null,
           replyTo: dto.reply ?? null,
-          subject: renderTemplate(dto.subject, vars, false),
-          html: renderTemplate(dto.body, vars, true),
+          subject: renderTemplate(subject, vars, false),
+          html: renderTemplate(body, vars, true),
           headers: mailHeaders,
           attachments,
           data: dto.data ?? null,
+          templateId: template?.id ?? null,
         },
         marketing && !contact.subscribed ? 'The contact is unsubscribed: marketing email is not sent to it' : undefined,
       );

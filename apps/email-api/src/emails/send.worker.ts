@@ -4,8 +4,6 @@ import { EmailApiConfig } from '../config';
 import { EmailsRepository } from './emails.repository';
 import { SmtpTransport } from './smtp.transport';
 
-const LEASE_SECONDS = 120;
-const BATCH = 10;
 
 /**
  * Sends queued emails through SMTP_URL: claims due rows with `claimDue` (FOR UPDATE SKIP LOCKED, a
@@ -30,12 +28,22 @@ export class SendWorker extends PollingWorker {
   }
 
   protected async tick(): Promise<number> {
-    const due = await this.emails.claim(BATCH, LEASE_SECONDS);
+    const claimed = await this.emails.claim(this.config.SEND_BATCH, this.config.SEND_LEASE_SECONDS);
+    // Mails of a campaign cancelled since they were queued are not handed to SMTP.
+    const cancelled = await this.emails.cancelledCampaigns([...new Set(claimed.map((e) => e.campaign_id).filter((id): id is string => id !== null))]);
+    // Marketing mail queued before its contact unsubscribed is not sent either.
+    const unsubscribed = await this.emails.unsubscribedContacts(claimed.filter((e) => e.kind === 'MARKETING' && e.contact_id).map((e) => e.contact_id!));
+    const due: typeof claimed = [];
+    for (const e of claimed) {
+      if (e.campaign_id && cancelled.has(e.campaign_id)) await this.emails.markFailed(e.id, 'The campaign was cancelled before this mail was handed to SMTP');
+      else if (e.kind === 'MARKETING' && e.contact_id && unsubscribed.has(e.contact_id)) await this.emails.markSuppressed(e.id, 'The contact unsubscribed before this mail was sent');
+      else due.push(e);
+    }
+    const sent: Array<{ id: string; messageId: string | null }> = [];
     await Promise.all(
       due.map(async (email) => {
         try {
-          const messageId = await this.smtp.send(email);
-          await this.emails.markSent(email.id, messageId);
+          sent.push({ id: email.id, messageId: await this.smtp.send(email) });
         } catch (err) {
           const e = err as Error & { responseCode?: number };
           const reason = `${e.responseCode ? `${e.responseCode} ` : ''}${e.message}`.slice(0, 500);
@@ -49,6 +57,8 @@ export class SendWorker extends PollingWorker {
         }
       }),
     );
-    return due.length;
+    // One statement for the round's accepted mails (a crash before it: they are sent again after the lease).
+    await this.emails.markSentMany(sent);
+    return claimed.length;
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { EmailApiConfig } from '../config';
+import { DomainsService } from '../domains/domains.service';
+import { RETURN_PATH_LABEL } from '../domains/domain';
 import type { EmailRow } from './email';
 
 /** nodemailer over SMTP_URL (pooled); null when SMTP_URL is unset. */
@@ -8,9 +10,19 @@ import type { EmailRow } from './email';
 export class SmtpTransport implements OnApplicationShutdown {
   private readonly transporter: Transporter | null;
 
-  constructor(config: EmailApiConfig) {
+  constructor(
+    config: EmailApiConfig,
+    private readonly domains: DomainsService,
+  ) {
     this.transporter = config.SMTP_URL
-      ? nodemailer.createTransport(config.SMTP_URL, { pool: true, maxConnections: 5, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as object)
+      ? nodemailer.createTransport(config.SMTP_URL, {
+          pool: true,
+          maxConnections: config.SMTP_POOL_SIZE,
+          maxMessages: Infinity,
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 30_000,
+        } as object)
       : null;
   }
 
@@ -18,10 +30,17 @@ export class SmtpTransport implements OnApplicationShutdown {
     return this.transporter !== null;
   }
 
-  /** Sends one stored email; resolves with the Message-ID, throws when the server refused it. */
+  /**
+   * Sends one stored email; resolves with the Message-ID, throws when the server refused it. Mail
+   * from a verified domain of the project is DKIM-signed with that domain's key; bounces go to the
+   * domain's return path `bounce.<domain>`.
+   */
   async send(email: EmailRow): Promise<string | null> {
     if (!this.transporter) throw new Error('SMTP_URL is not configured');
+    const dkim = await this.domains.dkimFor(email.project_id, email.from_email);
     const info = await this.transporter.sendMail({
+      ...(dkim ? { dkim: dkim as unknown as { domainName: string; keySelector: string; privateKey: string }, envelope: { from: `bounces+${email.id}@${RETURN_PATH_LABEL}.${dkim.domainName}`, to: /<([^>]+)>\s*$/.exec(email.to_email)?.[1] ?? email.to_email } } : {}),
+      messageId: `<${email.id}@${dkim?.domainName ?? 'email-api'}>`,
       from: email.from_name ? { name: email.from_name, address: email.from_email } : email.from_email,
       to: email.to_email,
       replyTo: email.reply_to ?? undefined,

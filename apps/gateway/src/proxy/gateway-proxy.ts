@@ -1,12 +1,11 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ProxyEngine, takeOverServer, type ProxyOutcome, type ProxyTarget } from '@platform/http-proxy';
 import { DRAIN_TIMEOUT_MS, MetricsService } from '@platform/platform';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { Server } from 'node:http';
 import { Counter, Histogram } from 'prom-client';
 import { GatewayConfig } from '../config';
-import { RouteTable } from '../routes/route-table';
-import { ProxyEngine, type ProxyOutcome } from './proxy-engine';
+import { RouteTable, type RouteMatch } from '../routes/route-table';
 
 /**
  * Puts the proxy in front of the gateway's own routes, on the HTTP server's `request` and `upgrade`
@@ -50,53 +49,39 @@ export class GatewayProxy implements OnApplicationShutdown {
    * anything else to the gateway's own Express/Nest routes. This keeps the proxy's overhead small.
    */
   install(app: NestExpressApplication): void {
-    const server = app.getHttpServer() as Server;
-    const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
-    if (handlers.length !== 1) throw new Error(`gateway: expected one request handler (Express) on the server, found ${handlers.length}`);
-    const [express] = handlers;
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const match = this.routes.match(req.url ?? '/');
-      if (match === undefined) express(req, res);
-      else this.engine.forward(req, res, match);
-    });
-    // Uploads of hundreds of MB may take longer than Node's default 5-minute request timeout; stalled
-    // exchanges are still ended by GATEWAY_TIMEOUT_MS and the server's headersTimeout.
-    server.requestTimeout = 0;
-
-    // Graceful shutdown (the platform's closeGracefully: close, drain, closeAllConnections) only sees
-    // requests that went through Express, and upgraded sockets (open WebSockets) are no longer
-    // managed by the HTTP server at all. So: cut the tunnels when the server closes, and let proxied
-    // requests in flight finish (up to DRAIN_TIMEOUT_MS) before the remaining connections are cut.
-    const close = server.close.bind(server);
-    server.close = ((callback?: (err?: Error) => void) => {
-      this.engine.closeTunnels();
-      return close(callback);
-    }) as Server['close'];
-    const closeAll = server.closeAllConnections.bind(server);
-    server.closeAllConnections = () => {
-      void this.engine.idle(DRAIN_TIMEOUT_MS).then((drained) => {
-        if (!drained) this.logger.warn(`shutdown: cutting ${this.engine.activeRequests} proxied request(s) still in flight`);
-        closeAll();
-      });
-    };
-    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-      const match = this.routes.match(req.url ?? '/');
-      if (match === undefined) {
-        const body = JSON.stringify({
-          statusCode: 404,
-          error: 'Not Found',
-          message: `No service is routed at ${req.url}. Known prefixes: ${this.routes.prefixes.join(', ')}`,
-          prefixes: this.routes.prefixes,
-        });
-        socket.write(
-          `HTTP/1.1 404 Not Found\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-        );
-        socket.destroySoon();
-        return;
-      }
-      this.engine.upgrade(req, socket, head, match);
-    });
+    takeOverServer(
+      app.getHttpServer() as Server,
+      this.engine,
+      {
+        request: (req, res, express) => {
+          const match = this.routes.match(req.url ?? '/');
+          if (match === undefined) express(req, res);
+          else this.engine.forward(req, res, targetOf(match));
+        },
+        upgrade: (req, socket, head) => {
+          const match = this.routes.match(req.url ?? '/');
+          if (match === undefined) {
+            const body = JSON.stringify({
+              statusCode: 404,
+              error: 'Not Found',
+              message: `No service is routed at ${req.url}. Known prefixes: ${this.routes.prefixes.join(', ')}`,
+              prefixes: this.routes.prefixes,
+            });
+            socket.write(
+              `HTTP/1.1 404 Not Found\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+            );
+            socket.destroySoon();
+            return;
+          }
+          this.engine.upgrade(req, socket, head, targetOf(match));
+        },
+      },
+      {
+        name: 'gateway',
+        drainTimeoutMs: DRAIN_TIMEOUT_MS,
+        onCut: (active) => this.logger.warn(`shutdown: cutting ${active} proxied request(s) still in flight`),
+      },
+    );
   }
 
   onApplicationShutdown(): void {
@@ -112,4 +97,10 @@ export class GatewayProxy implements OnApplicationShutdown {
       this.logger.warn(`${outcome.method} ${path} → ${outcome.service} failed: ${outcome.error ?? 'unavailable'} (request ${outcome.requestId})`);
     }
   }
+}
+
+/** A matched route as the proxy engine's target: the service, its upstream, the path, its prefix. */
+function targetOf(match: RouteMatch): ProxyTarget {
+  const { route, path } = match;
+  return { name: route.name, upstream: route.upstream, path, prefix: route.prefix };
 }

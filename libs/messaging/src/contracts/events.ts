@@ -66,6 +66,14 @@ export interface EmailEventTrackedData {
   contactCreated: boolean;
 }
 
+/** email-api → email-api workers: the next batch of a sending campaign's recipients is due. */
+export interface EmailCampaignBatchData {
+  projectId: string;
+  campaignId: string;
+  /** Batch number (1 for the first); the cursor itself is kept on the campaign row. */
+  batch: number;
+}
+
 export type TranscriptionStatus = 'finished' | 'failed';
 
 /** transcribe-api → any: a transcription job reached a final state. */
@@ -104,7 +112,7 @@ export interface LogisticsErrorReportedData {
 export type AuthSessionRevokedReason = 'logout' | 'reuse_detected';
 
 /**
- * auth-api → logistics-hooks (planned): a logistics-realm session (refresh-token family) was
+ * auth-api → logistics-hooks: a logistics-realm session (refresh-token family) was
  * revoked, by logout or because a used-up refresh token was presented again. Services that verify
  * access tokens by signature (JWKS) refuse tokens whose `sid` claim is `sessionId` from now on,
  * instead of accepting them until they expire (at most 1 hour after `revokedAt`).
@@ -138,6 +146,8 @@ export const AutomationEmailCaptured = defineEvent<AutomationEmailCapturedData>(
 export const AutomationLinkSent = defineEvent<AutomationLinkSentData>('automation.link_sent');
 export const AutomationLinkClicked = defineEvent<AutomationLinkClickedData>('automation.link_clicked');
 export const EmailEventTracked = defineEvent<EmailEventTrackedData>('email.event_tracked');
+/** email-api's own work queue (producer and consumer are email-api); not in ARCHITECTURE.md's table, so not in `eventCatalogue`. */
+export const EmailCampaignBatch = defineEvent<EmailCampaignBatchData>('email.campaign_batch');
 export const TranscribeJobFinished = defineEvent<TranscribeJobFinishedData>('transcribe.job_finished');
 export const LogisticsErrorReported = defineEvent<LogisticsErrorReportedData>('logistics.error_reported');
 export const AuthSessionRevoked = defineEvent<AuthSessionRevokedData>('auth.session_revoked');

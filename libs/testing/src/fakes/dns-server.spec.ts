@@ -46,4 +46,14 @@ describe('fake DNS server', () => {
     dns.remove('missing.example');
     await expect(resolver.resolveMx('missing.example')).rejects.toMatchObject({ code: 'ENOTFOUND' });
   });
+
+  it('leaves silenced names (or every name) unanswered, as a dead resolver does', async () => {
+    dns.silence('quiet.example');
+    await expect(resolver.resolveMx('quiet.example')).rejects.toMatchObject({ code: 'ETIMEOUT' });
+    expect(await resolver.resolveMx('EXAMPLE.com')).toHaveLength(2);
+    dns.set('quiet.example', { MX: [{ priority: 1, exchange: 'mx.quiet.example' }] });
+    expect(await resolver.resolveMx('quiet.example')).toEqual([{ priority: 1, exchange: 'mx.quiet.example' }]);
+    dns.silence('*');
+    await expect(resolver.resolveMx('example.com')).rejects.toMatchObject({ code: 'ETIMEOUT' });
+  });
 });

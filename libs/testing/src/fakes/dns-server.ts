@@ -9,7 +9,7 @@
  *   'example.com': { MX: [{ priority: 10, exchange: 'mx.example.com' }], A: ['192.0.2.1'], TXT: ['v=spf1 -all'] },
  * });
  * const resolver = new Resolver(); resolver.setServers([dns.address]);   // '127.0.0.1:<port>'
- * dns.set('other.test', { MX: [] });   dns.servfail('broken.test');
+ * dns.set('other.test', { MX: [] });   dns.servfail('broken.test');   dns.silence('slow.test');   // never answered
  * dns.queries;                          // [{ name, type }]
  * await dns.close();
  * ```
@@ -41,6 +41,8 @@ export interface FakeDnsServer {
   remove(name: string): void;
   /** The name answers SERVFAIL. */
   servfail(name: string): void;
+  /** Questions about the name get no answer at all (a resolver that does not answer); `'*'`: every name. */
+  silence(name: string): void;
   close(): Promise<void>;
 }
 
@@ -139,20 +141,21 @@ function answersFor(records: DnsRecords, type: string): Array<{ type: string; va
 export async function startFakeDnsServer(initial: DnsTable = {}): Promise<FakeDnsServer> {
   const table = new Map<string, DnsRecords>(Object.entries(initial).map(([k, v]) => [k.toLowerCase().replace(/\.$/, ''), v]));
   const failing = new Set<string>();
+  const silent = new Set<string>();
   const queries: Array<{ name: string; type: string }> = [];
   const socket: Socket = createSocket('udp4');
 
   socket.on('message', (msg: Buffer, from: RemoteInfo) => {
-    let response: Buffer;
+    let response: Buffer | null;
     try {
       response = answer(msg);
     } catch {
       return; // not a DNS query we understand: drop it, as servers do
     }
-    socket.send(response, from.port, from.address);
+    if (response) socket.send(response, from.port, from.address);
   });
 
-  function answer(msg: Buffer): Buffer {
+  function answer(msg: Buffer): Buffer | null {
     if (msg.length < 12) throw new Error('short');
     const id = msg.readUInt16BE(0);
     const flags = msg.readUInt16BE(2);
@@ -164,6 +167,7 @@ export async function startFakeDnsServer(initial: DnsTable = {}): Promise<FakeDn
     const key = name.toLowerCase();
     const type = TYPES[qtype] ?? `TYPE${qtype}`;
     queries.push({ name: key, type });
+    if (silent.has('*') || silent.has(key)) return null;
     let rcode = 0;
     let answers: Array<{ type: string; value: unknown }> = [];
     let ttl = 60;
@@ -211,10 +215,14 @@ export async function startFakeDnsServer(initial: DnsTable = {}): Promise<FakeDn
     set(name, records) {
       const key = name.toLowerCase().replace(/\.$/, '');
       failing.delete(key);
+      silent.delete(key);
       table.set(key, records);
     },
     remove(name) {
       table.delete(name.toLowerCase().replace(/\.$/, ''));
+    },
+    silence(name) {
+      silent.add(name === '*' ? '*' : name.toLowerCase().replace(/\.$/, ''));
     },
     servfail(name) {
       failing.add(name.toLowerCase().replace(/\.$/, ''));

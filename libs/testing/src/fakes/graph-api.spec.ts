@@ -142,4 +142,38 @@ describe('fake Graph API', () => {
     expect(second.body.error).toMatchObject({ code: 10, error_subcode: 2534025, message: 'The comment is invalid for a private reply' });
     expect(fake.state.messages).toHaveLength(1);
   });
+
+  it('content publishing: container from video_url → IN_PROGRESS → FINISHED → media_publish → a REELS media', async () => {
+    const created = await post('/me/media?media_type=REELS&caption=Hello&video_url=https%3A%2F%2Fcdn.example.com%2Fv.mp4&share_to_feed=true', {});
+    expect(created.status).toBe(200);
+    const id = created.body.id as string;
+    expect((await get(`/${id}?fields=status_code,status`)).body.status_code).toBe('IN_PROGRESS');
+    const early = await post(`/me/media_publish?creation_id=${id}`, {});
+    expect(early.body.error).toMatchObject({ code: 9007, error_subcode: 2207027 });
+    expect((await get(`/${id}?fields=status_code`)).body.status_code).toBe('FINISHED');
+    const published = await post(`/me/media_publish?creation_id=${id}`, {});
+    const media = (await get(`/${published.body.id}?fields=media_product_type,caption,permalink`)).body;
+    expect(media).toMatchObject({ media_product_type: 'REELS', caption: 'Hello', permalink: `https://www.instagram.com/reel/${published.body.id}/` });
+    expect(fake.state.containers.get(id)).toMatchObject({ status_code: 'PUBLISHED', share_to_feed: true, media_id: published.body.id });
+    expect((await post(`/me/media_publish?creation_id=${id}`, {})).body.error.code).toBe(9007);
+  });
+
+  it('content publishing: a resumable container takes its bytes at the returned uri; containerPlan ends one in ERROR', async () => {
+    const created = await post('/me/media?media_type=REELS&caption=File&upload_type=resumable', {});
+    const { id, uri } = created.body as { id: string; uri: string };
+    expect(uri).toBe(`${fake.origin}/ig-api-upload/v23.0/${id}`);
+    // Without the video the container stays IN_PROGRESS.
+    await get(`/${id}?fields=status_code`);
+    expect((await get(`/${id}?fields=status_code`)).body.status_code).toBe('IN_PROGRESS');
+    const wrong = await fetch(uri, { method: 'POST', headers: { authorization: 'OAuth nope', offset: '0', file_size: '3' }, body: Buffer.from('abc') });
+    expect(wrong.status).toBe(400);
+    const up = await fetch(uri, { method: 'POST', headers: { authorization: `OAuth ${token}`, offset: '0', file_size: '3', 'content-type': 'application/octet-stream' }, body: Buffer.from('abc') });
+    expect(await up.json()).toEqual({ success: true, message: 'Upload successful.' });
+    expect(fake.state.containers.get(id)!.uploaded_bytes).toBe(3);
+
+    fake.state.containerPlan.push({ polls: 0, error: 'Error: bad video (2207026)' });
+    const failing = (await post('/me/media?media_type=REELS&caption=x&video_url=https%3A%2F%2Fcdn.example.com%2Fx.mp4', {})).body.id;
+    expect((await get(`/${failing}?fields=status_code,status`)).body).toMatchObject({ status_code: 'ERROR', status: 'Error: bad video (2207026)' });
+    expect((await post('/me/media?media_type=IMAGE', {})).body.error.code).toBe(100);
+  });
 });

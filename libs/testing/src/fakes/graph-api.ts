@@ -90,6 +90,27 @@ export interface GraphFailure {
   headers?: Record<string, string>;
 }
 
+/** A media container of the content-publishing flow (`POST /{ig-user-id}/media`). */
+export interface FakeGraphContainer {
+  id: string;
+  media_type: string;
+  video_url?: string;
+  upload_type?: string;
+  caption?: string;
+  share_to_feed?: boolean;
+  trial_params?: unknown;
+  /** Bytes received through the resumable upload (`POST /ig-api-upload/<version>/<id>`). */
+  uploaded_bytes: number;
+  /** Status polls answered so far. */
+  polls: number;
+  /** Polls answered IN_PROGRESS before the outcome. */
+  polls_until_done: number;
+  /** Set: the container ends in ERROR with this `status` text. */
+  error?: string;
+  status_code: 'IN_PROGRESS' | 'FINISHED' | 'ERROR' | 'EXPIRED' | 'PUBLISHED';
+  media_id?: string;
+}
+
 export interface FakeGraphApiOptions {
   userId?: string;
   username?: string;
@@ -113,6 +134,13 @@ export interface FakeGraphState {
    * HTTP 400, code 100 (`TEMPLATE_REJECTED_MESSAGE`); nothing is sent and a private reply stays unused.
    */
   rejectTemplates?: false | 'all' | 'private_reply' | 'dm';
+  /** Content publishing: containers by id. */
+  containers: Map<string, FakeGraphContainer>;
+  /**
+   * How the next containers end, one entry per created container (then `{ polls: 1 }`): IN_PROGRESS
+   * for `polls` status reads, then FINISHED, or ERROR with `error` as the status text.
+   */
+  containerPlan: Array<{ polls?: number; error?: string }>;
 }
 
 /** Message of the code-100 error the fake answers to a refused template (`rejectTemplates`). */
@@ -177,6 +205,8 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
     messages: [],
     subscribedFields: [],
     rejectTemplates: false,
+    containers: new Map(),
+    containerPlan: [],
   });
 
   const state = initialState();
@@ -376,11 +406,15 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
         return { success: true };
       }
       if (edge === 'messages' && method === 'POST') return sendMessage(body);
+      if (edge === 'media' && method === 'POST') return createContainer({ ...body, ...query });
+      if (edge === 'media_publish' && method === 'POST') return publishContainer(String(query.creation_id ?? body.creation_id ?? ''));
     }
     if (segs.length === 1 && method === 'GET') {
       const id = segs[0];
       const media = state.media.find((m) => m.id === id);
       if (media) return mediaFields(media, fields);
+      const container = state.containers.get(id);
+      if (container) return containerFields(container, fields);
       const comment = state.comments.get(id);
       if (comment) return commentFields(comment, fields.length ? fields : ['text', 'timestamp']);
       const user = state.users.get(id);
@@ -420,6 +454,73 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
     throw new GraphHttpError(400, `Unknown path components: /${segs.join('/')}`, 2500, undefined, 'IGApiException');
   }
 
+  function createContainer(params: Record<string, any>): unknown {
+    const mediaType = String(params.media_type ?? '');
+    if (mediaType !== 'REELS' && mediaType !== 'VIDEO') throw new GraphHttpError(400, '(#100) The parameter media_type must be REELS for a video', 100);
+    const resumable = params.upload_type === 'resumable';
+    if (!resumable && !params.video_url) throw new GraphHttpError(400, '(#100) The parameter video_url is required', 100);
+    let trial: unknown;
+    if (params.trial_params !== undefined) {
+      try {
+        trial = typeof params.trial_params === 'string' ? JSON.parse(params.trial_params) : params.trial_params;
+      } catch {
+        throw new GraphHttpError(400, '(#100) Param trial_params must be a JSON object', 100);
+      }
+    }
+    const plan = state.containerPlan.shift() ?? {};
+    const id = nextId();
+    state.containers.set(id, {
+      id,
+      media_type: mediaType,
+      video_url: params.video_url,
+      upload_type: params.upload_type,
+      caption: params.caption,
+      share_to_feed: params.share_to_feed === undefined ? undefined : String(params.share_to_feed) === 'true',
+      trial_params: trial,
+      uploaded_bytes: 0,
+      polls: 0,
+      polls_until_done: plan.polls ?? 1,
+      error: plan.error,
+      status_code: 'IN_PROGRESS',
+    });
+    return resumable ? { id, uri: `${fake.origin}/ig-api-upload/${version}/${id}` } : { id };
+  }
+
+  function containerFields(c: FakeGraphContainer, fields: string[]): Record<string, unknown> {
+    if (c.status_code === 'IN_PROGRESS' && (!c.upload_type || c.uploaded_bytes > 0)) {
+      c.polls += 1;
+      if (c.polls > c.polls_until_done) c.status_code = c.error ? 'ERROR' : 'FINISHED';
+    }
+    const status = c.status_code === 'ERROR' ? c.error : c.status_code === 'FINISHED' ? 'Finished: Media has been uploaded and it is ready to be published.' : c.status_code === 'PUBLISHED' ? 'Published' : 'In Progress: Media is still being processed.';
+    return pick({ id: c.id, status_code: c.status_code, status }, fields.length ? fields : ['status_code']);
+  }
+
+  function publishContainer(creationId: string): unknown {
+    const c = state.containers.get(creationId);
+    if (!c) throw new GraphHttpError(400, `Unsupported post request. Object with ID '${creationId}' does not exist`, 100, 33);
+    if (c.status_code === 'PUBLISHED') throw new GraphHttpError(400, 'The media has already been published', 9007, 2207008);
+    if (c.status_code !== 'FINISHED') throw new GraphHttpError(400, 'Media ID is not available: the media is not ready for publishing, please wait for a moment', 9007, 2207027);
+    const media = fake.addMedia({ media_type: 'VIDEO', media_product_type: 'REELS', caption: c.caption, permalink: undefined });
+    media.permalink = `https://www.instagram.com/reel/${media.id}/`;
+    c.status_code = 'PUBLISHED';
+    c.media_id = media.id;
+    return { id: media.id };
+  }
+
+  /** The resumable upload host (rupload): `Authorization: OAuth <token>`, `offset`, `file_size`, the bytes as body. */
+  function ruploadRequest(path: string, headers: IncomingMessage['headers'], raw: Buffer): { status: number; payload: unknown } {
+    const id = path.split('/').filter(Boolean)[2] ?? '';
+    const c = state.containers.get(id);
+    const auth = String(headers.authorization ?? '');
+    if (auth !== `OAuth ${state.accessToken}`) return { status: 400, payload: { debug_info: { type: 'ProcessingFailedError', message: 'Request processing failed: invalid token' } } };
+    if (!c || c.upload_type !== 'resumable') return { status: 400, payload: { debug_info: { type: 'ProcessingFailedError', message: 'Request processing failed: unknown container' } } };
+    const size = Number(headers.file_size);
+    const offset = Number(headers.offset ?? 0);
+    if (!Number.isFinite(size) || size !== offset + raw.length) return { status: 400, payload: { debug_info: { type: 'ProcessingFailedError', message: 'file_size does not match the bytes sent' } } };
+    c.uploaded_bytes = offset + raw.length;
+    return { status: 200, payload: { success: true, message: 'Upload successful.' } };
+  }
+
   function sendMessage(body: Record<string, any>): unknown {
     const recipient = body.recipient ?? {};
     if (!body.message || (typeof body.message !== 'object')) throw new GraphHttpError(400, '(#100) The parameter message is required', 100);
@@ -449,7 +550,8 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const query = Object.fromEntries(url.searchParams);
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const rawBytes = Buffer.concat(chunks);
+      const raw = (req.headers['content-type'] ?? '').includes('octet-stream') || url.pathname.startsWith('/ig-api-upload/') ? '' : rawBytes.toString('utf8');
       let body: Record<string, any> = {};
       if (raw) {
         try {
@@ -507,6 +609,10 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
         return sendError(new GraphHttpError(failure.status ?? (code === 2 ? 500 : 400), message, code, failure.subcode, failure.type ?? 'OAuthException'), failure.headers);
       }
 
+      if (url.pathname.startsWith('/ig-api-upload/')) {
+        const answer = ruploadRequest(url.pathname, req.headers, rawBytes);
+        return send(answer.status, answer.payload);
+      }
       if (!versioned && path !== '/refresh_access_token') {
         return sendError(new GraphHttpError(400, 'Unsupported version', 2635, undefined, 'IGApiException'));
       }

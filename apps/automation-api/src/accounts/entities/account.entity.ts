@@ -44,6 +44,10 @@ export class AccountEntity {
   @Column({ type: 'text', nullable: true })
   public_base_url: string | null;
 
+  /** OAuth refresh token of the account's YouTube channel (planned posts with a youtube target). */
+  @Column({ type: 'text', nullable: true })
+  youtube_refresh_token: string | null;
+
   /** Connection state stored for the account (GET /status `account_status`). */
   @Column({ type: 'text', default: 'not_connected' })
   account_status: AccountStatus;

@@ -30,7 +30,7 @@ export const IsOptionalNotNull = () => ValidateIf((_o: object, v: unknown) => v 
 const HTTPS_URL = { protocols: ['https'], require_protocol: true, require_tld: false };
 const HTTPS_MESSAGE = (field: string) => ({ message: `${field} must be an https URL` });
 /** A date and time with a zone: `2026-12-01T18:00:00+01:00`, `…Z` (a date alone has no zone). */
-const WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
+export const WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
 
 export class ExtraLinkDto {
   @ApiProperty({ example: 'Shop' })

@@ -15,6 +15,8 @@ import {
   MaxLength,
   MinLength,
   ValidateNested,
+  IsUUID,
+  ValidateIf,
 } from 'class-validator';
 
 export class AttachmentDto {
@@ -57,18 +59,25 @@ export class SendEmailDto {
   @IsDefined()
   to: unknown;
 
-  @ApiProperty({ maxLength: 998, description: 'Placeholders `{{field}}`, `{{data.x}}`, `{{x ?? "default"}}` are filled per recipient' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'A template of the project: its subject, body and from are used where the request leaves them out' })
+  @IsOptional()
+  @IsUUID()
+  template?: string;
+
+  @ApiPropertyOptional({ maxLength: 998, description: 'Required unless `template` is given. Placeholders `{{field}}`, `{{data.x}}`, `{{x ?? "default"}}` are filled per recipient' })
+  @ValidateIf((o: SendEmailDto) => o.template === undefined || o.subject !== undefined)
   @IsString()
   @MinLength(1)
   @MaxLength(998)
   @Matches(/^[^\r\n]*$/, { message: 'subject must not contain line breaks' })
-  subject: string;
+  subject?: string;
 
-  @ApiProperty({ description: 'HTML body; placeholders as in `subject` (values HTML-escaped), plus `{{unsubscribeUrl}}`' })
+  @ApiPropertyOptional({ description: 'HTML body, required unless `template` is given; placeholders as in `subject` (values HTML-escaped), plus `{{unsubscribeUrl}}` and `{{manageUrl}}`' })
+  @ValidateIf((o: SendEmailDto) => o.template === undefined || o.body !== undefined)
   @IsString()
   @MinLength(1)
   @MaxLength(2_000_000)
-  body: string;
+  body?: string;
 
   @ApiPropertyOptional({ description: 'Sender: an email or `{name, email}`; default EMAIL_FROM of the service', example: { name: 'Acme', email: 'hello@acme.test' } })
   @IsOptional()

@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { autostartProxyService } from './service';
+
+void runService(autostartProxyService);

@@ -1,0 +1,203 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ProxyEngine, takeOverServer } from '@platform/http-proxy';
+import { DRAIN_TIMEOUT_MS, MetricsService } from '@platform/platform';
+import { Counter } from 'prom-client';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { normalizeHost, type ManagedService } from '../catalog/catalog';
+import { CatalogService } from '../catalog/catalog.service';
+import { AutostartProxyConfig } from '../config';
+import { ActivityService } from '../workloads/activity.service';
+import { Clock } from '../workloads/clock';
+import { WorkloadsService, type Readiness } from '../workloads/workloads.service';
+import { notManagedBody, rawAnswer, retryAfterSeconds, sendFailed, sendNotManaged, sendWaiting, startingBody, healthUrlOf } from './answers';
+
+const TARGET_HEADER = 'x-autostart-target';
+const HEALTH_PATH = /^\/health\/([^/?#]+)\/?(?:[?#]|$)/;
+
+/**
+ * Routes every request by its target host (`X-Autostart-Target`, set by the front reverse proxy, or
+ * else `Host`), on the HTTP server's `request` and `upgrade` events, before Express:
+ * - a managed service known ready → proxied (@platform/http-proxy: streamed, upgrades, headers kept);
+ * - not ready → started once, and answered with the waiting page (dynamic), 202 (async) or the
+ *   error of a failed start;
+ * - `/health/<managed host>` on any host, and requests for no managed host without the header → the
+ *   proxy's own routes (`/api/services`, `/health/{host}`, `/healthz`, docs);
+ * - `X-Autostart-Target` naming no managed host → 404 JSON, nothing started.
+ */
+@Injectable()
+export class AutostartRouter implements OnApplicationShutdown {
+  private readonly logger = new Logger('AutostartRouter');
+  private readonly engine: ProxyEngine;
+  private readonly requests: Counter<'service' | 'outcome'>;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly workloads: WorkloadsService,
+    private readonly activity: ActivityService,
+    private readonly clock: Clock,
+    private readonly config: AutostartProxyConfig,
+    metrics: MetricsService,
+  ) {
+    this.requests = new Counter({
+      name: 'autostart_requests_total',
+      help: 'Requests for managed services by outcome: proxied, waiting (page), accepted (202), failed (start failed), unavailable (upstream unreachable, 502)',
+      labelNames: ['service', 'outcome'],
+      registers: [metrics.registry],
+    });
+    this.engine = new ProxyEngine({
+      timeoutMs: config.AUTOSTART_PROXY_TIMEOUT_MS,
+      connectTimeoutMs: config.AUTOSTART_CONNECT_TIMEOUT_MS,
+      onComplete: (outcome) => {
+        if (outcome.status === 502) {
+          this.requests.inc({ service: outcome.service, outcome: 'unavailable' });
+          // Stopped from outside, or gone: the next request looks again (and starts it).
+          this.workloads.forget(outcome.service);
+          this.logger.warn(`${outcome.method} ${outcome.path.split('?', 1)[0]} → ${outcome.service} failed: ${outcome.error ?? 'unavailable'} (request ${outcome.requestId})`);
+        }
+      },
+    });
+  }
+
+  install(app: NestExpressApplication): void {
+    takeOverServer(
+      app.getHttpServer() as Server,
+      this.engine,
+      {
+        request: (req, res, express) => {
+          const routed = this.route(req);
+          if (routed.kind === 'own') express(req, res);
+          else if (routed.kind === 'unknown') sendNotManaged(res, routed.host);
+          else this.handle(req, res, routed.service, routed.host);
+        },
+        upgrade: (req, socket, head) => {
+          const routed = this.route(req);
+          if (routed.kind === 'service') this.handleUpgrade(req, socket, head, routed.service, routed.host);
+          else {
+            socket.write(rawAnswer(404, 'Not Found', notManagedBody(routed.kind === 'unknown' ? routed.host : String(req.headers.host ?? ''))));
+            socket.destroySoon();
+          }
+        },
+      },
+      {
+        name: 'autostart-proxy',
+        drainTimeoutMs: DRAIN_TIMEOUT_MS,
+        onCut: (active) => this.logger.warn(`shutdown: cutting ${active} proxied request(s) still in flight`),
+      },
+    );
+  }
+
+  private route(req: IncomingMessage): { kind: 'own' } | { kind: 'unknown'; host: string } | { kind: 'service'; service: ManagedService; host: string } {
+    const header = req.headers[TARGET_HEADER];
+    const explicit = typeof header === 'string' && header.length > 0 ? header : undefined;
+    const url = req.url ?? '/';
+    const health = url.startsWith('/health/') ? HEALTH_PATH.exec(url) : null;
+    if (health && this.catalog.byHost(decodeURIComponent(health[1]))) return { kind: 'own' };
+    const host = normalizeHost(explicit ?? req.headers.host ?? '');
+    const service = this.catalog.catalog.byHost.get(host);
+    if (service) return { kind: 'service', service, host };
+    return explicit !== undefined ? { kind: 'unknown', host } : { kind: 'own' };
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse, service: ManagedService, host: string): void {
+    if (this.workloads.isReady(service.name)) {
+      this.proxy(req, res, service, host);
+      return;
+    }
+    const started = performance.now();
+    this.workloads.resolveForRequest(service).then(
+      (readiness) => this.answer(req, res, service, host, readiness, started),
+      (err: Error) => {
+        this.logger.error(`${service.name}: ${err.message}`);
+        this.answer(req, res, service, host, { kind: 'failed', error: `the proxy could not reach its state or the engine: ${err.message}` }, started);
+      },
+    );
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse, service: ManagedService, host: string, readiness: Readiness, started: number): void {
+    if (res.destroyed) return;
+    switch (readiness.kind) {
+      case 'ready':
+        this.proxy(req, res, service, host);
+        return;
+      case 'failed':
+        req.resume();
+        sendFailed(req, res, service, readiness.error);
+        this.record(req, service, host, 502, 'failed', started);
+        return;
+      default: {
+        req.resume();
+        const since = readiness.kind === 'starting' ? readiness.since : new Date(this.clock.now());
+        sendWaiting(req, res, service, host, retryAfterSeconds(service, since, this.clock.now()), this.config.AUTOSTART_REFRESH_SECONDS);
+        this.record(req, service, host, res.statusCode, res.statusCode === 202 ? 'accepted' : 'waiting', started);
+      }
+    }
+  }
+
+  private proxy(req: IncomingMessage, res: ServerResponse, service: ManagedService, host: string): void {
+    const started = performance.now();
+    this.activity.touch(service.name);
+    this.requests.inc({ service: service.name, outcome: 'proxied' });
+    const closed = this.activity.opened(service.name);
+    const sampled = this.activity.sampleProxied(service.name);
+    res.once('close', () => {
+      closed();
+      if (sampled) this.record(req, service, host, res.statusCode, 'proxied', started);
+    });
+    this.engine.forward(req, res, { name: service.name, upstream: service.upstream, path: req.url ?? '/' });
+  }
+
+  private handleUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, service: ManagedService, host: string): void {
+    const tunnel = (): void => {
+      const started = performance.now();
+      this.activity.touch(service.name);
+      const closed = this.activity.opened(service.name);
+      const sampled = this.activity.sampleProxied(service.name);
+      socket.once('close', () => {
+        closed();
+        if (sampled) this.record(req, service, host, 101, 'proxied', started);
+      });
+      this.engine.upgrade(req, socket, head, { name: service.name, upstream: service.upstream, path: req.url ?? '/' });
+    };
+    if (this.workloads.isReady(service.name)) {
+      tunnel();
+      return;
+    }
+    this.workloads.resolveForRequest(service).then(
+      (readiness) => {
+        if (socket.destroyed) return;
+        if (readiness.kind === 'ready') return tunnel();
+        if (readiness.kind === 'failed') {
+          socket.write(rawAnswer(502, 'Bad Gateway', JSON.stringify({ status: 'failed', service: service.name, error: readiness.error })));
+        } else {
+          const since = readiness.kind === 'starting' ? readiness.since : new Date(this.clock.now());
+          const retryAfter = retryAfterSeconds(service, since, this.clock.now());
+          socket.write(rawAnswer(503, 'Service Unavailable', JSON.stringify(startingBody(service, retryAfter, healthUrlOf(req, host))), { 'retry-after': String(retryAfter) }));
+        }
+        socket.destroySoon();
+      },
+      () => socket.destroy(),
+    );
+  }
+
+  private record(req: IncomingMessage, service: ManagedService, host: string, status: number, outcome: string, started: number): void {
+    if (outcome !== 'proxied') this.requests.inc({ service: service.name, outcome });
+    this.activity.record({
+      service: service.name,
+      host,
+      method: req.method ?? 'GET',
+      // Without the query string: it may carry a key or a token.
+      path: (req.url ?? '/').split('?', 1)[0].slice(0, 2048),
+      status,
+      outcome,
+      durationMs: performance.now() - started,
+      at: new Date(this.clock.now()),
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.engine.close();
+    this.workloads.close();
+  }
+}

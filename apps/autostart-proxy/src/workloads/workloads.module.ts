@@ -1,0 +1,26 @@
+import { Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { CatalogService } from '../catalog/catalog.service';
+import { ActivityService } from './activity.service';
+import { Clock } from './clock';
+import { IdleStopWorker } from './idle-stop.worker';
+import { WorkloadsRepository } from './workloads.repository';
+import { WorkloadsService } from './workloads.service';
+
+@Module({
+  providers: [CatalogService, Clock, WorkloadsRepository, WorkloadsService, ActivityService, IdleStopWorker],
+  exports: [CatalogService, Clock, WorkloadsRepository, WorkloadsService, ActivityService, IdleStopWorker],
+})
+export class WorkloadsModule implements OnApplicationBootstrap {
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly workloads: WorkloadsService,
+    private readonly activity: ActivityService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    // Every configured service gets its shared row (found running and never used: stopped after its idle timeout).
+    await this.workloads.register(this.catalog.catalog.services);
+    this.catalog.onChange((catalog) => void this.workloads.register(catalog.services).catch(() => undefined));
+    this.activity.onFlushed(() => this.workloads.refresh(this.catalog.catalog.services.map((s) => s.name)));
+  }
+}

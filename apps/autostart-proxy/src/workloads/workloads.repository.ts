@@ -1,0 +1,227 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+
+export type WorkloadStatusName = 'unknown' | 'stopped' | 'starting' | 'running' | 'stopping' | 'failed';
+
+export interface WorkloadRow {
+  name: string;
+  status: WorkloadStatusName;
+  statusSince: Date;
+  lastActivity: Date;
+  startDeadline: Date | null;
+  lastError: string | null;
+  starts: number;
+  stops: number;
+  /** proxied requests, all replicas */
+  requests: number;
+}
+
+interface RawWorkload {
+  name: string;
+  status: WorkloadStatusName;
+  status_since: Date;
+  last_activity: Date;
+  start_deadline: Date | null;
+  last_error: string | null;
+  starts: number;
+  stops: number;
+  requests: string;
+}
+
+export interface RequestRecord {
+  service: string;
+  host: string;
+  method: string;
+  path: string;
+  status: number;
+  /** proxied | waiting | accepted | failed */
+  outcome: string;
+  durationMs: number;
+  at: Date;
+}
+
+/** A crashed replica's stop in progress is taken over after this long. */
+const STOPPING_LEASE_SECONDS = 300;
+
+/**
+ * The shared state of the managed services (one row each) and their request history. Every change of
+ * status is a conditional UPDATE: of several replicas, exactly one wins a start or an idle stop.
+ */
+@Injectable()
+export class WorkloadsRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Adds a row for each service not seen before: status unknown, active since `now` (so an idle one is stopped after its timeout). */
+  async ensure(names: string[], now: Date): Promise<void> {
+    if (names.length === 0) return;
+    await this.db.affected(
+      `INSERT INTO ${this.db.table('workloads')} (name, status, status_since, last_activity)
+       SELECT n, 'unknown', $2, $2 FROM unnest($1::text[]) AS n
+       ON CONFLICT (name) DO NOTHING`,
+      [names, now],
+    );
+  }
+
+  async get(name: string): Promise<WorkloadRow | null> {
+    const row = await this.db.one<RawWorkload>(`SELECT * FROM ${this.db.table('workloads')} WHERE name = $1`, [name]);
+    return row ? toRow(row) : null;
+  }
+
+  async list(names: string[]): Promise<WorkloadRow[]> {
+    const rows = await this.db.rows<RawWorkload>(`SELECT * FROM ${this.db.table('workloads')} WHERE name = ANY($1::text[])`, [names]);
+    return rows.map(toRow);
+  }
+
+  /** Moves last-activity times forward (never back) and adds the proxied requests counted since the last call. */
+  async touch(activity: Map<string, Date>, proxied: Map<string, number> = new Map()): Promise<void> {
+    if (activity.size === 0) return;
+    const names = [...activity.keys()];
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} w SET last_activity = GREATEST(w.last_activity, t.at), requests = w.requests + t.n
+         FROM unnest($1::text[], $2::timestamptz[], $3::bigint[]) AS t(name, at, n) WHERE w.name = t.name`,
+      [names, [...activity.values()], names.map((n) => proxied.get(n) ?? 0)],
+    );
+  }
+
+  /**
+   * Claims the start of a service: true for exactly one caller while no start is in progress (or the
+   * one in progress is past its deadline). A failed start must be acknowledged first (ackFailure).
+   */
+  async claimStart(name: string, now: Date, deadline: Date): Promise<boolean> {
+    const n = await this.db.affected(
+      `UPDATE ${this.db.table('workloads')}
+          SET status = 'starting', status_since = $2, start_deadline = $3, last_error = NULL,
+              starts = starts + 1, last_activity = GREATEST(last_activity, $2)
+        WHERE name = $1 AND status <> 'failed' AND (status <> 'starting' OR start_deadline < $2)`,
+      [name, now, deadline],
+    );
+    return n === 1;
+  }
+
+  /** A start this replica gave up without a verdict (shutdown): anyone may look again. */
+  async releaseStart(name: string, now: Date): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} SET status = 'unknown', status_since = $2, start_deadline = NULL WHERE name = $1 AND status = 'starting'`,
+      [name, now],
+    );
+  }
+
+  /** The workload answers healthy: running (from any state). */
+  async markRunning(name: string, now: Date): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} SET status = 'running', status_since = $2, start_deadline = NULL, last_error = NULL
+        WHERE name = $1 AND status <> 'running'`,
+      [name, now],
+    );
+  }
+
+  /** The start in progress failed (engine error, unhealthy, timeout). */
+  async markFailed(name: string, now: Date, error: string): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} SET status = 'failed', status_since = $2, start_deadline = NULL, last_error = $3
+        WHERE name = $1 AND status = 'starting'`,
+      [name, now, error],
+    );
+  }
+
+  /** Hands a failed start's error to one caller (who answers it) and lets the next request start again. */
+  async ackFailure(name: string, now: Date): Promise<string | null> {
+    const row = await this.db.one<{ last_error: string | null }>(
+      `UPDATE ${this.db.table('workloads')} SET status = 'stopped', status_since = $2
+        WHERE name = $1 AND status = 'failed' RETURNING last_error`,
+      [name, now],
+    );
+    return row ? (row.last_error ?? 'the start failed') : null;
+  }
+
+  /** The workload was found stopped (from outside, or never started). */
+  async markStopped(name: string, now: Date): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} SET status = 'stopped', status_since = $2
+        WHERE name = $1 AND status IN ('unknown', 'running')`,
+      [name, now],
+    );
+  }
+
+  /**
+   * Claims the services idle past their timeout (`idle` seconds per name) for stopping: each is
+   * returned to one caller only (status → stopping). Unknown ones (found at start, never used) and
+   * failed ones (a container that never became healthy) are stopped too.
+   */
+  async claimIdle(now: Date, idle: Map<string, number>): Promise<string[]> {
+    if (idle.size === 0) return [];
+    const rows = await this.db.rows<{ name: string }>(
+      `UPDATE ${this.db.table('workloads')} w SET status = 'stopping', status_since = $3
+         FROM unnest($1::text[], $2::integer[]) AS c(name, idle)
+        WHERE w.name = c.name
+          AND ((w.status IN ('unknown', 'running', 'failed') AND w.last_activity < $3::timestamptz - c.idle * interval '1 second')
+               OR (w.status = 'stopping' AND w.status_since < $3::timestamptz - interval '${STOPPING_LEASE_SECONDS} seconds'))
+        RETURNING w.name`,
+      [[...idle.keys()], [...idle.values()], now],
+    );
+    return rows.map((r) => r.name);
+  }
+
+  /** The claimed stop is done. */
+  async stopped(name: string, now: Date): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} SET status = 'stopped', status_since = $2, stops = stops + 1
+        WHERE name = $1 AND status = 'stopping'`,
+      [name, now],
+    );
+  }
+
+  /** The claimed stop failed: counted as active now, so that it is tried again after another idle period. */
+  async stopFailed(name: string, now: Date, error: string): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} SET status = 'unknown', status_since = $2, last_activity = $2, last_error = $3
+        WHERE name = $1 AND status = 'stopping'`,
+      [name, now, error],
+    );
+  }
+
+  async recordRequests(records: RequestRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.db.affected(
+      `INSERT INTO ${this.db.table('request_history')} (service, host, method, path, status, outcome, duration_ms, at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::real[], $8::timestamptz[])`,
+      [
+        records.map((r) => r.service),
+        records.map((r) => r.host),
+        records.map((r) => r.method),
+        records.map((r) => r.path),
+        records.map((r) => r.status),
+        records.map((r) => r.outcome),
+        records.map((r) => r.durationMs),
+        records.map((r) => r.at),
+      ],
+    );
+  }
+
+  async history(service: string, limit: number): Promise<RequestRecord[]> {
+    const rows = await this.db.rows<{ service: string; host: string; method: string; path: string; status: number; outcome: string; duration_ms: number; at: Date }>(
+      `SELECT service, host, method, path, status, outcome, duration_ms, at FROM ${this.db.table('request_history')}
+        WHERE service = $1 ORDER BY at DESC, id DESC LIMIT $2`,
+      [service, limit],
+    );
+    return rows.map((r) => ({ service: r.service, host: r.host, method: r.method, path: r.path, status: r.status, outcome: r.outcome, durationMs: r.duration_ms, at: r.at }));
+  }
+
+  async pruneHistory(before: Date): Promise<number> {
+    return this.db.affected(`DELETE FROM ${this.db.table('request_history')} WHERE at < $1`, [before]);
+  }
+}
+
+function toRow(r: RawWorkload): WorkloadRow {
+  return {
+    name: r.name,
+    status: r.status,
+    statusSince: r.status_since,
+    lastActivity: r.last_activity,
+    startDeadline: r.start_deadline,
+    lastError: r.last_error,
+    starts: r.starts,
+    stops: r.stops,
+    requests: Number(r.requests),
+  };
+}

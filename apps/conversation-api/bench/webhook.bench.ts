@@ -1,0 +1,141 @@
+/**
+ * conversation-api benchmark for `npm run bench` (tools/bench.ts): inbound WhatsApp webhook messages
+ * processed per second. Each request is a signed delivery of one text message with a new provider id,
+ * from one of 200 senders: signature check over the raw body, the per-tenant throttle, then in one
+ * transaction the contact (created on a sender's first message), its conversation (created, with
+ * round-robin assignment among two agents), the message and the waiting time — answered 200 once
+ * stored. Baseline: a bare Node HTTP server that reads the body and answers 200, same load.
+ * Every message must be stored exactly once, or the benchmark throws.
+ *
+ * Uses DATABASE_URL when set (a throwaway schema, dropped afterwards), else the embedded PGlite, and
+ * REDIS_URL for the throttle counters when set.
+ */
+import { startService } from '@platform/platform';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { conversationApiService } from '../src/service';
+// The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
+import { dropBenchSchema, inParallel, listenOnLoopback, sendRequest, type BenchMeasurement } from '../../../tools/bench/measurement';
+
+export interface ConversationBenchOptions {
+  /** Messages delivered (default 2000). */
+  messages?: number;
+  /** Concurrent requests (default 16). */
+  concurrency?: number;
+  /** Distinct senders (default 200). */
+  senders?: number;
+  databaseUrl?: string;
+}
+
+const PHONE_NUMBER_ID = '106540352242922';
+const APP_SECRET = 'bench-app-secret';
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const send = sendRequest;
+
+function delivery(i: number, senders: number, tag: string): { body: string; signature: string } {
+  const from = String(4917000000000 + (i % senders));
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: PHONE_NUMBER_ID }, contacts: [{ profile: { name: `Sender ${i % senders}` }, wa_id: from }], messages: [{ from, id: `wamid.bench-${tag}-${i}`, timestamp: '1700000000', type: 'text', text: { body: `message ${i}` } }] } }] }],
+  });
+  return { body, signature: `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` };
+}
+
+/** Inbound webhook messages stored per second, next to a bare Node server. */
+export async function benchInboundWebhooks(opts: ConversationBenchOptions = {}): Promise<BenchMeasurement> {
+  const n = opts.messages ?? 2000;
+  const concurrency = opts.concurrency ?? 16;
+  const senders = opts.senders ?? 200;
+  const tag = randomUUID().slice(0, 8);
+  const payloads = Array.from({ length: n }, (_v, i) => delivery(i, senders, tag));
+
+  const baseline = await listenOnLoopback(
+    createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}'));
+    }),
+  );
+  let base: number;
+  try {
+    base = await inParallel(n, concurrency, async (i) => {
+      await send(baseline.url, 'POST', payloads[i].body, { 'x-hub-signature-256': payloads[i].signature });
+    });
+  } finally {
+    await baseline.close();
+  }
+
+  const dataDir = await mkdtemp(join(tmpdir(), 'conversation-bench-'));
+  const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
+  const schema = `bench_${randomUUID().slice(0, 8)}`;
+  const service = await startService(conversationApiService, {
+    port: 0,
+    logger: false,
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      DB_MIGRATE_ON_START: 'true',
+      DATABASE_SCHEMA: schema,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+      CONVERSATION_REDIS_KEY_PREFIX: `conversation-bench-${tag}:`,
+      CONVERSATION_JWT_SECRET: randomBytes(32).toString('hex'),
+      CONVERSATION_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      CONVERSATION_ADMIN_EMAIL: 'bench@conversation.test',
+      CONVERSATION_ADMIN_PASSWORD: 'bench-password-1',
+      CONVERSATION_WEBHOOK_RATE_LIMIT_PER_MINUTE: '10000000',
+      // Nothing answers here: inbound text needs no provider call.
+      WHATSAPP_API_URL: 'http://127.0.0.1:9/v21.0',
+    },
+  });
+  try {
+    const json = (r: { status: number; body: string }, expected: number) => {
+      if (r.status !== expected) throw new Error(`expected ${expected}, got ${r.status}: ${r.body}`);
+      return JSON.parse(r.body) as { data: Record<string, unknown> };
+    };
+    const login = json(await send(`${service.url}/api/v1/auth/login`, 'POST', JSON.stringify({ email: 'bench@conversation.test', password: 'bench-password-1' })), 200);
+    const auth = { authorization: `Bearer ${login.data.access_token as string}` };
+    const roles = (await send(`${service.url}/api/v1/roles`, 'GET', undefined, auth)).body;
+    const agentRole = (JSON.parse(roles).data as Array<{ id: string; name: string }>).find((r) => r.name === 'agent')!.id;
+    const members: string[] = [];
+    for (const who of ['one', 'two']) {
+      const user = json(await send(`${service.url}/api/v1/users`, 'POST', JSON.stringify({ email: `agent-${who}@conversation.test`, name: who, password: 'agent-password-1', role_id: agentRole }), auth), 201);
+      members.push(user.data.id as string);
+    }
+    const channel = json(
+      await send(
+        `${service.url}/api/v1/channels/whatsapp`,
+        'POST',
+        JSON.stringify({ name: 'Bench', phone_number_id: PHONE_NUMBER_ID, access_token: 'bench-access-token', app_secret: APP_SECRET, verify_token: 'bench-verify-token', auto_assignment: true, member_ids: members }),
+        auth,
+      ),
+      201,
+    );
+    const hook = `${service.url}/api/v1/webhooks/whatsapp/${channel.data.id as string}`;
+    const value = await inParallel(n, concurrency, async (i) => {
+      const r = await send(hook, 'POST', payloads[i].body, { 'x-hub-signature-256': payloads[i].signature });
+      if (r.status !== 200 || !r.body.includes('"received":1')) throw new Error(`webhook answered ${r.status}: ${r.body}`);
+    });
+    const ds = service.app.get(DataSource);
+    const [stored] = (await ds.query(`SELECT count(*)::int AS n FROM ${schema}.messages WHERE message_type = 'incoming'`)) as Array<{ n: number }>;
+    const [conversations] = (await ds.query(`SELECT count(*)::int AS n FROM ${schema}.conversations`)) as Array<{ n: number }>;
+    if (stored.n !== n || conversations.n !== Math.min(n, senders)) throw new Error(`stored ${stored.n} messages in ${conversations.n} conversations, expected ${n} in ${Math.min(n, senders)}`);
+    return {
+      name: 'conversation-api: inbound webhook messages/s',
+      value: round(value),
+      unit: 'messages/s',
+      baseline: round(base),
+      ratio: round(value / base, 3),
+      detail: `${n} signed WhatsApp text deliveries from ${senders} senders, ${concurrency} concurrent, each stored (contact, conversation with round-robin assignment, message) before 200, vs a bare Node server`,
+    };
+  } finally {
+    await service.close();
+    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

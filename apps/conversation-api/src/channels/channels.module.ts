@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TeamsModule } from '../teams/teams.module';
+import { UsersModule } from '../users/users.module';
+import { ChannelCredentials } from './channel-credentials';
+import { ChannelsController } from './channels.controller';
+import { ChannelsRepository } from './channels.repository';
+import { ChannelsService } from './channels.service';
+import { WhatsAppClient } from './whatsapp.client';
+
+@Module({
+  imports: [UsersModule, TeamsModule],
+  controllers: [ChannelsController],
+  providers: [ChannelsRepository, ChannelsService, ChannelCredentials, WhatsAppClient],
+  exports: [ChannelsRepository, ChannelCredentials, WhatsAppClient],
+})
+export class ChannelsModule {}

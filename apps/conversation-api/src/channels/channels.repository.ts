@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+
+export interface Channel {
+  id: string;
+  accountId: string;
+  type: 'whatsapp';
+  name: string;
+  phoneNumber: string | null;
+  phoneNumberId: string;
+  businessAccountId: string | null;
+  /** Sealed (AES-256-GCM) JSON of the provider credentials. */
+  credentials: string;
+  autoAssignment: boolean;
+  assignmentCap: number | null;
+  teamId: string | null;
+  memberIds: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface Row {
+  id: string;
+  account_id: string;
+  type: 'whatsapp';
+  name: string;
+  phone_number: string | null;
+  phone_number_id: string;
+  business_account_id: string | null;
+  credentials: string;
+  auto_assignment: boolean;
+  assignment_cap: number | null;
+  team_id: string | null;
+  member_ids: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toChannel = (r: Row): Channel => ({
+  id: r.id,
+  accountId: r.account_id,
+  type: r.type,
+  name: r.name,
+  phoneNumber: r.phone_number,
+  phoneNumberId: r.phone_number_id,
+  businessAccountId: r.business_account_id,
+  credentials: r.credentials,
+  autoAssignment: r.auto_assignment,
+  assignmentCap: r.assignment_cap,
+  teamId: r.team_id,
+  memberIds: r.member_ids,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+@Injectable()
+export class ChannelsRepository {
+  /** channel id → account id; a channel never changes account. */
+  private readonly accountCache = new Map<string, string>();
+
+  constructor(private readonly db: Database) {}
+
+  private select(where: string): string {
+    return `SELECT c.*, COALESCE(array_agg(m.user_id ORDER BY m.user_id) FILTER (WHERE m.user_id IS NOT NULL), '{}') AS member_ids
+              FROM ${this.db.table('channels')} c LEFT JOIN ${this.db.table('channel_members')} m ON m.channel_id = c.id
+             WHERE ${where} GROUP BY c.id`;
+  }
+
+  async list(accountId: string): Promise<Channel[]> {
+    return (await this.db.rows<Row>(`${this.select('c.account_id = $1')} ORDER BY c.created_at`, [accountId])).map(toChannel);
+  }
+
+  async find(accountId: string, id: string): Promise<Channel | null> {
+    const row = await this.db.one<Row>(this.select('c.account_id = $1 AND c.id = $2'), [accountId, id]);
+    return row ? toChannel(row) : null;
+  }
+
+  /** Any account's channel (webhooks: the channel id is the only key). null for ids that are not UUIDs. */
+  async findById(id: string): Promise<Channel | null> {
+    if (!UUID.test(id)) return null;
+    const row = await this.db.one<Row>(this.select('c.id = $1'), [id]);
+    return row ? toChannel(row) : null;
+  }
+
+  /** The account owning a channel, cached (webhook throttling looks it up on every delivery). */
+  async accountOf(id: string): Promise<string | null> {
+    const cached = this.accountCache.get(id);
+    if (cached) return cached;
+    if (!UUID.test(id)) return null;
+    const row = await this.db.one<{ account_id: string }>(`SELECT account_id FROM ${this.db.table('channels')} WHERE id = $1`, [id]);
+    if (row) {
+      if (this.accountCache.size > 10_000) this.accountCache.clear();
+      this.accountCache.set(id, row.account_id);
+    }
+    return row?.account_id ?? null;
+  }
+
+  async insert(c: Omit<Channel, 'memberIds' | 'createdAt' | 'updatedAt'>): Promise<void> {
+    await this.db.affected(
+      `INSERT INTO ${this.db.table('channels')} (id, account_id, type, name, phone_number, phone_number_id, business_account_id, credentials, auto_assignment, assignment_cap, team_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [c.id, c.accountId, c.type, c.name, c.phoneNumber, c.phoneNumberId, c.businessAccountId, c.credentials, c.autoAssignment, c.assignmentCap, c.teamId],
+    );
+  }
+
+  async update(accountId: string, id: string, patch: Partial<Pick<Channel, 'name' | 'phoneNumber' | 'credentials' | 'autoAssignment' | 'teamId'>> & { assignmentCap?: number | null }): Promise<void> {
+    const sets: string[] = [];
+    const params: unknown[] = [accountId, id];
+    const set = (column: string, value: unknown) => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    };
+    if (patch.name !== undefined) set('name', patch.name);
+    if (patch.phoneNumber !== undefined) set('phone_number', patch.phoneNumber);
+    if (patch.credentials !== undefined) set('credentials', patch.credentials);
+    if (patch.autoAssignment !== undefined) set('auto_assignment', patch.autoAssignment);
+    if (patch.assignmentCap !== undefined) set('assignment_cap', patch.assignmentCap);
+    if (patch.teamId !== undefined) set('team_id', patch.teamId);
+    if (!sets.length) return;
+    await this.db.affected(`UPDATE ${this.db.table('channels')} SET ${sets.join(', ')}, updated_at = now() WHERE account_id = $1 AND id = $2`, params);
+  }
+
+  async setMembers(channelId: string, userIds: string[]): Promise<void> {
+    await this.db.affected(`DELETE FROM ${this.db.table('channel_members')} WHERE channel_id = $1 AND NOT (user_id = ANY($2::uuid[]))`, [channelId, userIds]);
+    if (userIds.length) {
+      await this.db.affected(`INSERT INTO ${this.db.table('channel_members')} (channel_id, user_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [channelId, userIds]);
+    }
+  }
+
+  /**
+   * Round robin with a cap: among the channel's active members holding fewer than `cap` open
+   * conversations, the one assigned longest ago (never first); marks it as just assigned. The channel
+   * row is locked for the transaction, so concurrent assignments in one channel take turns.
+   */
+  async nextAssignee(channelId: string, cap: number | null): Promise<string | null> {
+    await this.db.one(`SELECT id FROM ${this.db.table('channels')} WHERE id = $1 FOR NO KEY UPDATE`, [channelId]);
+    const row = await this.db.one<{ user_id: string }>(
+      `SELECT m.user_id FROM ${this.db.table('channel_members')} m
+         JOIN ${this.db.table('users')} u ON u.id = m.user_id AND u.active
+        WHERE m.channel_id = $1
+          AND ($2::int IS NULL OR (SELECT count(*) FROM ${this.db.table('conversations')} c WHERE c.assignee_id = m.user_id AND c.status = 'open') < $2::int)
+        ORDER BY m.last_assigned_at NULLS FIRST, m.user_id
+        LIMIT 1`,
+      [channelId, cap],
+    );
+    if (!row) return null;
+    await this.db.affected(`UPDATE ${this.db.table('channel_members')} SET last_assigned_at = clock_timestamp() WHERE channel_id = $1 AND user_id = $2`, [channelId, row.user_id]);
+    return row.user_id;
+  }
+}

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '@platform/errors';
+import { ConversationApiConfig } from '../config';
+
+/** A failed call to the provider: its HTTP status and Graph API error, when it answered. */
+export class ProviderError extends DomainError {
+  constructor(
+    message: string,
+    readonly providerStatus?: number,
+  ) {
+    super(502, message, { code: 'PROVIDER_ERROR', suggestion: 'Check the channel credentials and the provider status, then retry.' });
+  }
+}
+
+export interface MediaInfo {
+  id: string;
+  url?: string;
+  mime_type?: string;
+  sha256?: string;
+  file_size?: number;
+}
+
+/**
+ * WhatsApp Cloud API client (Graph API): `POST /{phone-number-id}/messages` to send, `GET /{media-id}`
+ * for media. Base URL WHATSAPP_API_URL (the real one by default; tests start a fake provider).
+ */
+@Injectable()
+export class WhatsAppClient {
+  constructor(private readonly config: ConversationApiConfig) {}
+
+  /** Sends a text; resolves with the provider's message id (`wamid.…`). */
+  async sendText(phoneNumberId: string, accessToken: string, to: string, body: string): Promise<string> {
+    const res = await this.call('POST', `/${encodeURIComponent(phoneNumberId)}/messages`, accessToken, {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to,
+      type: 'text',
+      text: { preview_url: false, body },
+    });
+    const id = (res as { messages?: Array<{ id?: unknown }> }).messages?.[0]?.id;
+    if (typeof id !== 'string') throw new ProviderError('The provider accepted the message but returned no message id');
+    return id;
+  }
+
+  /** Where a received media file can be downloaded (the URL needs the access token and expires after minutes). */
+  async mediaInfo(mediaId: string, accessToken: string): Promise<MediaInfo> {
+    return (await this.call('GET', `/${encodeURIComponent(mediaId)}`, accessToken)) as MediaInfo;
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, accessToken: string, body?: unknown): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.config.WHATSAPP_API_URL.replace(/\/+$/, '')}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${accessToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(this.config.WHATSAPP_TIMEOUT_MS),
+      });
+    } catch (err) {
+      throw new ProviderError(`The provider could not be reached: ${(err as Error).message}`);
+    }
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    if (!res.ok) {
+      const error = (json as { error?: { message?: string; code?: number } } | null)?.error;
+      throw new ProviderError(`The provider refused the request (${res.status}${error?.code ? `, code ${error.code}` : ''}): ${error?.message ?? text.slice(0, 200)}`, res.status);
+    }
+    if (!json || typeof json !== 'object') throw new ProviderError('The provider answered with no JSON object');
+    return json;
+  }
+}

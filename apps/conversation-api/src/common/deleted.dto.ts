@@ -1,0 +1,5 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class DeletedDto {
+  @ApiProperty({ enum: [true] }) deleted: true;
+}

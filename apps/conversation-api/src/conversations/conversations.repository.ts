@@ -1,0 +1,195 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+import type { Conversation, ConversationStatus, Priority } from './conversation';
+
+interface Row {
+  id: string;
+  account_id: string;
+  display_id: number;
+  channel_id: string;
+  contact_id: string;
+  status: ConversationStatus;
+  priority: Priority | null;
+  assignee_id: string | null;
+  team_id: string | null;
+  labels: string[];
+  snoozed_until: Date | null;
+  waiting_since: Date | null;
+  first_reply_created_at: Date | null;
+  last_activity_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  contact_name: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+}
+
+const toConversation = (r: Row): Conversation => ({
+  id: r.id,
+  accountId: r.account_id,
+  displayId: r.display_id,
+  channelId: r.channel_id,
+  contactId: r.contact_id,
+  status: r.status,
+  priority: r.priority,
+  assigneeId: r.assignee_id,
+  teamId: r.team_id,
+  labels: r.labels,
+  snoozedUntil: r.snoozed_until,
+  waitingSince: r.waiting_since,
+  firstReplyCreatedAt: r.first_reply_created_at,
+  lastActivityAt: r.last_activity_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  contact: { id: r.contact_id, name: r.contact_name, email: r.contact_email, phone: r.contact_phone },
+});
+
+export interface ConversationFilters {
+  status?: ConversationStatus | 'all';
+  assigneeId?: string;
+  teamId?: string;
+  channelId?: string;
+  contactId?: string;
+  label?: string;
+  unassigned?: boolean;
+  q?: string;
+}
+
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+@Injectable()
+export class ConversationsRepository {
+  constructor(private readonly db: Database) {}
+
+  private get t(): string {
+    return this.db.table('conversations');
+  }
+
+  private select(where: string): string {
+    return `SELECT v.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone
+              FROM ${this.t} v JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id WHERE ${where}`;
+  }
+
+  /**
+   * Most recent activity first. `status` defaults to every status; `q` matches the contact's name,
+   * email and phone, and message texts (private notes included: agents search their own notes).
+   */
+  async list(accountId: string, f: ConversationFilters, limit: number, offset: number): Promise<{ items: Conversation[]; total: number }> {
+    const params: unknown[] = [accountId];
+    const where = ['v.account_id = $1'];
+    const add = (sql: (n: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (f.status && f.status !== 'all') add((n) => `v.status = ${n}`, f.status);
+    if (f.assigneeId) add((n) => `v.assignee_id = ${n}`, f.assigneeId);
+    if (f.teamId) add((n) => `v.team_id = ${n}`, f.teamId);
+    if (f.channelId) add((n) => `v.channel_id = ${n}`, f.channelId);
+    if (f.contactId) add((n) => `v.contact_id = ${n}`, f.contactId);
+    if (f.label) add((n) => `${n} = ANY(v.labels)`, f.label);
+    if (f.unassigned) where.push('v.assignee_id IS NULL');
+    if (f.q) {
+      add(
+        (n) => `(c.name ILIKE ${n} OR c.email ILIKE ${n} OR c.phone ILIKE ${n}
+                 OR EXISTS (SELECT 1 FROM ${this.db.table('messages')} m WHERE m.conversation_id = v.id AND m.content ILIKE ${n}))`,
+        likePattern(f.q),
+      );
+    }
+    const rows = await this.db.rows<Row & { total: number }>(
+      `${this.select(where.join(' AND ')).replace('SELECT v.*', 'SELECT v.*, count(*) OVER ()::int AS total')} ORDER BY v.last_activity_at DESC, v.id LIMIT ${limit} OFFSET ${offset}`,
+      params,
+    );
+    let total = rows[0]?.total ?? 0;
+    if (!rows.length && offset > 0) {
+      total = (await this.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.t} v JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id WHERE ${where.join(' AND ')}`, params))?.n ?? 0;
+    }
+    return { items: rows.map(toConversation), total };
+  }
+
+  async find(accountId: string, id: string): Promise<Conversation | null> {
+    const row = await this.db.one<Row>(this.select('v.account_id = $1 AND v.id = $2'), [accountId, id]);
+    return row ? toConversation(row) : null;
+  }
+
+  /** The conversation, its row locked for the transaction (status and assignment changes take turns). */
+  async lock(accountId: string, id: string): Promise<Conversation | null> {
+    const row = await this.db.one<Row>(`${this.select('v.account_id = $1 AND v.id = $2')} FOR NO KEY UPDATE OF v`, [accountId, id]);
+    return row ? toConversation(row) : null;
+  }
+
+  /** The latest conversation of the channel's sender `sourceId` (its contact known on the channel), locked; null when either is missing. */
+  async latestForSource(channelId: string, sourceId: string): Promise<Conversation | null> {
+    const row = await this.db.one<Row>(
+      `${this.select(`v.channel_id = $1 AND v.contact_id = (SELECT contact_id FROM ${this.db.table('contact_inboxes')} WHERE channel_id = $1 AND source_id = $2)`)}
+        ORDER BY v.created_at DESC LIMIT 1 FOR NO KEY UPDATE OF v`,
+      [channelId, sourceId],
+    );
+    return row ? toConversation(row) : null;
+  }
+
+  async insert(c: { accountId: string; displayId: number; channelId: string; contactId: string; status: ConversationStatus; assigneeId: string | null; teamId: string | null }): Promise<string> {
+    const row = await this.db.one<{ id: string }>(
+      `INSERT INTO ${this.t} (account_id, display_id, channel_id, contact_id, status, assignee_id, team_id) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+      [c.accountId, c.displayId, c.channelId, c.contactId, c.status, c.assigneeId, c.teamId],
+    );
+    return row!.id;
+  }
+
+  async setStatus(id: string, status: ConversationStatus, snoozedUntil: Date | null): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.t} SET status = $2, snoozed_until = $3, waiting_since = CASE WHEN $2 = 'resolved' THEN NULL ELSE waiting_since END, updated_at = now() WHERE id = $1`,
+      [id, status, status === 'snoozed' ? snoozedUntil : null],
+    );
+  }
+
+  async assign(id: string, assigneeId: string | null, teamId: string | null): Promise<void> {
+    await this.db.affected(`UPDATE ${this.t} SET assignee_id = $2, team_id = $3, updated_at = now() WHERE id = $1`, [id, assigneeId, teamId]);
+  }
+
+  async setLabelsAndPriority(id: string, labels: string[] | undefined, priority: Priority | null | undefined): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.t} SET labels = COALESCE($2, labels), priority = CASE WHEN $3 THEN $4 ELSE priority END, updated_at = now() WHERE id = $1`,
+      [id, labels ?? null, priority !== undefined, priority ?? null],
+    );
+  }
+
+  /** An incoming message: the contact waits from now on (unless already waiting). Returns the conversation as it is now. */
+  async touchIncoming(id: string): Promise<Conversation> {
+    const row = await this.db.one<Row>(
+      `WITH v AS (UPDATE ${this.t} SET waiting_since = COALESCE(waiting_since, now()), last_activity_at = now(), updated_at = now() WHERE id = $1 RETURNING *)
+       SELECT v.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone FROM v JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id`,
+      [id],
+    );
+    return toConversation(row!);
+  }
+
+  /** A public reply: the first one is the first response; the contact no longer waits. */
+  async touchReply(id: string): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.t} SET first_reply_created_at = COALESCE(first_reply_created_at, now()), waiting_since = NULL, last_activity_at = now(), updated_at = now() WHERE id = $1`,
+      [id],
+    );
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.db.affected(`UPDATE ${this.t} SET last_activity_at = now(), updated_at = now() WHERE id = $1`, [id]);
+  }
+
+  /** Opens up to `limit` snoozed conversations that are due, with an activity line each; returns them. */
+  async wakeSnoozed(limit: number): Promise<Array<{ id: string; accountId: string }>> {
+    const woken = await this.db.claimDue<{ id: string; account_id: string; channel_id: string }>({
+      table: this.t,
+      where: `status = 'snoozed' AND snoozed_until IS NOT NULL AND snoozed_until <= now()`,
+      orderBy: 'snoozed_until ASC',
+      limit,
+      set: `status = 'open', snoozed_until = NULL, updated_at = now()`,
+    });
+    for (const c of woken) {
+      await this.db.affected(
+        `INSERT INTO ${this.db.table('messages')} (account_id, conversation_id, channel_id, message_type, content, status) VALUES ($1, $2, $3, 'activity', 'Conversation was reopened: the snooze ended', 'sent')`,
+        [c.account_id, c.id, c.channel_id],
+      );
+    }
+    return woken.map((c) => ({ id: c.id, accountId: c.account_id }));
+  }
+}

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import type { Channel } from '../channels/channels.repository';
+import { ChannelsRepository } from '../channels/channels.repository';
+import { ContactsRepository } from '../contacts/contacts.repository';
+import { RealtimeEvents } from '../realtime/realtime-events';
+import { statusAfterIncoming, type Attachment, type MessageStatus } from './conversation';
+import { ConversationsRepository } from './conversations.repository';
+import { conversationView, messageView } from './dto/conversation.dto';
+import { MessagesRepository } from './messages.repository';
+
+/** One message a contact sent through a channel, in the channel-neutral form. */
+export interface InboundMessage {
+  /** The provider's message id: a second delivery of the same id creates nothing. */
+  sourceId: string;
+  /** The sender's address on the channel (WhatsApp `wa_id`). */
+  from: string;
+  profileName: string | null;
+  content: string | null;
+  contentType: string;
+  attachments: Attachment[];
+}
+
+/** Rolls back a delivery found to be stored already after it created something. */
+class RedeliveryRollback extends Error {}
+
+export type InboundResult = { duplicate: true } | { duplicate: false; conversationId: string; messageId: string; contactCreated: boolean; conversationCreated: boolean };
+
+@Injectable()
+export class InboundService {
+  constructor(
+    private readonly db: Database,
+    private readonly accounts: AccountsRepository,
+    private readonly channels: ChannelsRepository,
+    private readonly contacts: ContactsRepository,
+    private readonly conversations: ConversationsRepository,
+    private readonly messages: MessagesRepository,
+    private readonly realtime: RealtimeEvents,
+  ) {}
+
+  /** Whether the provider message was stored already (a cheap check before fetching media). */
+  seen(channelId: string, sourceId: string): Promise<boolean> {
+    return this.messages.existsBySource(channelId, sourceId);
+  }
+
+  /**
+   * Stores an incoming message, once per provider message id, in one transaction: the contact (new
+   * senders become contacts), its latest conversation on the channel (reopened when resolved or
+   * snoozed) or a new one (team of the channel, agent by round robin when the channel assigns
+   * automatically), the message, and the waiting time. Deliveries of one sender take turns (an
+   * advisory lock), so concurrent redeliveries and a new sender's first messages never duplicate.
+   */
+  async receive(channel: Channel, m: InboundMessage): Promise<InboundResult> {
+    const result = await this.db
+      .transaction(async () => {
+        await this.db.one(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`conversation-inbound:${channel.id}:${m.from}`]);
+        // The common case in one query: a known sender with a conversation on this channel.
+        let conversation = await this.conversations.latestForSource(channel.id, m.from);
+        let contactCreated = false;
+        let conversationCreated = false;
+        let contactId: string;
+        if (conversation) {
+          contactId = conversation.contactId;
+          if (!conversation.contact.name && m.profileName) await this.contacts.update(channel.accountId, contactId, { name: m.profileName });
+        } else {
+          const found = await this.contacts.findOrCreateBySource(channel.accountId, channel.id, m.from, { name: m.profileName, phone: `+${m.from.replace(/^\+/, '')}` });
+          contactId = found.contact.id;
+          contactCreated = found.created;
+          const assigneeId = channel.autoAssignment ? await this.channels.nextAssignee(channel.id, channel.assignmentCap) : null;
+          const id = await this.conversations.insert({
+            accountId: channel.accountId,
+            displayId: await this.accounts.nextDisplayId(channel.accountId),
+            channelId: channel.id,
+            contactId,
+            status: 'open',
+            assigneeId,
+            teamId: channel.teamId,
+          });
+          conversation = (await this.conversations.find(channel.accountId, id))!;
+          conversationCreated = true;
+        }
+        const message = await this.messages.insertUnlessStored({
+          accountId: channel.accountId,
+          conversationId: conversation.id,
+          channelId: channel.id,
+          messageType: 'incoming',
+          content: m.content,
+          contentType: m.contentType,
+          status: 'delivered',
+          sourceId: m.sourceId,
+          senderType: 'contact',
+          senderId: contactId,
+          attachments: m.attachments,
+        });
+        if (!message) {
+          // Stored already: nothing of this delivery may stay (a stored message implies its contact and conversation existed).
+          if (contactCreated || conversationCreated) throw new RedeliveryRollback();
+          return null;
+        }
+        const next = statusAfterIncoming(conversation.status);
+        const statusChanged = next !== conversation.status;
+        if (statusChanged) {
+          await this.conversations.setStatus(conversation.id, next, null);
+          await this.messages.insert({ accountId: channel.accountId, conversationId: conversation.id, channelId: channel.id, messageType: 'activity', content: 'Conversation was reopened by a new message from the contact', status: 'sent' });
+        }
+        const after = await this.conversations.touchIncoming(conversation.id);
+        return { message, conversation: after, contactCreated, conversationCreated, statusChanged };
+      })
+      .catch((err: unknown) => {
+        if (err instanceof RedeliveryRollback) return null;
+        throw err;
+      });
+    if (!result) return { duplicate: true };
+    const { message, conversation } = result;
+    if (result.conversationCreated) this.realtime.emit(channel.accountId, 'conversation.created', conversationView(conversation));
+    if (result.statusChanged) this.realtime.emit(channel.accountId, 'conversation.status_changed', conversationView(conversation));
+    this.realtime.emit(channel.accountId, 'message.created', messageView(message));
+    return { duplicate: false, conversationId: conversation.id, messageId: message.id, contactCreated: result.contactCreated, conversationCreated: result.conversationCreated };
+  }
+
+  /** A provider status callback (sent, delivered, read, failed) for one of our outgoing messages. */
+  async status(channel: Channel, sourceId: string, status: MessageStatus, error: string | null): Promise<boolean> {
+    const message = await this.messages.advanceStatus(channel.id, sourceId, status, error);
+    if (message) this.realtime.emit(channel.accountId, 'message.updated', messageView(message));
+    return message !== null;
+  }
+}

@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { conversationApiService } from './service';
+
+void runService(conversationApiService);

@@ -1,0 +1,157 @@
+// Real-time events to agents over Socket.IO, across two replicas sharing PostgreSQL and Redis: an
+// agent connected to replica B sees what happens on replica A.
+import { startService, type RunningService } from '@platform/platform';
+import { createTestDatabase, createTestRedisPrefix, freePort, waitHealthy, type TestDatabase, type TestRedisPrefix } from '@platform/testing';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { io, type Socket } from 'socket.io-client';
+import request from 'supertest';
+import { conversationApiService } from '../service';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, sign, textDelivery, WA } from '../../test/helpers';
+import { startFakeWhatsApp, type FakeWhatsApp } from '../../test/fake-whatsapp';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+
+function connect(url: string, token?: string, socketPath?: string): Promise<Socket> {
+  const client = io(`${url}/conversations`, { transports: ['websocket'], reconnection: false, auth: token ? { token } : {}, ...(socketPath ? { path: socketPath } : {}) });
+  return new Promise((resolve, reject) => {
+    client.once('ready', () => resolve(client));
+    client.once('unauthorized', (e: { code: string }) => reject(new Error(e.code)));
+    client.once('connect_error', reject);
+  });
+}
+
+const next = <T>(client: Socket, event: string): Promise<T> => new Promise((resolve) => client.once(event, resolve));
+
+describe('conversation-api real-time events', () => {
+  let db: TestDatabase;
+  let redis: TestRedisPrefix;
+  let provider: FakeWhatsApp;
+  let dataDir: string;
+  const replicas: RunningService[] = [];
+  const clients: Socket[] = [];
+  let gateway: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    redis = await createTestRedisPrefix();
+    provider = await startFakeWhatsApp({ accessToken: WA.accessToken });
+    dataDir = await mkdtemp(path.join(tmpdir(), 'conversation-realtime-'));
+    const env = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      DATABASE_URL: db.url,
+      DATABASE_SCHEMA: db.schema,
+      DB_MIGRATE_ON_START: 'true',
+      REDIS_URL: redis.url,
+      CONVERSATION_REDIS_KEY_PREFIX: redis.prefix,
+      CONVERSATION_JWT_SECRET: randomBytes(32).toString('hex'),
+      CONVERSATION_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      CONVERSATION_ADMIN_EMAIL: ADMIN_EMAIL,
+      CONVERSATION_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      CONVERSATION_RATE_LIMIT_PER_MINUTE: '100000',
+      WHATSAPP_API_URL: provider.url,
+    };
+    replicas.push(await startService(conversationApiService, { env, port: 0, host: '127.0.0.1', logger: false }));
+    replicas.push(await startService(conversationApiService, { env, port: 0, host: '127.0.0.1', logger: false }));
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.disconnect();
+    gateway?.kill();
+    for (const r of replicas) await r.close();
+    await provider?.close();
+    await redis?.cleanup();
+    await db?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('pushes new messages, status and assignment changes to the agents of the account on every replica', async () => {
+    if (!redis.url) throw new Error('Redis is required for this test (TEST_REDIS_URL)');
+    const [a, b] = replicas.map((r) => request(r.url));
+    const loginRes = await a.post('/api/v1/auth/login').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200);
+    const token = loginRes.body.data.access_token as string;
+    const auth = { Authorization: `Bearer ${token}` };
+    const channel = (await a.post('/api/v1/channels/whatsapp').set(auth).send({ name: 'RT', phone_number_id: WA.phoneNumberId, access_token: WA.accessToken, app_secret: WA.appSecret, verify_token: WA.verifyToken }).expect(201)).body.data;
+
+    // The agent's socket is on replica B; everything below happens on replica A.
+    const agent = await connect(replicas[1].url, token);
+    clients.push(agent);
+
+    const created = next<{ content: string; message_type: string; conversation_id: string }>(agent, 'message.created');
+    const opened = next<{ id: string; status: string }>(agent, 'conversation.created');
+    const body = textDelivery({ id: 'wamid.RT1', from: '4917000000001', text: 'realtime hello' });
+    await a.post(`/api/v1/webhooks/whatsapp/${channel.id}`).set('content-type', 'application/json').set('x-hub-signature-256', sign(body)).send(body).expect(200);
+    expect(await created).toMatchObject({ content: 'realtime hello', message_type: 'incoming' });
+    const conversation = await opened;
+    expect(conversation.status).toBe('open');
+
+    const status = next<{ id: string; status: string }>(agent, 'conversation.status_changed');
+    await a.post(`/api/v1/conversations/${conversation.id}/close`).set(auth).expect(200);
+    expect(await status).toMatchObject({ id: conversation.id, status: 'resolved' });
+
+    const me = (await b.get('/api/v1/auth/me').set(auth).expect(200)).body.data;
+    const assigned = next<{ id: string; assignee_id: string }>(agent, 'conversation.assigned');
+    await a.post(`/api/v1/conversations/${conversation.id}/assign`).set(auth).send({ assignee_id: me.id }).expect(200);
+    expect(await assigned).toMatchObject({ id: conversation.id, assignee_id: me.id });
+
+    const note = next<{ private: boolean; content: string }>(agent, 'message.created');
+    await a.post(`/api/v1/conversations/${conversation.id}/whisper`).set(auth).send({ content: 'internal' }).expect(201);
+    expect(await note).toMatchObject({ private: true, content: 'internal' });
+  });
+
+  it('refuses connections without a valid token', async () => {
+    await expect(connect(replicas[0].url)).rejects.toThrow('UNAUTHORIZED');
+    await expect(connect(replicas[0].url, 'not-a-token')).rejects.toThrow('UNAUTHORIZED');
+  });
+
+  it('keeps other accounts out of the room', async () => {
+    const a = request(replicas[0].url);
+    const { AccountsService } = await import('../accounts/accounts.service');
+    await replicas[0].app.get(AccountsService).create('Elsewhere', { email: 'rt-other@conversation.test', name: 'Other', password: 'other-password-1' });
+    const otherToken = (await a.post('/api/v1/auth/login').send({ email: 'rt-other@conversation.test', password: 'other-password-1' }).expect(200)).body.data.access_token;
+    const outsider = await connect(replicas[1].url, otherToken);
+    clients.push(outsider);
+    const seen: string[] = [];
+    outsider.onAny((event: string) => seen.push(event));
+
+    const adminToken = (await a.post('/api/v1/auth/login').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200)).body.data.access_token;
+    const insider = await connect(replicas[1].url, adminToken);
+    clients.push(insider);
+    const conversation = (await a.get('/api/v1/conversations').set('Authorization', `Bearer ${adminToken}`).expect(200)).body.data[0];
+    const got = next(insider, 'message.created');
+    await a.post(`/api/v1/conversations/${conversation.id}/whisper`).set('Authorization', `Bearer ${adminToken}`).send({ content: 'for us only' }).expect(201);
+    await got;
+    // The insider got it through the same Redis channel: the outsider, in the same process, did not.
+    expect(seen).toEqual([]);
+  });
+
+  it('reaches agents through the gateway (Socket.IO under /conversation/socket.io)', async () => {
+    // The built gateway (node tools/build.mjs gateway) in front of replica B.
+    execFileSync(process.execPath, ['tools/build.mjs', 'gateway'], { cwd: ROOT, stdio: 'pipe' });
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', PORT: String(port), GATEWAY_UPSTREAM_CONVERSATION_API: replicas[1].url };
+    for (const name of ['DATABASE_URL', 'DATABASE_SCHEMA', 'AMQP_URL', 'REDIS_URL']) delete env[name];
+    const child = spawn(process.execPath, ['dist/apps/gateway/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    gateway = child;
+    let output = '';
+    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    const gw = `http://127.0.0.1:${port}`;
+    await waitHealthy('gateway', gw, child, () => output, 60_000);
+
+    const viaGateway = request(`${gw}/conversation`);
+    const token = (await viaGateway.post('/api/v1/auth/login').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200)).body.data.access_token as string;
+    const agent = await connect(gw, token, '/conversation/socket.io');
+    clients.push(agent);
+    const conversation = (await viaGateway.get('/api/v1/conversations').set('Authorization', `Bearer ${token}`).expect(200)).body.data[0];
+    const got = next<{ content: string }>(agent, 'message.created');
+    // Raised on replica A, delivered through Redis to replica B, and through the gateway to the agent.
+    await request(replicas[0].url).post(`/api/v1/conversations/${conversation.id}/whisper`).set('Authorization', `Bearer ${token}`).send({ content: 'via the gateway' }).expect(201);
+    expect(await got).toMatchObject({ content: 'via the gateway' });
+  });
+});

@@ -1,0 +1,174 @@
+// The permission matrix (each built-in role against each write route), custom roles, reads following
+// permissions, and tenant isolation.
+import { deliver, login, ADMIN_EMAIL, ADMIN_PASSWORD, otherAccount, startApp, textDelivery, userWithRole, whatsappChannel, type ConversationTestApp, type Session } from '../../test/helpers';
+
+const NONE = '00000000-0000-4000-8000-000000000000';
+
+type Method = 'post' | 'patch' | 'put' | 'delete';
+/** Every write route, the permission it needs, and a body. Ids are unknown: a caller past the guard gets 404 or 422, never 403. */
+const WRITES: Array<{ method: Method; path: string; permission: string; body?: object }> = [
+  { method: 'post', path: '/api/v1/users', permission: 'users:manage', body: { email: 'x@y.test', name: 'X', password: 'password-1', role_id: NONE } },
+  { method: 'patch', path: `/api/v1/users/${NONE}`, permission: 'users:manage', body: { name: 'Y' } },
+  { method: 'post', path: '/api/v1/teams', permission: 'teams:manage', body: { name: '' } },
+  { method: 'patch', path: `/api/v1/teams/${NONE}`, permission: 'teams:manage', body: { name: 'T' } },
+  { method: 'put', path: `/api/v1/teams/${NONE}/members`, permission: 'teams:manage', body: { member_ids: [] } },
+  { method: 'delete', path: `/api/v1/teams/${NONE}`, permission: 'teams:manage' },
+  { method: 'post', path: '/api/v1/roles', permission: 'roles:manage', body: { name: 'Bad Name', permissions: [] } },
+  { method: 'patch', path: `/api/v1/roles/${NONE}`, permission: 'roles:manage', body: {} },
+  { method: 'delete', path: `/api/v1/roles/${NONE}`, permission: 'roles:manage' },
+  { method: 'post', path: '/api/v1/channels/whatsapp', permission: 'channels:manage', body: {} },
+  { method: 'patch', path: `/api/v1/channels/${NONE}`, permission: 'channels:manage', body: {} },
+  { method: 'post', path: '/api/v1/contacts/attributes', permission: 'attributes:manage', body: {} },
+  { method: 'delete', path: `/api/v1/contacts/attributes/${NONE}`, permission: 'attributes:manage' },
+  { method: 'patch', path: `/api/v1/contacts/${NONE}`, permission: 'contacts:write', body: { name: 'N' } },
+  { method: 'patch', path: `/api/v1/contacts/${NONE}/attributes`, permission: 'contacts:write', body: { custom_attributes: {} } },
+  { method: 'post', path: `/api/v1/conversations/${NONE}/messages`, permission: 'conversations:write', body: { content: 'hi' } },
+  { method: 'post', path: `/api/v1/conversations/${NONE}/whisper`, permission: 'conversations:write', body: { content: 'hi' } },
+  { method: 'post', path: `/api/v1/conversations/${NONE}/assign`, permission: 'conversations:assign', body: { assignee_id: null } },
+  { method: 'post', path: `/api/v1/conversations/${NONE}/close`, permission: 'conversations:write' },
+  { method: 'post', path: `/api/v1/conversations/${NONE}/reopen`, permission: 'conversations:write' },
+  { method: 'post', path: `/api/v1/conversations/${NONE}/status`, permission: 'conversations:write', body: { status: 'pending' } },
+  { method: 'patch', path: `/api/v1/conversations/${NONE}`, permission: 'conversations:write', body: { labels: ['vip'] } },
+];
+
+const AGENT_PERMISSIONS = ['conversations:read', 'conversations:write', 'conversations:assign', 'contacts:read', 'contacts:write', 'recipes:read', 'analytics:read'];
+
+describe('conversation-api access', () => {
+  let t: ConversationTestApp;
+  let admin: Session;
+  let agent: Session;
+  let viewer: Session;
+
+  beforeAll(async () => {
+    t = await startApp();
+    admin = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    agent = await userWithRole(t, admin, 'agent', 'agent@conversation.test');
+    await t.http.post('/api/v1/roles').set(admin.auth).send({ name: 'viewer', description: 'Reads contacts only', permissions: ['contacts:read'] }).expect(201);
+    viewer = await userWithRole(t, admin, 'viewer', 'viewer@conversation.test');
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('lists the built-in roles with their permissions', async () => {
+    const res = await t.http.get('/api/v1/roles').set(agent.auth).expect(200);
+    expect(res.body.data.map((r: { name: string; built_in: boolean; permissions: string[] }) => [r.name, r.built_in, r.permissions])).toEqual([
+      ['administrator', true, ['admin']],
+      ['agent', true, AGENT_PERMISSIONS],
+      ['viewer', false, ['contacts:read']],
+    ]);
+  });
+
+  describe.each(WRITES)('$method $path ($permission)', ({ method, path, permission, body }) => {
+    const call = (s?: Session) => {
+      const req = t.http[method](path);
+      if (s) req.set(s.auth);
+      return body ? req.send(body) : req;
+    };
+
+    it('needs a token', async () => {
+      const res = await call().expect(401);
+      expect(res.body.error.code).toBe('UNAUTHORIZED');
+    });
+
+    it('lets the administrator through', async () => {
+      const res = await call(admin);
+      expect([401, 403]).not.toContain(res.status);
+      expect(res.status).toBeLessThan(500);
+    });
+
+    it(`lets the agent through only with ${permission}`, async () => {
+      const res = await call(agent);
+      if (AGENT_PERMISSIONS.includes(permission)) {
+        expect([401, 403]).not.toContain(res.status);
+        expect(res.status).toBeLessThan(500);
+      } else {
+        expect(res.status).toBe(403);
+        expect(res.body).toMatchObject({ success: false, error: { code: 'FORBIDDEN', message: `This action needs the permission ${permission}` } });
+      }
+    });
+
+    it('refuses a custom role without the permission', async () => {
+      expect((await call(viewer)).status).toBe(403);
+    });
+  });
+
+  it('makes reads follow the permissions', async () => {
+    await t.http.get('/api/v1/contacts').set(viewer.auth).expect(200);
+    await t.http.get('/api/v1/conversations').set(viewer.auth).expect(403);
+    await t.http.get('/api/v1/conversations').set(agent.auth).expect(200);
+    await t.http.get('/api/v1/channels').set(agent.auth).expect(403);
+  });
+
+  it('keeps built-in roles fixed and in-use roles undeletable', async () => {
+    const roles = (await t.http.get('/api/v1/roles').set(admin.auth)).body.data as Array<{ id: string; name: string }>;
+    const agentRole = roles.find((r) => r.name === 'agent')!;
+    const viewerRole = roles.find((r) => r.name === 'viewer')!;
+    expect((await t.http.patch(`/api/v1/roles/${agentRole.id}`).set(admin.auth).send({ permissions: ['admin'] }).expect(403)).body.error.code).toBe('BUILT_IN_ROLE');
+    expect((await t.http.delete(`/api/v1/roles/${viewerRole.id}`).set(admin.auth).expect(409)).body.error.code).toBe('ROLE_IN_USE');
+    const invalid = await t.http.post('/api/v1/roles').set(admin.auth).send({ name: 'bad', permissions: ['everything'] }).expect(422);
+    expect(invalid.body.error.errors[0].field).toBe('permissions');
+  });
+
+  it('a changed role applies at once; the last administrator cannot be demoted', async () => {
+    const roles = (await t.http.get('/api/v1/roles').set(admin.auth)).body.data as Array<{ id: string; name: string }>;
+    const viewerRole = roles.find((r) => r.name === 'viewer')!;
+    await t.http.patch(`/api/v1/roles/${viewerRole.id}`).set(admin.auth).send({ permissions: ['contacts:read', 'conversations:read'] }).expect(200);
+    await t.http.get('/api/v1/conversations').set(viewer.auth).expect(200);
+
+    const me = (await t.http.get('/api/v1/auth/me').set(admin.auth)).body.data;
+    const res = await t.http.patch(`/api/v1/users/${me.id}`).set(admin.auth).send({ role_id: viewerRole.id }).expect(409);
+    expect(res.body.error.code).toBe('LAST_ADMINISTRATOR');
+    await t.http.get('/api/v1/auth/me').set(admin.auth).expect(200).expect((r) => expect(r.body.data.role.name).toBe('administrator'));
+  });
+
+  it('deactivating a user ends its sessions', async () => {
+    const temp = await userWithRole(t, admin, 'agent', 'temp@conversation.test');
+    const me = (await t.http.get('/api/v1/auth/me').set(temp.auth)).body.data;
+    await t.http.patch(`/api/v1/users/${me.id}`).set(admin.auth).send({ active: false }).expect(200);
+    await t.http.get('/api/v1/auth/me').set(temp.auth).expect(401);
+    await t.http.post('/api/v1/auth/refresh').send({ refresh_token: temp.refresh }).expect(401);
+    await t.http.post('/api/v1/auth/login').send({ email: 'temp@conversation.test', password: 'user-password-1' }).expect(401);
+  });
+
+  it('isolates tenants: another account sees none of this account’s data, and cannot touch it', async () => {
+    const channel = await whatsappChannel(t, admin);
+    await deliver(t, channel.id, textDelivery({ id: 'wamid.TENANT1', from: '15550001234', name: 'Tenant One Contact', text: 'hello' })).expect(200);
+    const conversation = (await t.http.get('/api/v1/conversations').set(admin.auth).expect(200)).body.data[0];
+    const contactId = conversation.contact.id;
+    const team = (await t.http.post('/api/v1/teams').set(admin.auth).send({ name: 'Sales' }).expect(201)).body.data;
+    const me = (await t.http.get('/api/v1/auth/me').set(admin.auth)).body.data;
+
+    const other = await otherAccount(t, 'other-admin@conversation.test');
+    for (const path of ['/api/v1/conversations', '/api/v1/contacts', '/api/v1/teams', '/api/v1/channels']) {
+      const res = await t.http.get(path).set(other.auth).expect(200);
+      expect(res.body.data).toEqual([]);
+    }
+    const users = (await t.http.get('/api/v1/users').set(other.auth).expect(200)).body.data;
+    expect(users.map((u: { email: string }) => u.email)).toEqual(['other-admin@conversation.test']);
+    expect((await t.http.get('/api/v1/roles').set(other.auth)).body.data.map((r: { name: string }) => r.name)).toEqual(['administrator', 'agent']);
+
+    await t.http.get(`/api/v1/conversations/${conversation.id}`).set(other.auth).expect(404);
+    await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(other.auth).send({ content: 'hijack' }).expect(404);
+    await t.http.post(`/api/v1/conversations/${conversation.id}/whisper`).set(other.auth).send({ content: 'hijack' }).expect(404);
+    await t.http.post(`/api/v1/conversations/${conversation.id}/close`).set(other.auth).expect(404);
+    await t.http.get(`/api/v1/contacts/${contactId}`).set(other.auth).expect(404);
+    await t.http.patch(`/api/v1/contacts/${contactId}`).set(other.auth).send({ name: 'hijack' }).expect(404);
+    await t.http.get(`/api/v1/teams/${team.id}`).set(other.auth).expect(404);
+    await t.http.get(`/api/v1/users/${me.id}`).set(other.auth).expect(404);
+    await t.http.patch(`/api/v1/users/${me.id}`).set(other.auth).send({ active: false }).expect(404);
+    await t.http.get(`/api/v1/channels/${channel.id}`).set(other.auth).expect(404);
+
+    // Its own conversation cannot be given to this account's agent or team either.
+    const otherChannel = await whatsappChannel(t, other);
+    await deliver(t, otherChannel.id, textDelivery({ id: 'wamid.TENANT2', from: '15550001234', text: 'same number, other tenant' })).expect(200);
+    const otherConversation = (await t.http.get('/api/v1/conversations').set(other.auth).expect(200)).body.data[0];
+    expect(otherConversation.contact.id).not.toBe(contactId);
+    expect((await t.http.post(`/api/v1/conversations/${otherConversation.id}/assign`).set(other.auth).send({ assignee_id: me.id }).expect(404)).body.error.code).toBe('ASSIGNEE_NOT_FOUND');
+    await t.http.post(`/api/v1/conversations/${otherConversation.id}/assign`).set(other.auth).send({ team_id: team.id }).expect(404);
+
+    // And this account still sees only its own.
+    expect((await t.http.get('/api/v1/conversations').set(admin.auth)).body.meta.total).toBe(1);
+  });
+});

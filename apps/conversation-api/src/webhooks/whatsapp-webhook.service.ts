@@ -1,0 +1,110 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { safeEqual } from '@platform/auth';
+import { ApiError } from '@platform/errors';
+import { verifyHmacSignature } from '@platform/http-safety';
+import { ChannelCredentials, type WhatsAppCredentials } from '../channels/channel-credentials';
+import { ChannelsRepository, type Channel } from '../channels/channels.repository';
+import { WhatsAppClient } from '../channels/whatsapp.client';
+import { InboundService } from '../conversations/inbound.service';
+import { parseWhatsAppDelivery, PayloadError, type ParsedInbound } from './whatsapp-payload';
+
+export interface DeliveryResult {
+  received: number;
+  duplicates: number;
+  statuses: number;
+  ignored: number;
+}
+
+const channelNotFound = () =>
+  new ApiError(404, 'CHANNEL_NOT_FOUND', 'No channel with this id', { suggestion: 'Use the webhook_path of a channel from GET /api/v1/channels.' });
+
+@Injectable()
+export class WhatsAppWebhookService {
+  private readonly logger = new Logger(WhatsAppWebhookService.name);
+
+  constructor(
+    private readonly channels: ChannelsRepository,
+    private readonly credentials: ChannelCredentials,
+    private readonly whatsapp: WhatsAppClient,
+    private readonly inbound: InboundService,
+  ) {}
+
+  /** The subscription handshake: echoes `hub.challenge` when `hub.mode=subscribe` and the verify token is the channel's. */
+  async verify(channelId: string, mode?: string, token?: string, challenge?: string): Promise<string> {
+    const { creds } = await this.channelWithCredentials(channelId);
+    if (mode !== 'subscribe' || !token || !safeEqual(token, creds.verify_token)) {
+      throw new ApiError(403, 'VERIFICATION_FAILED', 'hub.mode must be subscribe and hub.verify_token the channel’s verify token', {
+        suggestion: 'Configure the webhook at the provider with the verify token given when the channel was created.',
+      });
+    }
+    if (!challenge) throw new ApiError(400, 'BAD_REQUEST', 'hub.challenge is missing', { suggestion: 'Send the challenge to echo as hub.challenge.' });
+    return challenge;
+  }
+
+  /**
+   * A delivery: `X-Hub-Signature-256` must be the HMAC-SHA256 of the raw body with the channel's app
+   * secret (401 `INVALID_SIGNATURE`, nothing stored). Each message is stored once per provider id;
+   * media URLs are looked up at the provider (a failed lookup keeps the media id); status callbacks
+   * move our outgoing messages forward. Changes for another phone number are ignored.
+   */
+  async receive(channelId: string, rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<DeliveryResult> {
+    const { channel, creds } = await this.channelWithCredentials(channelId);
+    if (!rawBody || !signature || !verifyHmacSignature(rawBody, creds.app_secret, signature)) {
+      throw new ApiError(401, 'INVALID_SIGNATURE', 'X-Hub-Signature-256 is missing or does not match the body', {
+        suggestion: 'Sign the raw body with the app secret of the channel: sha256=<hex HMAC-SHA256>.',
+      });
+    }
+    let delivery;
+    try {
+      delivery = parseWhatsAppDelivery(body);
+    } catch (err) {
+      if (err instanceof PayloadError) throw new ApiError(400, 'INVALID_PAYLOAD', `Not a WhatsApp Cloud API delivery: ${err.message}`, { suggestion: 'Send the provider’s webhook body unchanged.' });
+      throw err;
+    }
+    const result: DeliveryResult = { received: 0, duplicates: 0, statuses: 0, ignored: 0 };
+    for (const m of delivery.messages) {
+      if (m.phoneNumberId !== channel.phoneNumberId) {
+        result.ignored++;
+        continue;
+      }
+      if (m.mediaId) {
+        // Media is looked up at the provider once, not again on a redelivery.
+        if (await this.inbound.seen(channel.id, m.sourceId)) {
+          result.duplicates++;
+          continue;
+        }
+        await this.resolveMedia(m, creds.access_token);
+      }
+      const stored = await this.inbound.receive(channel, m);
+      if (stored.duplicate) result.duplicates++;
+      else result.received++;
+    }
+    for (const s of delivery.statuses) {
+      if (s.phoneNumberId !== channel.phoneNumberId) {
+        result.ignored++;
+        continue;
+      }
+      if (await this.inbound.status(channel, s.sourceId, s.status, s.error)) result.statuses++;
+    }
+    return result;
+  }
+
+  private async resolveMedia(m: ParsedInbound, accessToken: string): Promise<void> {
+    try {
+      const info = await this.whatsapp.mediaInfo(m.mediaId!, accessToken);
+      Object.assign(m.attachments[0], {
+        ...(info.url ? { url: info.url } : {}),
+        ...(info.mime_type ? { mime_type: info.mime_type } : {}),
+        ...(typeof info.file_size === 'number' ? { file_size: info.file_size } : {}),
+      });
+    } catch (err) {
+      this.logger.warn(`media ${m.mediaId} of message ${m.sourceId}: ${(err as Error).message}`);
+    }
+  }
+
+  private async channelWithCredentials(channelId: string): Promise<{ channel: Channel; creds: WhatsAppCredentials }> {
+    const channel = await this.channels.findById(channelId);
+    if (!channel || channel.type !== 'whatsapp') throw channelNotFound();
+    return { channel, creds: this.credentials.open(channel.id, channel.credentials) };
+  }
+}

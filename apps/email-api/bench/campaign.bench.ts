@@ -1,0 +1,186 @@
+/**
+ * email-api benchmarks of part 2 for `npm run bench` (tools/bench.ts):
+ *
+ * - campaign fan-out: a campaign to N contacts (default 10,000) from a verified, DKIM-signing domain,
+ *   from `POST /campaigns/:id/send` to the last mail accepted by an SMTP sink on loopback, in mails
+ *   per second. The baseline: nodemailer alone (the same pooled transport, no database, no DKIM)
+ *   sending as many mails to the same sink. Every recipient must be in the sink exactly once, or the
+ *   bench throws.
+ * - segment count: `POST /segments/:id/refresh` of a dynamic segment (custom field, date and event
+ *   filters) over 100,000 contacts, median of 7; the baseline is a bare `count(*)` of the project's
+ *   contacts on the same database.
+ *
+ * Uses DATABASE_URL (a throwaway schema, dropped afterwards) or the embedded PostgreSQL, and AMQP_URL
+ * for the fan-out messages when set (else the in-process bus), as the service would.
+ */
+import { Database } from '@platform/database';
+import { startService } from '@platform/platform';
+// The SMTP sink and DNS server of the tests stand in for the outside systems (a benchmark, never shipped).
+import { startFakeDnsServer, startFakeSmtpSink } from '@platform/testing';
+import nodemailer from 'nodemailer';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newId } from '../src/common/ids';
+import { emailApiService } from '../src/service';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
+import { dropBenchSchema, type BenchMeasurement } from '../../../tools/bench/measurement';
+
+export interface EmailCampaignBenchOptions {
+  /** Campaign recipients (default 10,000). */
+  recipients?: number;
+  /** Contacts of the segment count (default 100,000). */
+  contacts?: number;
+  databaseUrl?: string;
+  amqpUrl?: string;
+}
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const POOL = 8;
+
+async function json(url: string, init: RequestInit = {}): Promise<any> {
+  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${text}`);
+  return { body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}): Promise<BenchMeasurement[]> {
+  const recipients = opts.recipients ?? 10_000;
+  const contacts = opts.contacts ?? 100_000;
+  const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
+  const amqpUrl = opts.amqpUrl ?? process.env.AMQP_URL;
+  const schema = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'email-bench-'));
+  const smtp = await startFakeSmtpSink();
+  const dns = await startFakeDnsServer();
+  const service = await startService(emailApiService, {
+    port: 0,
+    logger: false,
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      EMAIL_RATE_LIMIT_PER_MINUTE: '100000000',
+      REDIS_KEY_PREFIX: `${schema}:`,
+      JWT_SECRET: randomUUID() + randomUUID(),
+      DKIM_KEY_SECRET: randomUUID() + randomUUID(),
+      SMTP_URL: smtp.url,
+      DNS_SERVERS: dns.address,
+      EMAIL_SEND_RATE: '100000',
+      SEND_BATCH: '200',
+      SMTP_POOL_SIZE: String(POOL),
+      WORKER_POLL_MS: '50',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
+      ...(amqpUrl ? { AMQP_URL: amqpUrl, EVENTS_EXCHANGE: `${schema}.events`, EVENTS_DLX: `${schema}.dlx`, EVENTS_QUEUE_PREFIX: `${schema}.` } : {}),
+    },
+  });
+  try {
+    const signup = await json(`${service.url}/auth/signup`, { method: 'POST', body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }) });
+    const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
+    const project = (await json(`${service.url}/users/@me/projects`, { method: 'POST', headers: { cookie }, body: JSON.stringify({ name: 'bench' }) })).body as { id: string; secretKey: string };
+    const auth = { authorization: `Bearer ${project.secretKey}` };
+    const domain = (await json(`${service.url}/domains`, { method: 'POST', headers: auth, body: JSON.stringify({ domain: 'bench.example.test' }) })).body;
+    const byName = new Map<string, { TXT: string[]; MX: Array<{ priority: number; exchange: string }> }>();
+    for (const r of domain.records as Array<{ type: string; name: string; value: string; priority?: number }>) {
+      const e = byName.get(r.name) ?? { TXT: [], MX: [] };
+      if (r.type === 'TXT') e.TXT.push(r.value);
+      else e.MX.push({ priority: r.priority ?? 10, exchange: r.value });
+      byName.set(r.name, e);
+    }
+    for (const [name, e] of byName) dns.set(name, e);
+    const verified = (await json(`${service.url}/domains/${domain.id}/verify`, { headers: auth })).body;
+    if (verified.status !== 'verified') throw new Error('bench: the domain did not verify');
+
+    // Contacts straight into the table: `recipients` in group "a" (the campaign), the rest up to `contacts`.
+    const db = service.app.get(Database);
+    const insert = async (count: number, group: string) => {
+      for (let done = 0; done < count; done += 10_000) {
+        const n = Math.min(10_000, count - done);
+        await db.rows(
+          `INSERT INTO ${db.table('contacts')} (id, project_id, email, subscribed, data, created_at)
+           SELECT id, $2, $3 || '-' || ($4 + k) || '@example.com', true, jsonb_build_object('group', $3::text, 'plan', CASE WHEN k % 3 = 0 THEN 'pro' ELSE 'free' END, 'score', k % 100),
+                  now() - make_interval(days => (k % 90)::int)
+             FROM unnest($1::text[]) WITH ORDINALITY AS x(id, k)`,
+          [Array.from({ length: n }, () => newId('cnt')), project.id, group, done],
+        );
+      }
+    };
+    await insert(recipients, 'a');
+    const segment = (await json(`${service.url}/segments`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'A', type: 'DYNAMIC', condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.group', operator: 'equals', value: 'a' }] }] } }) })).body;
+    const campaign = (await json(`${service.url}/campaigns`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench', subject: 'Hello {{email}}', body: '<p>Plan {{data.plan}}</p><a href="{{unsubscribeUrl}}">unsubscribe</a>', from: 'news@bench.example.test', audienceType: 'SEGMENT', segmentId: segment.id }) })).body;
+    smtp.reset();
+    const started = performance.now();
+    await json(`${service.url}/campaigns/${campaign.id}/send`, { method: 'POST', headers: auth, body: '{}' });
+    await smtp.waitForMessages(recipients, 600_000);
+    const seconds = (performance.now() - started) / 1000;
+    const seen = new Set(smtp.messages.filter((m) => m.headers['x-campaign-id'] === campaign.id).map((m) => m.to[0]));
+    if (seen.size !== recipients || smtp.messages.length !== recipients) throw new Error(`bench: ${smtp.messages.length} mails in the sink for ${seen.size} distinct of ${recipients} recipients`);
+
+    // Baseline: nodemailer alone, same pool, same sink, same number of mails.
+    smtp.reset();
+    const transport = nodemailer.createTransport(smtp.url, { pool: true, maxConnections: POOL, maxMessages: Infinity } as object);
+    const baseStarted = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 200 }, async () => {
+        while (next < recipients) {
+          const i = next++;
+          await transport.sendMail({ from: 'news@bench.example.test', to: `base-${i}@example.com`, subject: `Hello ${i}`, html: '<p>Plan pro</p>' });
+        }
+      }),
+    );
+    const baseSeconds = (performance.now() - baseStarted) / 1000;
+    transport.close();
+
+    // Segment count over `contacts` contacts.
+    await insert(contacts - recipients, 'b');
+    const big = (await json(`${service.url}/segments`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'Pro, recent', type: 'DYNAMIC', condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'createdAt', operator: 'within', value: 30, unit: 'days' }, { field: 'data.score', operator: 'greaterThan', value: 50 }] }] } }),
+    })).body;
+    await db.rows(`ANALYZE ${db.table('contacts')}`);
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const countTimes: number[] = [];
+    let memberCount = 0;
+    for (let i = 0; i < 7; i++) {
+      const t0 = performance.now();
+      memberCount = (await json(`${service.url}/segments/${big.id}/refresh`, { method: 'POST', headers: auth })).body.memberCount;
+      countTimes.push(performance.now() - t0);
+    }
+    const bareTimes: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t0 = performance.now();
+      await db.rows(`SELECT count(*) FROM ${db.table('contacts')} WHERE project_id = $1`, [project.id]);
+      bareTimes.push(performance.now() - t0);
+    }
+    const perSecond = recipients / seconds;
+    const basePerSecond = recipients / baseSeconds;
+    return [
+      {
+        name: 'email-api: campaign fan-out mails/s',
+        value: round(perSecond),
+        unit: 'mails/s',
+        baseline: round(basePerSecond),
+        ratio: round(perSecond / basePerSecond, 3),
+        detail: `${recipients} recipients of a dynamic segment, from POST /campaigns/:id/send to the last mail accepted by an SMTP sink on loopback (DKIM-signed, ${amqpUrl ? 'RabbitMQ' : 'in-process'} fan-out in batches of 500, ${POOL} pooled SMTP connections), every recipient exactly once; baseline: nodemailer alone to the same sink (goal ≥ 1,000/s; listmonk's default 10/s)`,
+      },
+      {
+        name: 'email-api: segment count at 100k contacts',
+        value: round(median(countTimes)),
+        unit: 'ms',
+        baseline: round(median(bareTimes)),
+        ratio: round(median(countTimes) / Math.max(median(bareTimes), 0.1), 3),
+        detail: `POST /segments/:id/refresh of data.plan = pro AND createdAt within 30 days AND data.score > 50 over ${contacts} contacts (${memberCount} members), median of 7; baseline: a bare count(*) of the project's contacts (goal < 200 ms)`,
+      },
+    ];
+  } finally {
+    await service.close();
+    await smtp.close();
+    await dns.close();
+    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

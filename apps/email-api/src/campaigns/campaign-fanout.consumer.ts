@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { EmailCampaignBatch, EventConsumer, OnEvent, type EmailCampaignBatchData, type EventEnvelope } from '@platform/messaging';
+import { CampaignsService } from './campaigns.service';
+
+/**
+ * The campaign fan-out over RabbitMQ: each `email.campaign_batch` message writes the next 500
+ * recipients of a sending campaign as queued mails (the send worker sends them) and enqueues the
+ * next message, in the inbox's transaction (a redelivered message is skipped).
+ */
+@Injectable()
+@EventConsumer('email-api.campaigns')
+export class CampaignFanoutConsumer {
+  constructor(private readonly campaigns: CampaignsService) {}
+
+  @OnEvent(EmailCampaignBatch)
+  async batch(event: EventEnvelope<EmailCampaignBatchData>): Promise<void> {
+    await this.campaigns.fanOutBatch(event.data.campaignId, event.data.batch);
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { ContactsModule } from '../contacts/contacts.module';
+import { DomainsModule } from '../domains/domains.module';
+import { EmailsModule } from '../emails/emails.module';
+import { SegmentsModule } from '../segments/segments.module';
+import { TemplatesModule } from '../templates/templates.module';
+import { CampaignFanoutConsumer } from './campaign-fanout.consumer';
+import { CampaignMail } from './campaign-mail';
+import { CampaignScheduler } from './campaign-scheduler.worker';
+import { CampaignsController } from './campaigns.controller';
+import { CampaignsRepository } from './campaigns.repository';
+import { CampaignsService } from './campaigns.service';
+
+@Module({
+  imports: [ContactsModule, DomainsModule, EmailsModule, SegmentsModule, TemplatesModule],
+  controllers: [CampaignsController],
+  providers: [CampaignsRepository, CampaignsService, CampaignMail, CampaignFanoutConsumer, CampaignScheduler],
+})
+export class CampaignsModule {}

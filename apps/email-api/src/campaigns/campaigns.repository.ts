@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+import type { CampaignFields, CampaignRow, CampaignStats, CampaignStatus } from './campaign';
+
+@Injectable()
+export class CampaignsRepository {
+  constructor(private readonly db: Database) {}
+
+  private get table(): string {
+    return this.db.table('campaigns');
+  }
+
+  async insert(projectId: string, domainId: string, c: CampaignFields): Promise<CampaignRow> {
+    return (await this.db.one<CampaignRow>(
+      `INSERT INTO ${this.table} (project_id, domain_id, template_id, name, subject, body, from_email, audience_type, segment_id, audience_condition)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb) RETURNING *`,
+      [projectId, domainId, c.templateId, c.name, c.subject, c.body, c.from, c.audienceType, c.segmentId, c.audienceCondition ? JSON.stringify(c.audienceCondition) : null],
+    ))!;
+  }
+
+  async replace(id: string, domainId: string, c: CampaignFields): Promise<CampaignRow> {
+    return (await this.db.one<CampaignRow>(
+      `UPDATE ${this.table} SET domain_id = $2, template_id = $3, name = $4, subject = $5, body = $6, from_email = $7, audience_type = $8, segment_id = $9,
+              audience_condition = $10::jsonb, updated_at = now() WHERE id = $1 RETURNING *`,
+      [id, domainId, c.templateId, c.name, c.subject, c.body, c.from, c.audienceType, c.segmentId, c.audienceCondition ? JSON.stringify(c.audienceCondition) : null],
+    ))!;
+  }
+
+  /** Page-based list, newest first. */
+  async page(projectId: string, limit: number, offset: number, status?: CampaignStatus): Promise<{ rows: CampaignRow[]; total: number }> {
+    const where = `project_id = $1${status ? ' AND status = $2' : ''}`;
+    const params = status ? [projectId, status] : [projectId];
+    const [rows, count] = await Promise.all([
+      this.db.rows<CampaignRow>(`SELECT * FROM ${this.table} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, params),
+      this.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.table} WHERE ${where}`, params),
+    ]);
+    return { rows, total: count!.n };
+  }
+
+  findById(projectId: string, id: string, lock = false): Promise<CampaignRow | null> {
+    return this.db.one<CampaignRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [projectId, id]);
+  }
+
+  /** The campaign row locked for one fan-out batch (no project check: the event names it). */
+  lockForFanout(id: string): Promise<CampaignRow | null> {
+    return this.db.one<CampaignRow>(`SELECT * FROM ${this.table} WHERE id = $1 FOR UPDATE`, [id]);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.affected(`DELETE FROM ${this.table} WHERE id = $1`, [id]);
+  }
+
+  async setStatus(id: string, status: CampaignStatus, scheduledFor: Date | null): Promise<CampaignRow> {
+    return (await this.db.one<CampaignRow>(
+      `UPDATE ${this.table} SET status = $2, scheduled_for = $3, updated_at = now(),
+              started_at = CASE WHEN $2 = 'SENDING' THEN now() ELSE started_at END,
+              cancelled_at = CASE WHEN $2 = 'CANCELLED' THEN now() ELSE cancelled_at END
+        WHERE id = $1 RETURNING *`,
+      [id, status, scheduledFor],
+    ))!;
+  }
+
+  /** After a fan-out batch: the cursor moves on, the recipients add up, the last batch ends the fan-out. */
+  async advance(id: string, after: string | null, written: number, done: boolean): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.table} SET fanout_after = coalesce($2, fanout_after), recipients = recipients + $3, fanout_done = $4, updated_at = now() WHERE id = $1`,
+      [id, after, written, done],
+    );
+  }
+
+  /**
+   * Campaigns the scheduler must move: SCHEDULED ones whose time came, and SENDING ones whose fan-out
+   * stalled (its message lost or dead-lettered): claimed by one replica at a time.
+   */
+  claimDue(limit: number, stalledSeconds: number): Promise<CampaignRow[]> {
+    return this.db.claimDue<CampaignRow>({
+      table: this.table,
+      where: `(status = 'SCHEDULED' AND scheduled_for <= now()) OR (status = 'SENDING' AND NOT fanout_done AND updated_at < now() - make_interval(secs => $1::int))`,
+      params: [stalledSeconds],
+      orderBy: 'coalesce(scheduled_for, created_at) ASC',
+      limit,
+      lease: { column: 'claimed_until', seconds: 30 },
+    });
+  }
+
+  /** SENDING → SENT for every campaign whose fan-out is done and which has no mail pending (shrunk audiences too). */
+  async finishSent(): Promise<Array<{ id: string }>> {
+    return this.db.rows<{ id: string }>(
+      `UPDATE ${this.table} c SET status = 'SENT', finished_at = now(), updated_at = now()
+        WHERE c.status = 'SENDING' AND c.fanout_done
+          AND NOT EXISTS (SELECT 1 FROM ${this.db.table('emails')} e WHERE e.campaign_id = c.id AND e.status IN ('QUEUED', 'SENDING'))
+        RETURNING c.id`,
+    );
+  }
+
+  async stats(id: string): Promise<CampaignStats> {
+    const row = await this.db.one<CampaignStats>(
+      `SELECT count(*)::int AS recipients,
+              count(*) FILTER (WHERE e.status IN ('QUEUED', 'SENDING'))::int AS queued,
+              count(*) FILTER (WHERE e.status = 'SENT')::int AS sent,
+              count(*) FILTER (WHERE e.status = 'SENT' AND e.bounced_at IS NULL)::int AS delivered,
+              count(e.opened_at)::int AS opened,
+              count(e.clicked_at)::int AS clicked,
+              count(*) FILTER (WHERE e.bounced_at IS NOT NULL OR (e.status = 'FAILED' AND e.status_reason ~ '^5[0-9][0-9] '))::int AS bounced,
+              count(e.complained_at)::int AS complained,
+              count(*) FILTER (WHERE e.sent_at IS NOT NULL AND EXISTS (
+                SELECT 1 FROM ${this.db.table('events')} ev WHERE ev.contact_id = e.contact_id AND ev.name = 'contact.unsubscribed' AND ev.created_at >= e.sent_at))::int AS unsubscribed,
+              count(*) FILTER (WHERE e.status = 'FAILED')::int AS failed
+         FROM ${this.db.table('emails')} e WHERE e.campaign_id = $1`,
+      [id],
+    );
+    return row!;
+  }
+
+  /** Whether the segment is of this project (a campaign's audience). */
+  async segmentExists(projectId: string, segmentId: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM ${this.db.table('segments')} WHERE project_id = $1 AND id = $2 FOR SHARE`, [projectId, segmentId])) !== null;
+  }
+}

@@ -1,0 +1,211 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+import { ApiError } from '@platform/errors';
+import { toContact, type Contact } from '../contacts/contact';
+import { ContactsRepository } from '../contacts/contacts.repository';
+import { ConditionCompiler, ConditionError, validateCondition, type Condition, type SegmentRef } from './condition';
+import { slugify, toSegment, type Segment, type SegmentRow } from './segment';
+import { SegmentsRepository, type Audience } from './segments.repository';
+
+export const segmentNotFound = () => new ApiError(404, 'SEGMENT_NOT_FOUND', 'Segment not found', { suggestion: 'List the project\'s segments with GET /segments.' });
+
+const COMPUTE_BATCH = 1000;
+
+export interface CreateSegment {
+  name: string;
+  description?: string | null;
+  type: 'DYNAMIC' | 'STATIC';
+  condition?: unknown;
+  trackMembership?: boolean;
+}
+
+@Injectable()
+export class SegmentsService {
+  constructor(
+    private readonly db: Database,
+    private readonly segments: SegmentsRepository,
+    private readonly contacts: ContactsRepository,
+  ) {}
+
+  async list(projectId: string): Promise<Segment[]> {
+    return (await this.segments.list(projectId)).map(toSegment);
+  }
+
+  async get(projectId: string, id: string): Promise<Segment> {
+    return toSegment(await this.row(projectId, id));
+  }
+
+  async row(projectId: string, id: string, lock = false): Promise<SegmentRow> {
+    const row = await this.segments.findById(projectId, id, lock);
+    if (!row) throw segmentNotFound();
+    return row;
+  }
+
+  async create(projectId: string, dto: CreateSegment): Promise<Segment> {
+    if (dto.type === 'STATIC' && dto.condition !== undefined && dto.condition !== null) throw staticCondition();
+    if (dto.type === 'DYNAMIC' && (dto.condition === undefined || dto.condition === null)) throw new ConditionError('A DYNAMIC segment needs a condition');
+    if (dto.type === 'STATIC' && dto.trackMembership) throw new ConditionError('trackMembership is for DYNAMIC segments (STATIC membership is always kept)');
+    const condition = dto.type === 'DYNAMIC' ? (dto.condition as Condition) : null;
+    return this.db.transaction(async () => {
+      if (condition) await this.audienceOf(projectId, condition, null);
+      const row = await this.segments.insert(projectId, {
+        name: dto.name,
+        slug: slugify(dto.name),
+        description: dto.description ?? null,
+        type: dto.type,
+        condition,
+        trackMembership: dto.trackMembership ?? false,
+      });
+      const count = await this.segments.count(projectId, await this.membershipOf(projectId, row!));
+      return toSegment((await this.segments.saveCount(row!.id, count))!);
+    });
+  }
+
+  async update(projectId: string, id: string, dto: { name?: string; description?: string | null; condition?: unknown; trackMembership?: boolean }): Promise<Segment> {
+    return this.db.transaction(async () => {
+      const row = await this.row(projectId, id, true);
+      if (row.type === 'STATIC' && dto.condition !== undefined) throw staticCondition();
+      if (row.type === 'STATIC' && dto.trackMembership) throw new ConditionError('trackMembership is for DYNAMIC segments');
+      if (dto.condition !== undefined) {
+        if (dto.condition === null) throw new ConditionError('A DYNAMIC segment needs a condition');
+        await this.audienceOf(projectId, dto.condition as Condition, id);
+      }
+      const updated = await this.segments.update(id, {
+        name: dto.name,
+        slug: dto.name ? slugify(dto.name) : undefined,
+        description: dto.description,
+        condition: dto.condition as Condition | undefined,
+        trackMembership: dto.trackMembership,
+      });
+      const count = await this.segments.count(projectId, await this.membershipOf(projectId, updated!));
+      return toSegment((await this.segments.saveCount(id, count))!);
+    });
+  }
+
+  async remove(projectId: string, id: string): Promise<void> {
+    await this.db.transaction(async () => {
+      await this.row(projectId, id, true);
+      const campaigns = await this.segments.activeCampaigns(id);
+      if (campaigns) {
+        throw new ApiError(409, 'SEGMENT_IN_USE', `The segment is the audience of ${campaigns} draft, scheduled or sending campaign(s)`, {
+          suggestion: 'Change the audience of those campaigns, cancel or delete them first.',
+        });
+      }
+      const referencing = await this.segments.referencedBy(projectId, id);
+      if (referencing.length) {
+        throw new ApiError(409, 'SEGMENT_IN_USE', `The segment is referenced by the condition of: ${referencing.join(', ')}`, { suggestion: 'Remove the reference from those segments first.' });
+      }
+      await this.segments.delete(id);
+    });
+  }
+
+  /** Live contacts of the segment, a page at a time (newest first). */
+  async contactsPage(projectId: string, id: string, page: number, pageSize: number): Promise<{ data: Contact[]; total: number; page: number; pageSize: number; totalPages: number }> {
+    const row = await this.row(projectId, id);
+    const audience = await this.membershipOf(projectId, row);
+    const [total, rows] = await Promise.all([this.segments.count(projectId, audience), this.segments.page(projectId, audience, pageSize, (page - 1) * pageSize)]);
+    return { data: rows.map(toContact), total, page, pageSize, totalPages: Math.ceil(total / pageSize) };
+  }
+
+  /** POST /segments/:id/refresh: the count only. */
+  async refresh(projectId: string, id: string): Promise<Segment> {
+    const row = await this.row(projectId, id);
+    const count = await this.segments.count(projectId, await this.membershipOf(projectId, row));
+    return toSegment((await this.segments.saveCount(id, count))!);
+  }
+
+  /** POST /segments/:id/compute: diff the membership of a tracked dynamic segment in batches. */
+  async compute(projectId: string, id: string): Promise<{ added: number; removed: number; total: number }> {
+    const row = await this.row(projectId, id);
+    if (row.type !== 'DYNAMIC' || !row.track_membership) {
+      throw new ApiError(400, 'SEGMENT_NOT_TRACKED', 'Only DYNAMIC segments with trackMembership compute their membership', { suggestion: 'PATCH the segment with {"trackMembership": true}, or use POST /segments/{id}/refresh for the count.' });
+    }
+    const audience = await this.audienceOf(projectId, row.condition!, row.id);
+    let added = 0;
+    let removed = 0;
+    let after: string | null = null;
+    for (;;) {
+      const batch = await this.db.transaction(() => this.segments.computeBatch(projectId, row, audience, after, COMPUTE_BATCH));
+      added += batch.added;
+      removed += batch.removed;
+      if (!batch.last) break;
+      after = batch.last;
+    }
+    const total = await this.segments.count(projectId, await this.membershipOf(projectId, row));
+    await this.segments.saveCount(id, total);
+    return { added, removed, total };
+  }
+
+  /** STATIC members: add by email (optionally creating missing contacts). */
+  async addMembers(projectId: string, id: string, emails: string[], createMissing: boolean, subscribed: boolean | undefined): Promise<{ added: number; created: number; notFound: string[] }> {
+    return this.db.transaction(async () => {
+      const row = await this.row(projectId, id, true);
+      if (row.type !== 'STATIC') throw notStatic();
+      const wanted = [...new Set(emails.map((e) => e.trim().toLowerCase()))];
+      const found = await this.contacts.findByEmails(projectId, wanted);
+      const known = new Set(found.map((c) => c.email));
+      const ids = found.map((c) => c.id);
+      const missing = wanted.filter((e) => !known.has(e));
+      let created = 0;
+      if (createMissing) {
+        for (const email of missing) {
+          const r = await this.contacts.upsert(projectId, email, subscribed, subscribed ?? true, { set: {}, unset: [] });
+          ids.push(r.contact.id);
+          created += 1;
+        }
+      }
+      const added = await this.segments.addMembers(id, ids);
+      const count = await this.segments.count(projectId, await this.membershipOf(projectId, row));
+      await this.segments.saveCount(id, count);
+      return { added, created, notFound: createMissing ? [] : missing };
+    });
+  }
+
+  async removeMembers(projectId: string, id: string, emails: string[]): Promise<{ removed: number; notFound: string[] }> {
+    return this.db.transaction(async () => {
+      const row = await this.row(projectId, id, true);
+      if (row.type !== 'STATIC') throw notStatic();
+      const wanted = [...new Set(emails.map((e) => e.trim().toLowerCase()))];
+      const found = await this.contacts.findByEmails(projectId, wanted);
+      const known = new Set(found.map((c) => c.email));
+      const removed = await this.segments.removeMembers(id, found.map((c) => c.id));
+      const count = await this.segments.count(projectId, await this.membershipOf(projectId, row));
+      await this.segments.saveCount(id, count);
+      return { removed, notFound: wanted.filter((e) => !known.has(e)) };
+    });
+  }
+
+  /** Validates and compiles a condition (referenced segments of the project; cycles give 400). */
+  async audienceOf(projectId: string, condition: Condition, selfId: string | null): Promise<Audience> {
+    const { segments: refs } = validateCondition(condition);
+    const compiler = await this.compiler(projectId, refs);
+    // $1 is the project id in every query: the condition's parameters start at $2.
+    const params: unknown[] = [null];
+    const sql = compiler.compile(condition, params, selfId ? [selfId] : []);
+    return { sql, params: params.slice(1) };
+  }
+
+  /** Who belongs to a segment: its compiled condition, or its STATIC members. */
+  async membershipOf(projectId: string, row: SegmentRow): Promise<Audience> {
+    const compiler = await this.compiler(projectId, row.condition ? validateCondition(row.condition).segments : []);
+    const params: unknown[] = [null];
+    const sql = compiler.membership({ id: row.id, type: row.type, condition: row.condition }, params);
+    return { sql, params: params.slice(1) };
+  }
+
+  /** The membership of a segment by id (campaign audiences). */
+  async audienceOfSegment(projectId: string, segmentId: string): Promise<Audience> {
+    return this.membershipOf(projectId, await this.row(projectId, segmentId));
+  }
+
+  private async compiler(projectId: string, refs: string[]): Promise<ConditionCompiler> {
+    const map = new Map<string, SegmentRef>();
+    if (refs.length) {
+      for (const s of await this.segments.list(projectId)) map.set(s.id, { id: s.id, type: s.type, condition: s.condition });
+    }
+    return new ConditionCompiler(this.segments.tables, map);
+  }
+}
+
+const staticCondition = () => new ApiError(400, 'STATIC_SEGMENT_CONDITION', 'A STATIC segment takes no condition: its members are added with POST /segments/{id}/members', { suggestion: 'Drop `condition`, or create a DYNAMIC segment.' });
+const notStatic = () => new ApiError(400, 'NOT_STATIC_SEGMENT', 'Members are added to and removed from STATIC segments only; a DYNAMIC segment\'s members follow its condition', { suggestion: 'Change the condition of the dynamic segment instead.' });

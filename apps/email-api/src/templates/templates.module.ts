@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { DomainsModule } from '../domains/domains.module';
+import { TemplatesController } from './templates.controller';
+import { TemplatesRepository } from './templates.repository';
+import { TemplatesService } from './templates.service';
+
+@Module({
+  imports: [DomainsModule],
+  controllers: [TemplatesController],
+  providers: [TemplatesRepository, TemplatesService],
+  exports: [TemplatesService],
+})
+export class TemplatesModule {}

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@platform/database';
+import { ApiError } from '@platform/errors';
+import { DomainsService } from '../domains/domains.service';
+import { TemplatesRepository, toTemplate, type Template, type TemplateRow } from './templates.repository';
+
+export const templateNotFound = () => new ApiError(404, 'TEMPLATE_NOT_FOUND', 'Template not found', { suggestion: 'List the project\'s templates with GET /templates.' });
+
+export interface TemplateFields {
+  name: string;
+  subject: string;
+  body: string;
+  from: string;
+}
+
+@Injectable()
+export class TemplatesService {
+  constructor(
+    private readonly db: Database,
+    private readonly templates: TemplatesRepository,
+    private readonly domains: DomainsService,
+  ) {}
+
+  async list(projectId: string): Promise<Template[]> {
+    return (await this.templates.list(projectId)).map(toTemplate);
+  }
+
+  async row(projectId: string, id: string, lock = false): Promise<TemplateRow> {
+    const row = await this.templates.findById(projectId, id, lock);
+    if (!row) throw templateNotFound();
+    return row;
+  }
+
+  async get(projectId: string, id: string): Promise<Template> {
+    return toTemplate(await this.row(projectId, id));
+  }
+
+  create(projectId: string, t: TemplateFields): Promise<Template> {
+    return this.db.transaction(async () => {
+      const domain = await this.domains.requireVerifiedSender(projectId, t.from);
+      return toTemplate(await this.templates.insert(projectId, domain.id, { ...t, from: t.from.toLowerCase() }));
+    });
+  }
+
+  update(projectId: string, id: string, patch: Partial<TemplateFields>): Promise<Template> {
+    return this.db.transaction(async () => {
+      const row = await this.row(projectId, id, true);
+      const next = { name: patch.name ?? row.name, subject: patch.subject ?? row.subject, body: patch.body ?? row.body, from: (patch.from ?? row.from_email).toLowerCase() };
+      const domainId = patch.from !== undefined ? (await this.domains.requireVerifiedSender(projectId, next.from)).id : row.domain_id;
+      return toTemplate((await this.templates.update(id, domainId, next))!);
+    });
+  }
+
+  duplicate(projectId: string, id: string): Promise<Template> {
+    return this.db.transaction(async () => {
+      const row = await this.row(projectId, id);
+      const domain = await this.domains.requireVerifiedSender(projectId, row.from_email);
+      return toTemplate(await this.templates.insert(projectId, domain.id, { name: `${row.name} (copy)`, subject: row.subject, body: row.body, from: row.from_email }));
+    });
+  }
+
+  async usage(projectId: string, id: string): Promise<{ campaigns: Array<{ id: string; name: string; status: string }> }> {
+    await this.row(projectId, id);
+    return { campaigns: await this.templates.campaigns(id, false) };
+  }
+
+  remove(projectId: string, id: string): Promise<void> {
+    return this.db.transaction(async () => {
+      await this.row(projectId, id, true);
+      const used = await this.templates.campaigns(id, true);
+      if (used.length) {
+        throw new ApiError(409, 'TEMPLATE_IN_USE', `The template is used by ${used.length} draft, scheduled or sending campaign(s): ${used.map((c) => c.name).join(', ')}`, {
+          suggestion: 'See GET /templates/{id}/usage; finish, cancel or delete those campaigns first.',
+        });
+      }
+      await this.templates.delete(id);
+    });
+  }
+}

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { AuthSessionRevoked, EventConsumer, OnEvent, type AuthSessionRevokedData, type EventEnvelope } from '@platform/messaging';
+import { RevokedSessionsRepository } from './revoked-sessions.repository';
+
+/** Access tokens live at most 1 hour (auth-api, part G); a revoked session is remembered that long after its revocation, plus a margin. */
+const KEEP_MS = 60 * 60 * 1000 + 5 * 60 * 1000;
+
+/**
+ * `auth.session_revoked` (logout, refresh-token reuse at auth-api): the session's access tokens are
+ * refused here from then on instead of until they expire.
+ */
+@Injectable()
+@EventConsumer('logistics-hooks.sessions')
+export class SessionEventsConsumer {
+  constructor(private readonly revoked: RevokedSessionsRepository) {}
+
+  @OnEvent(AuthSessionRevoked)
+  async sessionRevoked(event: EventEnvelope<AuthSessionRevokedData>): Promise<void> {
+    const revokedAt = new Date(event.data.revokedAt);
+    const at = Number.isNaN(revokedAt.getTime()) ? new Date() : revokedAt;
+    await this.revoked.add(event.data.sessionId, at, new Date(at.getTime() + KEEP_MS));
+  }
+}

@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { logisticsHooksService } from './service';
+
+void runService(logisticsHooksService);

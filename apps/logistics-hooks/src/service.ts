@@ -1,0 +1,38 @@
+import { EnvelopeErrorFilter } from '@platform/errors';
+import type { ServiceDefinition } from '@platform/platform';
+import { useRealtime } from '@platform/realtime';
+import { LogisticsHooksModule } from './app.module';
+import { LogisticsHooksConfig } from './config';
+
+/** name, port and schema are this app's line in services.json (tools/checks/registry.spec.ts checks that they agree). */
+export const logisticsHooksService: ServiceDefinition<LogisticsHooksConfig> = {
+  name: 'logistics-hooks',
+  port: 3008,
+  schema: 'logistics',
+  config: LogisticsHooksConfig,
+  module: (config) => LogisticsHooksModule.forRoot(config),
+  // Part F shows no error shape; its webhook answers carry `success`, so errors use the envelope:
+  // {success: false, error: {code, message, statusCode, requestId, errors?, suggestion}, timestamp}.
+  errorFilter: () => new EnvelopeErrorFilter(),
+  // Socket.IO (namespace /errors) through Redis when REDIS_URL is set: a broadcast reaches every replica's dashboards.
+  configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${config.REDIS_KEY_PREFIX}socket.io` }),
+  swagger: {
+    title: 'logistics-hooks',
+    version: '1.0.0',
+    description: [
+      'Part F of spec 002 (task webhook, error monitoring, public portal), behind the gateway at `/logistics`.',
+      '',
+      '**Authentication**: the task webhook and `POST /api/errors/report` take `LOGISTICS_API_KEY` in the body field `api_key` (also accepted as `X-API-Key`), compared in constant time; ' +
+        'missing or wrong → 401 `INVALID_API_KEY`. The error dashboard endpoints take an access token of auth-api\'s logistics realm (`Authorization: Bearer`), verified against ' +
+        'auth-api\'s JWKS (`AUTH_JWKS_URL`; `iss` = `AUTH_ISSUER`, `aud` = `logistics`, `realm` = `logistics`); role `admin` only (others 403). The portal endpoints are public.',
+      '',
+      '**Errors**: `{success: false, error: {code, message, statusCode, requestId, errors?, suggestion}, timestamp}`; validation → 422 `VALIDATION_ERROR` listing each field.',
+      '',
+      '**Real time**: Socket.IO at the default path `/socket.io`, namespace `/errors`, token in the handshake (`auth: {token}`); events `error_created` (a new record) and ' +
+        '`error_updated` (a repeat), each carrying the record, on every replica (Redis adapter with `REDIS_URL`; the report travels as `logistics.error_reported` through the outbox).',
+      '',
+      'Choices where the spec says "not shown" are documented on each operation: task status moves, error state moves, response bodies of the task actions.',
+    ].join('\n'),
+    configure: (b) => b.addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }).addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api_key'),
+  },
+};

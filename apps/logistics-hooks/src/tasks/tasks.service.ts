@@ -1,0 +1,218 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Database } from '@platform/database';
+import { ApiError } from '@platform/errors';
+import { LlmClient } from '../llm/llm.client';
+import { classifyEmail, mergeModelClassification, type Classification } from './classifier';
+import type { BulkUpdateTasksDto, ClassifyEmailDto, ListTasksDto, RecapDto, UpdateTaskDto } from './dto/task-requests.dto';
+import { extractiveBriefing, recapItems } from './recap';
+import { RecapsRepository, type Recap } from './recaps.repository';
+import { allowedMoves, canMoveTask } from './task-status';
+import { CATEGORIES, MAX_TASKS, PRIORITIES, STATUSES, type TaskStatus } from './task-values';
+import { TasksRepository, type Task, type TaskChanges, type TaskCounts } from './tasks.repository';
+
+const CLASSIFY_PROMPT = [
+  'You classify emails sent to a logistics operations team into follow-up tasks.',
+  'Answer with one JSON object with exactly these fields:',
+  '"priority": one of HIGH, MEDIUM, LOW;',
+  '"category": one of MISSING_DOCS, PAYMENT, TRACKING, CUSTOMS, GENERAL;',
+  '"sentiment": one of NEUTRAL, URGENT, FRUSTRATED;',
+  '"summary": one sentence;',
+  '"action_required": what the team must do next, one sentence;',
+  '"due_suggestion": an ISO date (YYYY-MM-DD) not before the day received.',
+].join('\n');
+
+const RECAP_PROMPT =
+  'You write a short morning briefing for a logistics operations team from the emails given as JSON. ' +
+  'Start with the most urgent matters, name shipment references exactly as written, and keep it under 200 words. Answer with the briefing text only.';
+
+export interface ClassifiedTask {
+  task: Task;
+  evicted: number;
+}
+
+/** Tasks from emails and the webhook's task actions. */
+@Injectable()
+export class TasksService {
+  private readonly logger = new Logger(TasksService.name);
+
+  constructor(
+    private readonly db: Database,
+    private readonly tasks: TasksRepository,
+    private readonly recaps: RecapsRepository,
+    private readonly llm: LlmClient,
+  ) {}
+
+  /** Classifies the email (model when LLM_URL is set, validated by the rules) and stores a PENDING task, keeping the newest 500. */
+  async classify(email: ClassifyEmailDto): Promise<ClassifiedTask> {
+    const receivedAt = email.received_at ? new Date(email.received_at) : new Date();
+    const rules = classifyEmail({ from: email.from, subject: email.subject, body: email.body, receivedAt });
+    const { classification, classifiedBy } = await this.withModel(rules, email, receivedAt);
+    return this.db.transaction(async () => {
+      const { task, evicted } = await this.tasks.insertKeepingNewest(
+        {
+          from: email.from,
+          subject: email.subject,
+          body: email.body,
+          receivedAt,
+          priority: classification.priority,
+          category: classification.category,
+          sentiment: classification.sentiment,
+          summary: classification.summary,
+          actionRequired: classification.action_required,
+          dueSuggestion: classification.due_suggestion,
+          shipmentRef: classification.shipment_ref,
+          containers: classification.references.containers,
+          billsOfLading: classification.references.billsOfLading,
+          bookings: classification.references.bookings,
+          classifiedBy,
+        },
+        MAX_TASKS,
+      );
+      return { task, evicted };
+    });
+  }
+
+  private async withModel(
+    rules: Classification,
+    email: ClassifyEmailDto,
+    receivedAt: Date,
+  ): Promise<{ classification: Classification; classifiedBy: 'rules' | 'model' }> {
+    if (!this.llm.enabled) return { classification: rules, classifiedBy: 'rules' };
+    try {
+      const answer = await this.llm.completeJson([
+        { role: 'system', content: CLASSIFY_PROMPT },
+        {
+          role: 'user',
+          content: JSON.stringify({ from: email.from, subject: email.subject, body: email.body.slice(0, 20_000), received_at: receivedAt.toISOString() }),
+        },
+      ]);
+      const { classification, usedModel } = mergeModelClassification(rules, answer, receivedAt);
+      return { classification, classifiedBy: usedModel ? 'model' : 'rules' };
+    } catch {
+      return { classification: rules, classifiedBy: 'rules' };
+    }
+  }
+
+  list(dto: ListTasksDto): Promise<{ tasks: Task[]; total: number }> {
+    return this.tasks.list({ status: dto.status, priority: dto.priority, category: dto.category, search: dto.search, limit: dto.limit ?? 50 });
+  }
+
+  async get(id: string): Promise<Task> {
+    const task = await this.tasks.findById(id);
+    if (!task) throw taskNotFound([id]);
+    return task;
+  }
+
+  /** Changes one task; a refused status move changes nothing (409). */
+  update(dto: UpdateTaskDto): Promise<Task> {
+    const changes = changesOf(dto);
+    return this.db.transaction(async () => {
+      const [task] = await this.tasks.lockByIds([dto.task_id]);
+      if (!task) throw taskNotFound([dto.task_id]);
+      if (changes.status) assertMoves([task], changes.status);
+      const [updated] = await this.tasks.update([task.id], changes);
+      return updated;
+    });
+  }
+
+  /** Changes every listed task or none: an unknown id (404) or a refused move (409) changes nothing. */
+  bulkUpdate(dto: BulkUpdateTasksDto): Promise<Task[]> {
+    const changes = changesOf(dto);
+    return this.db.transaction(async () => {
+      const found = await this.tasks.lockByIds(dto.task_ids);
+      if (found.length !== dto.task_ids.length) {
+        const known = new Set(found.map((t) => t.id));
+        throw taskNotFound(dto.task_ids.filter((id) => !known.has(id)));
+      }
+      if (changes.status) assertMoves(found, changes.status);
+      const updated = await this.tasks.update(dto.task_ids, changes);
+      const order = new Map(dto.task_ids.map((id, i) => [id, i]));
+      return updated.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    });
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.tasks.delete(id))) throw taskNotFound([id]);
+  }
+
+  /** Counts by status, priority and category; every value of the spec is present (0 when none). */
+  async stats(): Promise<TaskCounts> {
+    const counts = await this.tasks.counts();
+    const fill = (values: readonly string[], got: Record<string, number>) => Object.fromEntries(values.map((v) => [v, got[v] ?? 0]));
+    return {
+      total: counts.total,
+      by_status: fill(STATUSES, counts.by_status),
+      by_priority: fill(PRIORITIES, counts.by_priority),
+      by_category: fill(CATEGORIES, counts.by_category),
+    };
+  }
+
+  /** Stores a briefing of the emails: the model's when LLM_URL answers, else the extractive one. */
+  async recap(dto: RecapDto): Promise<Recap> {
+    const items = recapItems(dto.emails, new Date());
+    let briefing = extractiveBriefing(items);
+    let generatedBy: 'extractive' | 'model' = 'extractive';
+    if (this.llm.enabled) {
+      try {
+        briefing = await this.llm.complete([
+          { role: 'system', content: RECAP_PROMPT },
+          { role: 'user', content: JSON.stringify(dto.emails.map((e) => ({ from: e.from, subject: e.subject, body: e.body.slice(0, 5000) }))) },
+        ]);
+        generatedBy = 'model';
+      } catch {
+        this.logger.warn('recap: the model failed; the extractive briefing is stored');
+      }
+    }
+    return this.recaps.insert({ briefing, items, generatedBy });
+  }
+
+  latestRecap(): Promise<Recap | null> {
+    return this.recaps.latest();
+  }
+
+  /** The newest tasks (at most 50) that name a container, bill of lading or booking number. */
+  byReference(reference: string): Promise<Task[]> {
+    return this.tasks.findByReference(reference, 50);
+  }
+
+  /** Distinct container, bill of lading and booking numbers named by the stored tasks. */
+  referenceCounts(): Promise<{ containers: number; bills_of_lading: number; bookings: number }> {
+    return this.tasks.referenceCounts();
+  }
+}
+
+function changesOf(dto: { status?: TaskStatus; assigned_to?: string | null; notes?: string | null; priority?: UpdateTaskDto['priority'] }): TaskChanges {
+  const changes: TaskChanges = {};
+  if (dto.status !== undefined) changes.status = dto.status;
+  if (dto.priority !== undefined) changes.priority = dto.priority;
+  if (dto.assigned_to !== undefined) changes.assignedTo = dto.assigned_to;
+  if (dto.notes !== undefined) changes.notes = dto.notes;
+  if (Object.keys(changes).length === 0) {
+    throw new ApiError(400, 'NOTHING_TO_UPDATE', 'No field to change was given', {
+      suggestion: 'Send at least one of status, assigned_to, notes or priority (bulk_update: status or assigned_to).',
+    });
+  }
+  return changes;
+}
+
+function assertMoves(tasks: Task[], to: TaskStatus): void {
+  const refused = tasks.filter((t) => !canMoveTask(t.status, to));
+  if (refused.length === 0) return;
+  const first = refused[0];
+  throw new ApiError(
+    409,
+    'INVALID_STATUS_TRANSITION',
+    refused.length === 1
+      ? `Task ${first.id} cannot move from ${first.status} to ${to}`
+      : `${refused.length} tasks cannot move to ${to}: ${refused.map((t) => `${t.id} (${t.status})`).join(', ')}`,
+    {
+      suggestion: `Statuses only move forward: PENDING → IN_PROGRESS → DONE (or PENDING → DONE). From ${first.status} the allowed values are ${allowedMoves(first.status).join(', ')}. Nothing was changed.`,
+    },
+  );
+}
+
+function taskNotFound(ids: string[]): ApiError {
+  return new ApiError(404, 'TASK_NOT_FOUND', ids.length === 1 ? `Task ${ids[0]} not found` : `Tasks not found: ${ids.join(', ')}`, {
+    suggestion: 'List the tasks with {"action": "list"} to see their ids (only the newest 500 are kept). Nothing was changed.',
+  });
+}
