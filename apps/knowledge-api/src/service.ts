@@ -16,7 +16,7 @@ const description = `Knowledge service (spec 002, part A): crawls websites and t
 
 **Search**: PostgreSQL full-text (english configuration, title weighted above content) always. With EMBEDDINGS_URL (OpenAI-compatible), hybrid: the full-text and vector rankings fused by reciprocal rank fusion (k = 60). Vectors live in pgvector (HNSW, cosine) where the extension exists; on PostgreSQL without it they are stored as \`real[]\` and the vector side ranks the 200 best candidates of a widened full-text query (any query word, GIN index) by cosine similarity. \`similarity_score\` is in [0, 1]. If the embeddings server fails, search answers full-text results (\`search_mode\`).
 
-**Docs**: Swagger UI at \`/api/docs\`, \`/docs\` and \`/redoc\` (no ReDoc bundle is installed here, so \`/redoc\` serves the same local Swagger UI; no CDN is used).`;
+**Docs**: Swagger UI at \`/api/docs\` and \`/docs\`, ReDoc at \`/redoc\`, all served locally (no CDN).`;
 
 /** name, port and schema are this app's line in services.json (tools/checks/registry.spec.ts checks that they agree). */
 export const knowledgeApiService: ServiceDefinition<KnowledgeApiConfig> = {
@@ -32,6 +32,7 @@ export const knowledgeApiService: ServiceDefinition<KnowledgeApiConfig> = {
     title: 'knowledge-api',
     version: '1.0.0',
     description,
-    aliases: ['/docs', '/redoc'],
+    aliases: ['/docs'],
+    redoc: '/redoc',
   },
 };

@@ -16,6 +16,8 @@ export interface SwaggerDefinition<C extends BaseConfig = BaseConfig> {
   enabled?: (config: C) => boolean;
   /** Extra UI paths serving the same document, such as '/docs'. */
   aliases?: string[];
+  /** A path serving ReDoc (the redoc package's standalone bundle, served locally) for the same document, such as '/redoc'. */
+  redoc?: string;
   configure?: (builder: DocumentBuilder) => DocumentBuilder;
 }
 

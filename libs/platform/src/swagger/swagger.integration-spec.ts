@@ -78,3 +78,46 @@ describe('Swagger servers from X-Forwarded-Prefix', () => {
     expect(embeddedDocument(plain.text).servers).toEqual([{ url: '/' }]);
   });
 });
+
+describe('ReDoc served locally (swagger.redoc)', () => {
+  let app: NestExpressApplication;
+  const http = () => request(app.getHttpServer());
+
+  beforeAll(async () => {
+    ({ app } = await createServiceApp(
+      {
+        name: 'things-api',
+        port: 0,
+        config: BaseConfig,
+        module: () => ({ module: ThingsModule }),
+        swagger: { title: 'things <docs>', description: 'test', version: '1', redoc: '/redoc' },
+      },
+      { env: { NODE_ENV: 'test', LOG_LEVEL: 'silent' }, logger: false },
+    ));
+    await app.init();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('answers a page that loads the document and the bundle by relative URLs (so it works under a gateway prefix)', async () => {
+    const res = await http().get('/redoc').expect(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.text).toContain('<redoc spec-url="api/docs-json"></redoc>');
+    expect(res.text).toContain('<script src="redoc-assets/redoc.standalone.js"></script>');
+    expect(res.text).toContain('<title>things &#60;docs&#62;</title>');
+    expect(res.text).not.toMatch(/https?:\/\//);
+    // The bundle's footer logo lives on a CDN: the page's policy keeps the browser from fetching it.
+    expect(res.headers['content-security-policy']).toContain("img-src 'self' data: blob:");
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+  });
+
+  it('serves the standalone bundle from the redoc package, and the document it points at', async () => {
+    const bundle = await http().get('/redoc-assets/redoc.standalone.js').expect(200);
+    expect(bundle.headers['content-type']).toMatch(/javascript/);
+    expect(Number(bundle.headers['content-length'])).toBeGreaterThan(100_000);
+    const doc = await http().get('/api/docs-json').expect(200);
+    expect(doc.body.info.title).toBe('things <docs>');
+  });
+});
