@@ -18,10 +18,11 @@ function filesBelow(dir: string): string[] {
   });
 }
 
-function workspaceTree(): Tree {
+/** The registry's files and every built app's main.ts; `unbuilt` apps are left out (registered, not generated yet). */
+function workspaceTree(unbuilt: string[] = []): Tree {
   const tree = createTree();
   tree.delete('.prettierrc'); // createTree's, not the workspace's
-  const apps = fs.readdirSync(path.join(root, 'apps')).filter((a) => fs.existsSync(path.join(root, 'apps', a, 'src', 'main.ts')));
+  const apps = builtApps().filter((a) => !unbuilt.includes(a));
   const files = [
     'services.json',
     'docker/compose.yml',
@@ -31,6 +32,10 @@ function workspaceTree(): Tree {
   ];
   for (const file of files) tree.write(file, fs.readFileSync(path.join(root, file)));
   return tree;
+}
+
+function builtApps(): string[] {
+  return fs.readdirSync(path.join(root, 'apps')).filter((a) => fs.existsSync(path.join(root, 'apps', a, 'src', 'main.ts')));
 }
 
 const registryOf = (tree: Tree) => JSON.parse(tree.read('services.json', 'utf8')!).services as Record<string, unknown>[];
@@ -131,7 +136,7 @@ describe('service generator', () => {
   });
 
   it("starts a service the contract already registers with the registry's port, prefix and database", async () => {
-    const tree = workspaceTree();
+    const tree = workspaceTree(['knowledge-api']);
     const registry = tree.read('services.json', 'utf8');
     await serviceGenerator(tree, { name: 'knowledge-api' });
     expect(tree.read('services.json', 'utf8')).toBe(registry);
@@ -150,8 +155,8 @@ describe('service generator', () => {
     [{ name: 'auth-api' }, 'apps/auth-api exists already'],
     [{ name: 'Demo_API' }, 'service name must be kebab-case'],
   ])('refuses %j and says why', async (options, message) => {
-    const tree = workspaceTree();
+    const tree = workspaceTree(['knowledge-api']);
     await expect(serviceGenerator(tree, options)).rejects.toThrow(message);
-    expect(tree.children('apps').sort()).toEqual(fs.readdirSync(path.join(root, 'apps')).filter((a) => fs.existsSync(path.join(root, 'apps', a, 'src', 'main.ts'))).sort());
+    expect(tree.children('apps').sort()).toEqual(builtApps().filter((a) => a !== 'knowledge-api').sort());
   });
 });
