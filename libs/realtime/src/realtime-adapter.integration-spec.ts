@@ -4,7 +4,7 @@ import { BaseConfig, startService, type RunningService, type ServiceDefinition }
 import { createTestRedisPrefix, testServices, uniqueSuffix, type TestRedisPrefix } from '@platform/testing';
 import type { Server, Socket } from 'socket.io';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
-import { connectionName, useRealtime } from './realtime-adapter';
+import { connectionName, useRealtime, type RealtimeAdapter } from './realtime-adapter';
 
 @Injectable()
 @WebSocketGateway({ namespace: '/news' })
@@ -25,13 +25,18 @@ class NewsGateway {
 @Module({ providers: [NewsGateway] })
 class NewsModule {}
 
+/** The adapter the last started app installed. */
+let installed: RealtimeAdapter | undefined;
+
 function definition(key: string, redisUrl: string | undefined): ServiceDefinition {
   return {
     name: 'news-api',
     port: 0,
     config: BaseConfig,
     module: () => ({ module: NewsModule }),
-    configure: (app) => void useRealtime(app, { redisUrl, key }),
+    configure: (app) => {
+      installed = useRealtime(app, { redisUrl, key });
+    },
   };
 }
 
@@ -58,6 +63,8 @@ describe('RealtimeAdapter (Socket.IO over Redis)', () => {
   async function replica(key: string, url = redisUrl): Promise<RunningService> {
     const service = await startService(definition(key, url), { env, port: 0, host: '127.0.0.1', logger: false });
     services.push(service);
+    // What an app does before it counts as ready: its subscription to the other replicas is in place.
+    await installed!.ready();
     return service;
   }
 

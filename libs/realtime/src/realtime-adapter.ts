@@ -48,6 +48,16 @@ export class RealtimeAdapter extends IoAdapter {
     return server;
   }
 
+  /**
+   * Resolves once both Redis connections are up and the subscriptions made so far are in place (a
+   * PING on each answers after the commands queued before it), so that a broadcast from another
+   * replica reaches this one. Immediate without Redis or before the first server exists.
+   */
+  async ready(): Promise<void> {
+    const clients = this.clients;
+    if (clients) await Promise.all([clients.pub.ping(), clients.sub.ping()]);
+  }
+
   /** Called by Nest when the app closes, after its Socket.IO servers. */
   override async dispose(): Promise<void> {
     const clients = this.clients;
