@@ -68,9 +68,12 @@ describe('sandbox (e2e)', () => {
       const b = await t.http.post('/api/v1/reels').set(auth).send({ publish_at: now, caption: 'Sandbox file', source: { video_id: upload.body.video_id } });
       expect([a.status, b.status]).toEqual([201, 201]);
       const publisher = t.app.get(ReelPublisher);
-      for (let i = 0; i < 3; i++) {
+      const statuses = async () => Promise.all([a.body.id, b.body.id].map(async (id) => (await t.http.get(`/api/v1/reels/${id}`).set(auth)).body.status as string));
+      // The publisher's own loop runs too: a reel it holds (leased) is finished by it, not by drain().
+      for (let i = 0; i < 100 && (await statuses()).some((s) => s !== 'published' && s !== 'failed'); i++) {
         await publisher.drain();
         t.app.get(Clock).advance(60_000);
+        await new Promise((r) => setTimeout(r, 20));
       }
       for (const id of [a.body.id, b.body.id]) {
         expect((await t.http.get(`/api/v1/reels/${id}`).set(auth)).body).toMatchObject({ status: 'published', media_id: expect.any(String), error: null });
