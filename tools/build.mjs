@@ -35,6 +35,19 @@ const sourceDirs = [
   path.join(root, 'tools'),
 ];
 
+/**
+ * Writes a file only when its content changed, and then atomically (a temporary file renamed over
+ * it): tests start built apps from dist/ while another test file may be building, and a process
+ * must never load a half-written module.
+ */
+async function writeIfChanged(target, content) {
+  const current = await fs.promises.readFile(target).catch(() => null);
+  if (current && current.equals(Buffer.from(content))) return;
+  const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await fs.promises.writeFile(temporary, content);
+  await fs.promises.rename(temporary, target);
+}
+
 const started = Date.now();
 const files = sourceDirs.flatMap((d) => [...walk(d)]);
 const options = swcOptions({ sourceMaps: true });
@@ -50,13 +63,14 @@ await Promise.all(
       sourceFileName: path.relative(path.dirname(target), file),
     });
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
-    await fs.promises.writeFile(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
-    if (map) await fs.promises.writeFile(`${target}.map`, map);
+    await writeIfChanged(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
+    if (map) await writeIfChanged(`${target}.map`, map);
   }),
 );
 
 // The registry of services, read at run time by the gateway's route table and tools/start.ts.
-fs.copyFileSync(path.join(root, 'services.json'), path.join(out, 'out', 'services.json'));
+await fs.promises.mkdir(path.join(out, 'out'), { recursive: true });
+await writeIfChanged(path.join(out, 'out', 'services.json'), fs.readFileSync(path.join(root, 'services.json')));
 
 // Static assets that ship with an app (templates, wait pages, YAML examples).
 for (const d of sourceDirs) {
@@ -73,12 +87,12 @@ for (const app of apps) {
   if (!fs.existsSync(main)) continue;
   const dir = path.join(out, 'apps', app);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'main.js'), entry(dir, main).replace('require("', 'require("./'));
+  await writeIfChanged(path.join(dir, 'main.js'), entry(dir, main).replace('require("', 'require("./'));
 }
 for (const tool of fs.readdirSync(path.join(root, 'tools')).filter((f) => isSource(path.join(root, 'tools', f)))) {
   const dir = path.join(out, 'tools');
   fs.mkdirSync(dir, { recursive: true });
   const compiled = path.join(out, 'out', 'tools', tool.replace(/\.ts$/, '.js'));
-  fs.writeFileSync(path.join(dir, tool.replace(/\.ts$/, '.js')), entry(dir, compiled).replace('require("', 'require("./'));
+  await writeIfChanged(path.join(dir, tool.replace(/\.ts$/, '.js')), entry(dir, compiled).replace('require("', 'require("./'));
 }
 console.log(`build: ${files.length} files compiled to dist/ in ${Date.now() - started} ms`);
