@@ -61,7 +61,7 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModu
   async onModuleInit(): Promise<void> {
     this.health.register('broker', () => this.bus.check());
     if (this.bus instanceof InProcessEventBus) {
-      this.logger.log('AMQP_URL not set: events use the in-process bus (all apps of this process share it)');
+      this.logger.debug('AMQP_URL not set: events use the in-process bus (all apps of this process share it)');
     }
     // Never throws: an unreachable broker is retried in the background and reported by /readyz.
     await this.bus.start();

@@ -11,7 +11,7 @@ function recorder() {
 }
 
 describe('PlatformNestLogger', () => {
-  it.each(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication'])('logs the start-up lines of %s at debug', (context) => {
+  it.each(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication', 'WebSocketsController'])('logs the start-up lines of %s at debug', (context) => {
     const { logger, calls } = recorder();
     logger.log('chatter', context);
     expect(calls).toEqual([['debug', 'chatter', context]]);

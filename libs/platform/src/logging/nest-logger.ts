@@ -4,7 +4,7 @@ import type { LoggerService } from '@nestjs/common';
  * Contexts of Nest's start-up chatter: a line per module, controller and route, then "started".
  * Useful when wiring goes wrong (LOG_LEVEL=debug), noise otherwise.
  */
-export const NEST_STARTUP_CONTEXTS: ReadonlySet<string> = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+export const NEST_STARTUP_CONTEXTS: ReadonlySet<string> = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication', 'WebSocketsController']);
 
 /**
  * Nest's logger for every app: nestjs-pino's, except that the informational lines of Nest's start-up
