@@ -1,5 +1,10 @@
 import { Agent, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startService, type RunningService, type ServiceDefinition } from '@platform/platform';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 
 // The result of an app's own benchmark suite (apps/<app>/bench/*.bench.ts): one figure next to its
@@ -39,6 +44,47 @@ export async function dropBenchSchema(databaseUrl: string, schema: string): Prom
   } finally {
     await client.end();
   }
+}
+
+/** An app started for a bench suite on a throwaway schema and data directory; `close()` removes both. */
+export interface BenchService {
+  service: RunningService;
+  url: string;
+  schema: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `def` in this process (silent, migrations applied) on a schema and DATA_DIR of its own:
+ * DATABASE_URL when given (or set), the embedded database otherwise. `close()` stops the app first
+ * (its workers poll the schema), then drops the schema on a connection of its own and the directory.
+ */
+export async function startBenchService(def: ServiceDefinition<any>, env: Record<string, string>, databaseUrl = process.env.DATABASE_URL): Promise<BenchService> {
+  const dataDir = await mkdtemp(join(tmpdir(), `${def.name}-bench-`));
+  const schema = `bench_${randomUUID().slice(0, 8)}`;
+  const service = await startService(def, {
+    port: 0,
+    logger: false,
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      DB_MIGRATE_ON_START: 'true',
+      DATABASE_SCHEMA: schema,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...env,
+    },
+  });
+  return {
+    service,
+    url: service.url,
+    schema,
+    close: async () => {
+      await service.close();
+      if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A bare Node HTTP server answering like /healthz: the floor every scenario is measured against. */

@@ -12,16 +12,12 @@
  * else the embedded PGlite under a temporary DATA_DIR.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startService } from '@platform/platform';
 import { DataSource } from 'typeorm';
 import { automationApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { dropBenchSchema, inParallel, listenOnLoopback as listen, sendRequest, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { inParallel, listenOnLoopback as listen, sendRequest, startBenchService, type BenchMeasurement } from '../../../tools/bench/measurement';
 
 export interface AutomationBenchOptions {
   /** webhook deliveries (default 2000) */
@@ -63,19 +59,9 @@ function commentDelivery(i: number, runTag: string): { body: string; signature: 
 }
 
 async function withService<T>(opts: AutomationBenchOptions, fn: (url: string, ds: DataSource, schema: string) => Promise<T>): Promise<T> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'automation-bench-'));
-  const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
-  const schema = `bench_${randomUUID().slice(0, 8)}`;
-  const service = await startService(automationApiService, {
-    port: 0,
-    logger: false,
-    env: {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
-      DB_MIGRATE_ON_START: 'true',
-      DATABASE_SCHEMA: schema,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  const bench = await startBenchService(
+    automationApiService,
+    {
       AUTOMATION_API_KEY: KEY,
       IG_USER_ID: IG_USER,
       IG_ACCESS_TOKEN: 'bench-token',
@@ -85,15 +71,12 @@ async function withService<T>(opts: AutomationBenchOptions, fn: (url: string, ds
       IG_GRAPH_URL: 'http://127.0.0.1:9/v23.0',
       PUBLIC_BASE_URL: 'https://bench.example.com',
     },
-  });
-  const ds = service.app.get(DataSource);
+    opts.databaseUrl,
+  );
   try {
-    return await fn(service.url, ds, schema);
+    return await fn(bench.url, bench.service.app.get(DataSource), bench.schema);
   } finally {
-    // The app first (its workers poll the schema), then the schema on a connection of its own.
-    await service.close();
-    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
-    await rm(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

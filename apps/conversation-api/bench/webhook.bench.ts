@@ -10,17 +10,13 @@
  * Uses DATABASE_URL when set (a throwaway schema, dropped afterwards), else the embedded PGlite, and
  * REDIS_URL for the throttle counters when set.
  */
-import { startService } from '@platform/platform';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { conversationApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { dropBenchSchema, inParallel, listenOnLoopback, sendRequest, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { inParallel, listenOnLoopback, sendRequest, startBenchService, type BenchMeasurement } from '../../../tools/bench/measurement';
 
 export interface ConversationBenchOptions {
   /** Messages delivered (default 2000). */
@@ -69,19 +65,9 @@ export async function benchInboundWebhooks(opts: ConversationBenchOptions = {}):
     await baseline.close();
   }
 
-  const dataDir = await mkdtemp(join(tmpdir(), 'conversation-bench-'));
-  const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
-  const schema = `bench_${randomUUID().slice(0, 8)}`;
-  const service = await startService(conversationApiService, {
-    port: 0,
-    logger: false,
-    env: {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
-      DB_MIGRATE_ON_START: 'true',
-      DATABASE_SCHEMA: schema,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  const bench = await startBenchService(
+    conversationApiService,
+    {
       ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
       CONVERSATION_REDIS_KEY_PREFIX: `conversation-bench-${tag}:`,
       CONVERSATION_JWT_SECRET: randomBytes(32).toString('hex'),
@@ -92,7 +78,9 @@ export async function benchInboundWebhooks(opts: ConversationBenchOptions = {}):
       // Nothing answers here: inbound text needs no provider call.
       WHATSAPP_API_URL: 'http://127.0.0.1:9/v21.0',
     },
-  });
+    opts.databaseUrl,
+  );
+  const { service, schema } = bench;
   try {
     const json = (r: { status: number; body: string }, expected: number) => {
       if (r.status !== expected) throw new Error(`expected ${expected}, got ${r.status}: ${r.body}`);
@@ -134,8 +122,6 @@ export async function benchInboundWebhooks(opts: ConversationBenchOptions = {}):
       detail: `${n} signed WhatsApp text deliveries from ${senders} senders, ${concurrency} concurrent, each stored (contact, conversation with round-robin assignment, message) before 200, vs a bare Node server`,
     };
   } finally {
-    await service.close();
-    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
-    await rm(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }

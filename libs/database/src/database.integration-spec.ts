@@ -147,4 +147,32 @@ describe('Database (real PostgreSQL)', () => {
     ).rejects.toThrow('inside a transaction');
     expect(await notes.bodies()).toEqual(['prepared']);
   });
+  it('lock(key) serialises the transactions that take the same key, and is refused outside one', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const firstHasLock = new Promise<void>((r) => (locked = r));
+    const first = db.transaction(async () => {
+      await db.lock('counter');
+      locked();
+      await held;
+      order.push('first done');
+    });
+    await firstHasLock;
+    const second = db.transaction(async () => {
+      await db.lock('counter');
+      order.push('second has the lock');
+    });
+    const other = db.transaction(async () => {
+      await db.lock('another key');
+      order.push('another key');
+    });
+    await other;
+    expect(order).toEqual(['another key']);
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['another key', 'first done', 'second has the lock']);
+    await expect(db.lock('counter')).rejects.toThrow('outside a transaction');
+  });
 });

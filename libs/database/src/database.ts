@@ -105,6 +105,17 @@ export class Database {
     return this.host.withTransaction(Propagation.RequiresNew, fn);
   }
 
+  /**
+   * Serialises the open transaction with every other one locking the same `key` (a transaction-level
+   * advisory lock, released at commit or rollback): for invariants no row lock covers, such as "at
+   * most N rows" or "one account created by replicas starting together". Refused outside a
+   * transaction, where it would be released at once.
+   */
+  async lock(key: string): Promise<void> {
+    if (!this.inTransaction) throw new Error(`Database.lock(${key}) outside a transaction: it would be released at once; call it inside db.transaction()`);
+    await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}:${key}`]);
+  }
+
   /** claimDue (FOR UPDATE SKIP LOCKED with a lease) on this service's database, in a transaction of its own. */
   claimDue<T = Record<string, unknown>>(opts: ClaimDueOptions): Promise<T[]> {
     return claimDue<T>(this.dataSource, opts);

@@ -62,7 +62,7 @@ export class AccountsRepository {
    */
   upsertByKey(fields: AccountFields, keyHash: string, keyPrefix: string, label: string): Promise<{ account: AccountEntity; created: boolean }> {
     return this.db.transaction(async () => {
-      await this.db.rows(`SELECT pg_advisory_xact_lock(hashtext('automation-api:bootstrap-account'))`);
+      await this.db.lock('bootstrap-account');
       const key = await this.keys.findOne({ where: { key_hash: keyHash } });
       if (key) {
         await this.accounts.update({ id: key.account_id }, fields);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { jwtVerify, SignJWT } from 'jose';
+import { JwtService } from '@nestjs/jwt';
 import { ACCESS_TOKEN_TTL_SECONDS, ConversationApiConfig } from '../config';
 import { loadJwtSecret } from '../common/secrets';
 
@@ -15,31 +15,27 @@ export interface AccessClaims {
 const ISSUER = 'conversation-api';
 const AUDIENCE = 'conversation-api';
 
-/** HS256 access tokens of 15 minutes, signed with CONVERSATION_JWT_SECRET. */
+/** HS256 access tokens of 15 minutes, signed with CONVERSATION_JWT_SECRET (@nestjs/jwt, as email-api's sessions). */
 @Injectable()
 export class AccessTokens {
-  private readonly key: Uint8Array;
+  private readonly jwt: JwtService;
 
   constructor(config: ConversationApiConfig) {
-    this.key = new TextEncoder().encode(loadJwtSecret(config));
+    this.jwt = new JwtService({ secret: loadJwtSecret(config), signOptions: { algorithm: 'HS256', issuer: ISSUER, audience: AUDIENCE } });
   }
 
   async sign(claims: AccessClaims): Promise<{ token: string; expiresIn: number }> {
-    const token = await new SignJWT({ acc: claims.acc, sid: claims.sid })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(claims.sub)
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
-      .sign(this.key);
+    const token = await this.jwt.signAsync(
+      { acc: claims.acc, sid: claims.sid },
+      { subject: claims.sub, expiresIn: ACCESS_TOKEN_TTL_SECONDS, header: { alg: 'HS256', typ: 'JWT' } },
+    );
     return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
   }
 
   /** The claims of a valid, unexpired token of this service; null otherwise. */
   async verify(token: string): Promise<AccessClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, clockTolerance: 5 });
+      const payload = await this.jwt.verifyAsync<Record<string, unknown>>(token, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, clockTolerance: 5 });
       if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string' || typeof payload.sid !== 'string') return null;
       return { sub: payload.sub, acc: payload.acc, sid: payload.sid };
     } catch {

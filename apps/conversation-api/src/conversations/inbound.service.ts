@@ -54,7 +54,7 @@ export class InboundService {
   async receive(channel: Channel, m: InboundMessage): Promise<InboundResult> {
     const result = await this.db
       .transaction(async () => {
-        await this.db.one(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`conversation-inbound:${channel.id}:${m.from}`]);
+        await this.db.lock(`inbound:${channel.id}:${m.from}`);
         // The common case in one query: a known sender with a conversation on this channel.
         let conversation = await this.conversations.latestForSource(channel.id, m.from);
         let contactCreated = false;

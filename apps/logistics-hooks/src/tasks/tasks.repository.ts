@@ -129,7 +129,7 @@ export class TasksRepository {
    */
   async insertKeepingNewest(task: NewTask, keep: number): Promise<{ task: Task; evicted: number }> {
     const t = this.db.table('tasks');
-    await this.db.rows(`SELECT pg_advisory_xact_lock(hashtext($1))`, [t]);
+    await this.db.lock('tasks');
     const row = await this.db.one<TaskRow>(
       `INSERT INTO ${t} (from_address, subject, body, received_at, priority, category, sentiment, summary, action_required,
          due_suggestion, shipment_ref, containers, bills_of_lading, bookings, classified_by)
