@@ -18,7 +18,7 @@ export class MailerService implements OnApplicationShutdown {
     private readonly mails: OutgoingMailsRepository,
   ) {
     this.transporter = config.SMTP_URL
-      ? nodemailer.createTransport(config.SMTP_URL, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as object)
+      ? nodemailer.createTransport({ url: config.SMTP_URL, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 })
       : null;
   }
 

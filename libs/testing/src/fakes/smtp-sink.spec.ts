@@ -26,6 +26,22 @@ describe('fake SMTP sink', () => {
     expect(message.headers['x-long']).toBe('x'.repeat(200));
     expect(message.raw).toContain('Content-Disposition: attachment; filename=a.txt');
     expect(smtp.commands.some((c) => c.startsWith('EHLO'))).toBe(true);
+    expect(smtp.connectionsOpened).toBe(1);
+  });
+
+  it('counts the connections opened: a pooled client reuses its few, one without a pool opens one per mail', async () => {
+    smtp = await startFakeSmtpSink();
+    const send = (t: ReturnType<typeof nodemailer.createTransport>, n: number) =>
+      Promise.all(Array.from({ length: n }, (_, i) => t.sendMail({ from: 'f@example.com', to: `t${i}@example.com`, subject: 's', text: 'x' })));
+    const pooled = nodemailer.createTransport({ url: smtp.url, pool: true, maxConnections: 2 });
+    await send(pooled, 20);
+    pooled.close();
+    expect(smtp.connectionsOpened).toBe(2);
+    smtp.reset();
+    const single = nodemailer.createTransport(smtp.url);
+    await send(single, 5);
+    single.close();
+    expect(smtp.connectionsOpened).toBe(5);
   });
 
   it('requires AUTH when configured and accepts PLAIN and LOGIN', async () => {
