@@ -108,7 +108,7 @@ export class EmailApiConfig extends BaseConfig {
   @Max(100_000)
   EMAIL_SEND_RATE = 14;
 
-  /** Emails one send worker claims per round (and sends concurrently over the pool). */
+  /** Emails one send worker claims per round (sent over SEND_CONCURRENCY lanes, one mail in flight each). */
   @IsInt()
   @Min(1)
   @Max(1000)
@@ -125,6 +125,16 @@ export class EmailApiConfig extends BaseConfig {
   @Min(1)
   @Max(100)
   SMTP_POOL_SIZE = 5;
+
+  /**
+   * Mails one replica has in flight at once (being built and signed, handed to SMTP, or recorded).
+   * Also the most mails a replica killed outright (SIGKILL, OOM) can leave accepted by SMTP but not
+   * recorded, which the next sender then sends again.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  SEND_CONCURRENCY = 20;
 
   /** GitHub OAuth app of the "Log in with GitHub" flow; both or neither (unset: the provider is off). */
   @ValidateIf(githubSet)

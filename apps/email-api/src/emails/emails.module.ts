@@ -7,6 +7,7 @@ import { EmailsRepository } from './emails.repository';
 import { MailQueue } from './mail-queue.service';
 import { SendController } from './send.controller';
 import { SendService } from './send.service';
+import { MimeBuilder } from './mime-builder';
 import { SendWorker } from './send.worker';
 import { SmtpTransport } from './smtp.transport';
 import { UnsubscribeController } from './unsubscribe.controller';
@@ -16,7 +17,7 @@ import { UnsubscribeService } from './unsubscribe.service';
 @Module({
   imports: [ContactsModule, IdempotencyModule, DomainsModule, TemplatesModule],
   controllers: [SendController, UnsubscribeController],
-  providers: [EmailsRepository, MailQueue, SendService, SendWorker, SmtpTransport, UnsubscribeLinks, UnsubscribeService],
+  providers: [EmailsRepository, MailQueue, MimeBuilder, SendService, SendWorker, SmtpTransport, UnsubscribeLinks, UnsubscribeService],
   exports: [MailQueue, EmailsRepository, UnsubscribeLinks],
 })
 export class EmailsModule {}

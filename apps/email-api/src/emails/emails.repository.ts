@@ -50,14 +50,7 @@ export class EmailsRepository {
     });
   }
 
-  async markSent(id: string, messageId: string | null): Promise<void> {
-    await this.db.affected(
-      `UPDATE ${this.table} SET status = 'SENT', message_id = $2, sent_at = now(), status_reason = NULL, claimed_until = NULL, updated_at = now() WHERE id = $1`,
-      [id, messageId],
-    );
-  }
-
-  /** Marks many emails SENT in one statement (the send worker's round). */
+  /** Marks many emails SENT in one statement (the send worker's group commit). */
   async markSentMany(sent: Array<{ id: string; messageId: string | null }>): Promise<void> {
     if (!sent.length) return;
     await this.db.affected(

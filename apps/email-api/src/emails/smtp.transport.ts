@@ -4,6 +4,7 @@ import { EmailApiConfig } from '../config';
 import { DomainsService } from '../domains/domains.service';
 import { RETURN_PATH_LABEL } from '../domains/domain';
 import type { EmailRow } from './email';
+import { MimeBuilder } from './mime-builder';
 
 /** nodemailer over SMTP_URL (pooled); null when SMTP_URL is unset. */
 @Injectable()
@@ -13,16 +14,19 @@ export class SmtpTransport implements OnApplicationShutdown {
   constructor(
     config: EmailApiConfig,
     private readonly domains: DomainsService,
+    private readonly mime: MimeBuilder,
   ) {
     this.transporter = config.SMTP_URL
-      ? nodemailer.createTransport(config.SMTP_URL, {
+      ? // One options object: createTransport's second argument holds message defaults, not transport options.
+        nodemailer.createTransport({
+          url: config.SMTP_URL,
           pool: true,
           maxConnections: config.SMTP_POOL_SIZE,
           maxMessages: Infinity,
           connectionTimeout: 10_000,
           greetingTimeout: 10_000,
           socketTimeout: 30_000,
-        } as object)
+        })
       : null;
   }
 
@@ -33,29 +37,35 @@ export class SmtpTransport implements OnApplicationShutdown {
   /**
    * Sends one stored email; resolves with the Message-ID, throws when the server refused it. Mail
    * from a verified domain of the project is DKIM-signed with that domain's key; bounces go to the
-   * domain's return path `bounce.<domain>`.
+   * domain's return path `bounce.<domain>`. The message is built and signed off the event loop
+   * (MimeBuilder); this only hands the finished bytes to the pooled connection.
    */
-  async send(email: EmailRow): Promise<string | null> {
+  async send(email: EmailRow): Promise<string> {
     if (!this.transporter) throw new Error('SMTP_URL is not configured');
     const dkim = await this.domains.dkimFor(email.project_id, email.from_email);
-    const info = await this.transporter.sendMail({
-      ...(dkim ? { dkim: dkim as unknown as { domainName: string; keySelector: string; privateKey: string }, envelope: { from: `bounces+${email.id}@${RETURN_PATH_LABEL}.${dkim.domainName}`, to: /<([^>]+)>\s*$/.exec(email.to_email)?.[1] ?? email.to_email } } : {}),
-      messageId: `<${email.id}@${dkim?.domainName ?? 'email-api'}>`,
-      from: email.from_name ? { name: email.from_name, address: email.from_email } : email.from_email,
-      to: email.to_email,
-      replyTo: email.reply_to ?? undefined,
-      subject: email.subject,
-      html: email.html,
-      headers: email.headers,
-      attachments: email.attachments.map((a) => ({
-        filename: a.filename,
-        content: Buffer.from(a.content, 'base64'),
-        contentType: a.contentType,
-        cid: a.contentId,
-        contentDisposition: a.disposition,
-      })),
-    });
-    return (info as { messageId?: string }).messageId ?? null;
+    const messageId = `<${email.id}@${dkim?.domainName ?? 'email-api'}>`;
+    const built = await this.mime.build(
+      {
+        ...(dkim ? { envelope: { from: `bounces+${email.id}@${RETURN_PATH_LABEL}.${dkim.domainName}`, to: /<([^>]+)>\s*$/.exec(email.to_email)?.[1] ?? email.to_email } } : {}),
+        messageId,
+        from: email.from_name ? { name: email.from_name, address: email.from_email } : email.from_email,
+        to: email.to_email,
+        replyTo: email.reply_to ?? undefined,
+        subject: email.subject,
+        html: email.html,
+        headers: email.headers,
+        attachments: email.attachments.map((a) => ({
+          filename: a.filename,
+          content: Buffer.from(a.content, 'base64'),
+          contentType: a.contentType,
+          cid: a.contentId,
+          contentDisposition: a.disposition,
+        })),
+      },
+      dkim,
+    );
+    await this.transporter.sendMail({ envelope: { from: built.envelope.from || email.from_email, to: built.envelope.to }, raw: built.raw });
+    return messageId;
   }
 
   onApplicationShutdown(): void {
