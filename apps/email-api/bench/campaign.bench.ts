@@ -16,20 +16,17 @@
  * for the fan-out messages when set (else the in-process bus), as the service would.
  */
 import { Database } from '@platform/database';
-import { startService } from '@platform/platform';
 // The SMTP sink and DNS server of the tests stand in for the outside systems (a benchmark, never shipped).
 import { startFakeDnsServer } from '@platform/testing';
 import nodemailer from 'nodemailer';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../src/common/ids';
 import { emailApiService } from '../src/service';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { dropBenchSchema, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { startBenchService, type BenchMeasurement } from '../../../tools/bench/measurement';
 
 export interface EmailCampaignBenchOptions {
   /** Campaign recipients (default 10,000). */
@@ -94,19 +91,15 @@ export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}
   const contacts = opts.contacts ?? 100_000;
   const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
   const amqpUrl = opts.amqpUrl ?? process.env.AMQP_URL;
-  const schema = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const dataDir = await mkdtemp(join(tmpdir(), 'email-bench-'));
+  // Redis keys and RabbitMQ names of this run only (the schema is startBenchService's).
+  const tag = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
   const smtp = await SinkProcess.start();
   const dns = await startFakeDnsServer();
-  const service = await startService(emailApiService, {
-    port: 0,
-    logger: false,
-    env: {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
+  const bench = await startBenchService(
+    emailApiService,
+    {
       EMAIL_RATE_LIMIT_PER_MINUTE: '100000000',
-      REDIS_KEY_PREFIX: `${schema}:`,
+      REDIS_KEY_PREFIX: `${tag}:`,
       JWT_SECRET: randomUUID() + randomUUID(),
       DKIM_KEY_SECRET: randomUUID() + randomUUID(),
       SMTP_URL: smtp.url,
@@ -116,10 +109,11 @@ export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}
       SMTP_POOL_SIZE: String(POOL),
       SEND_CONCURRENCY: String(LANES),
       WORKER_POLL_MS: '50',
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
-      ...(amqpUrl ? { AMQP_URL: amqpUrl, EVENTS_EXCHANGE: `${schema}.events`, EVENTS_DLX: `${schema}.dlx`, EVENTS_QUEUE_PREFIX: `${schema}.` } : {}),
+      ...(amqpUrl ? { AMQP_URL: amqpUrl, EVENTS_EXCHANGE: `${tag}.events`, EVENTS_DLX: `${tag}.dlx`, EVENTS_QUEUE_PREFIX: `${tag}.` } : {}),
     },
-  });
+    databaseUrl,
+  );
+  const { service } = bench;
   try {
     const signup = await json(`${service.url}/auth/signup`, { method: 'POST', body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }) });
     const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
@@ -224,10 +218,8 @@ export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}
       },
     ];
   } finally {
-    await service.close();
+    await bench.close();
     await smtp.close();
     await dns.close();
-    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
-    await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -33,4 +33,12 @@ describe('MimeBuilder (worker threads)', () => {
     await expect(bad).rejects.toThrow(/ENOENT|no such file/);
     await expect(good).resolves.toMatchObject({ envelope: { to: ['reader@example.com'] } });
   });
+
+  it('on shutdown finishes the messages under way, then refuses new ones', async () => {
+    const own = new MimeBuilder();
+    const underWay = own.build({ from: 'news@acme.test', to: 'reader@example.com', subject: 'last', text: 'x' }, null);
+    await own.onApplicationShutdown();
+    await expect(underWay).resolves.toMatchObject({ envelope: { to: ['reader@example.com'] } });
+    await expect(own.build({ from: 'news@acme.test', to: 'reader@example.com', subject: 'late', text: 'x' }, null)).rejects.toThrow('shut down');
+  });
 });

@@ -1,4 +1,5 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SendMailOptions } from 'nodemailer';
@@ -22,11 +23,24 @@ const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const nodemailer = require(workerData.nodemailer);
 const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-parentPort.on('message', ({ id, message }) => {
+let building = 0;
+let closing = false;
+const settled = () => {
+  if (--building === 0 && closing) parentPort.close();
+};
+parentPort.on('message', (m) => {
+  // 'close': answer the messages under way, then let the thread end by itself (nothing cut in native code)
+  if (m === 'close') {
+    closing = true;
+    if (building === 0) parentPort.close();
+    return;
+  }
+  const { id, message } = m;
+  building++;
   transport.sendMail(message).then(
     (info) => parentPort.postMessage({ id, raw: info.message, envelope: info.envelope }),
     (err) => parentPort.postMessage({ id, error: String((err && err.message) || err) }),
-  );
+  ).finally(settled);
 });
 `;
 
@@ -88,9 +102,18 @@ export class MimeBuilder implements OnApplicationShutdown {
     return slot;
   }
 
+  /** Asks each thread to end once its messages are built; one still running after 5 s is terminated. */
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     const slots = this.slots.splice(0);
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+    await Promise.all(
+      slots.map(async ({ worker }) => {
+        const exited = once(worker, 'exit');
+        worker.postMessage('close');
+        const timer = setTimeout(() => void worker.terminate(), 5000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
   }
 }
