@@ -37,6 +37,8 @@ describe('SigningKeys', () => {
   it('refuses unusable keys with a clear message', () => {
     expect(() => SigningKeys.fromPem('not a pem')).toThrow(/AUTH_JWT_PRIVATE_KEY could not be read/);
     expect(() => new SigningKeys(generateKeyPairSync('ed25519').privateKey)).toThrow(/RSA/);
-    expect(() => new SigningKeys(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey)).toThrow(/2048/);
+    expect(() => new SigningKeys(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey)).toThrow(/at least 2048 bits; got 1024/);
+    expect(() => new SigningKeys(generateKeyPairSync('rsa', { modulusLength: 2040 }).privateKey)).toThrow(/got 2040/);
+    expect(new SigningKeys(generateKeyPairSync('rsa', { modulusLength: 3072 }).privateKey).kid).toMatch(/^[\w-]{43}$/);
   });
 });

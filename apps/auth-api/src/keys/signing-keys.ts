@@ -17,6 +17,17 @@ export function rsaThumbprint(publicKey: KeyObject): string {
   return createHash('sha256').update(canonical).digest('base64url');
 }
 
+/**
+ * The RSA modulus length, read from the public JWK. Not `asymmetricKeyDetails`: on Node 20, reading
+ * it from a key just made by generateKeyPairSync can deadlock the process (the details hold the key's
+ * lock while allocating; a garbage collection then runs the finished key-generation job's destructor,
+ * which waits for the same lock) — seen as a hung test.
+ */
+function modulusBits(publicKey: KeyObject): number {
+  const n = Buffer.from(publicKey.export({ format: 'jwk' }).n ?? '', 'base64url');
+  return n.length === 0 ? 0 : (n.length - 1) * 8 + (32 - Math.clz32(n[0]));
+}
+
 /** The signing key pair of the service: a PEM private key, its public half and its `kid`. */
 export class SigningKeys {
   readonly publicKey: KeyObject;
@@ -26,9 +37,9 @@ export class SigningKeys {
     if (privateKey.asymmetricKeyType !== 'rsa') {
       throw new Error(`The JWT signing key must be an RSA key (RS256); got ${privateKey.asymmetricKeyType}`);
     }
-    const bits = privateKey.asymmetricKeyDetails?.modulusLength ?? 0;
-    if (bits < 2048) throw new Error(`The JWT signing key must have at least 2048 bits; got ${bits}`);
     this.publicKey = createPublicKey(privateKey);
+    const bits = modulusBits(this.publicKey);
+    if (bits < 2048) throw new Error(`The JWT signing key must have at least 2048 bits; got ${bits}`);
     this.kid = rsaThumbprint(this.publicKey);
   }
 
