@@ -116,4 +116,44 @@ describe('PollingWorker in a command context', () => {
     expect(order).toEqual(['loop tick', 'drain tick']);
     await w.onModuleDestroy();
   });
+
+  it('drain() also waits for a tick the loop started while its own tick found nothing', async () => {
+    let release!: () => void;
+    const order: string[] = [];
+    class RacingWorker extends PollingWorker {
+      protected readonly logger = new Logger('RacingWorker');
+      calls = 0;
+      constructor() {
+        super(60_000);
+      }
+      protected async tick(): Promise<number> {
+        const call = ++this.calls;
+        if (call === 2) {
+          // drain's tick: meanwhile the loop is woken and claims the only job
+          this.wake();
+          await until(() => release !== undefined);
+          order.push('drain tick found nothing');
+          return 0;
+        }
+        if (call === 3) {
+          await new Promise<void>((r) => (release = r));
+          order.push('loop tick handled the job');
+          return 1;
+        }
+        return 0;
+      }
+    }
+    const w = new RacingWorker();
+    w.onApplicationBootstrap();
+    await until(() => w.calls === 1);
+    await new Promise((r) => setTimeout(r, 5)); // the loop's first tick found nothing: asleep
+    const drained = w.drain().then(() => order.push('drain resolved'));
+    await until(() => order.length === 1);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual(['drain tick found nothing']);
+    release();
+    await drained;
+    expect(order.slice(0, 3)).toEqual(['drain tick found nothing', 'loop tick handled the job', 'drain resolved']);
+    await w.onModuleDestroy();
+  });
 });

@@ -52,16 +52,17 @@ export abstract class PollingWorker implements OnApplicationBootstrap, OnModuleD
   }
 
   /**
-   * Waits for the loop's running tick, then runs ticks until nothing is due (tests, tools);
-   * resolves with the number of items handled by its own ticks.
+   * Runs ticks until nothing is due and the loop is not in a tick either (tests, tools): a tick the
+   * loop started meanwhile may hold rows that its own ticks skipped (SKIP LOCKED), so it is waited
+   * for and looked again. Resolves with the number of items handled by its own ticks.
    */
   async drain(): Promise<number> {
-    await this.current?.catch(() => undefined);
     let total = 0;
     for (;;) {
+      await this.current?.catch(() => undefined);
       const n = await this.tick();
       total += n;
-      if (n === 0) return total;
+      if (n === 0 && this.current === null) return total;
     }
   }
 
