@@ -75,6 +75,33 @@ describe('fake SMTP sink', () => {
     expect(smtp.messages.map((m) => m.subject)).toEqual(['ok']);
   });
 
+  it('keeps a message whose answer it was told to lose, and closes that connection instead of answering', async () => {
+    smtp = await startFakeSmtpSink();
+    smtp.loseNextAnswer();
+    const transport = nodemailer.createTransport(smtp.url);
+    await expect(transport.sendMail({ from: 'f@example.com', to: 't@example.com', subject: 'lost answer', text: 'x' })).rejects.toMatchObject({ code: expect.stringMatching(/ECONNECTION|ESOCKET/) });
+    await transport.sendMail({ from: 'f@example.com', to: 't@example.com', subject: 'answered', text: 'x' });
+    transport.close();
+    expect(smtp.messages.map((m) => m.subject)).toEqual(['lost answer', 'answered']);
+  });
+
+  it('ends every open connection with 421 when told to, and goes on accepting new ones', async () => {
+    smtp = await startFakeSmtpSink();
+    const socket = connect(smtp.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d) => (received += d));
+    await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    const ended = new Promise<void>((resolve) => socket.once('end', () => resolve()));
+    smtp.disconnectAll();
+    await ended;
+    socket.destroy();
+    expect(received).toMatch(/\r\n421 4\.4\.2 /);
+    const transport = nodemailer.createTransport(smtp.url);
+    await transport.sendMail({ from: 'f@example.com', to: 't@example.com', subject: 'after', text: 'x' });
+    transport.close();
+    expect(smtp.messages).toHaveLength(1);
+  });
+
   it('speaks the protocol: sequencing errors, RSET, unknown commands, dot-unstuffing', async () => {
     smtp = await startFakeSmtpSink();
     const socket = connect(smtp.port, '127.0.0.1');

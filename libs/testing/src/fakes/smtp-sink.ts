@@ -11,6 +11,7 @@
  * const [message] = await smtp.waitForMessages(1);
  * message.headers['list-unsubscribe'];                     // header names lower-cased, folded lines joined
  * smtp.failNext({ code: 451, message: 'try later', times: 2 });   // refuse the next DATA commands
+ * smtp.loseNextAnswer(); smtp.disconnectAll();             // an answer lost on the way; idle connections ended
  * smtp.reset(); await smtp.close();
  * ```
  */
@@ -68,6 +69,10 @@ export interface FakeSmtpSink {
   readonly connectionsOpened: number;
   /** Refuse the next message(s) at the end of DATA with this reply. */
   failNext(failure: SmtpFailure): void;
+  /** Keep the next message but close its connection instead of answering it (an answer lost on the way). */
+  loseNextAnswer(): void;
+  /** End every open connection with `421` (as a server does with idle ones); the server goes on listening. */
+  disconnectAll(): void;
   /** Resolves once at least `count` messages were accepted (rejects after `timeoutMs`, default 10 s). */
   waitForMessages(count: number, timeoutMs?: number): Promise<SmtpMessage[]>;
   reset(): void;
@@ -112,6 +117,7 @@ export async function startFakeSmtpSink(options: FakeSmtpSinkOptions = {}): Prom
   let connectionsOpened = 0;
   const waiters: Array<{ count: number; resolve: (m: SmtpMessage[]) => void }> = [];
   let failure: Required<SmtpFailure> | null = null;
+  let loseAnswer = false;
 
   const notify = () => {
     for (const w of [...waiters]) {
@@ -167,7 +173,10 @@ export async function startFakeSmtpSink(options: FakeSmtpSinkOptions = {}): Prom
         reply('552 5.3.4 Message too big');
       } else {
         messages.push({ from: from ?? '', to: [...to], raw, ...parseMessage(raw), authUser, receivedAt: new Date() });
-        reply(`250 2.0.0 OK queued as ${messages.length}`);
+        if (loseAnswer) {
+          loseAnswer = false;
+          socket.destroy();
+        } else reply(`250 2.0.0 OK queued as ${messages.length}`);
         notify();
       }
       resetTransaction();
@@ -302,6 +311,16 @@ export async function startFakeSmtpSink(options: FakeSmtpSinkOptions = {}): Prom
     failNext(f: SmtpFailure) {
       failure = { code: f.code, message: f.message ?? (f.code >= 500 ? '5.0.0 Rejected' : '4.0.0 Try again later'), times: f.times ?? 1 };
     },
+    loseNextAnswer() {
+      loseAnswer = true;
+    },
+    disconnectAll() {
+      for (const s of sockets) {
+        s.end(`421 4.4.2 ${hostname} closing the connection\r\n`);
+        // what the client still sends is not read, as by a server that closed the connection
+        s.removeAllListeners('data').resume();
+      }
+    },
     waitForMessages(count: number, timeoutMs = 10_000) {
       if (messages.length >= count) return Promise.resolve(messages.slice());
       return new Promise<SmtpMessage[]>((resolve, reject) => {
@@ -324,6 +343,7 @@ export async function startFakeSmtpSink(options: FakeSmtpSinkOptions = {}): Prom
       commands.length = 0;
       connectionsOpened = 0;
       failure = null;
+      loseAnswer = false;
     },
     close() {
       for (const s of sockets) s.destroy();
