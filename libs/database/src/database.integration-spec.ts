@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { execFileSync } from 'node:child_process';
 import { createTestDatabase, type TestDatabase } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { Note, noteMigrations } from './__fixtures__/notes';
@@ -147,6 +148,41 @@ describe('Database (real PostgreSQL)', () => {
     ).rejects.toThrow('inside a transaction');
     expect(await notes.bodies()).toEqual(['prepared']);
   });
+  it('commitWith writes the COMMIT before atCommit runs: another session sees the row while atCommit still runs', async () => {
+    const seenFromOutside: string[] = [];
+    // Polls from another process while this one is blocked in atCommit: only a COMMIT already on the wire can land meanwhile.
+    const probe = `
+      const { Client } = require('pg');
+      (async () => {
+        const c = new Client({ connectionString: process.argv[1] });
+        await c.connect();
+        for (let i = 0; i < 200; i++) {
+          const r = await c.query("SELECT body FROM ${db.table('notes')} WHERE body = 'at commit'");
+          if (r.rows.length) { process.stdout.write('seen'); break; }
+          await new Promise((res) => setTimeout(res, 50));
+        }
+        await c.end();
+      })();`;
+    const changed = await db.commitWith(`INSERT INTO ${db.table('notes')} (body) VALUES ($1)`, ['at commit'], () => {
+      seenFromOutside.push(execFileSync(process.execPath, ['-e', probe, testDb.url], { cwd: __dirname, encoding: 'utf8' }));
+    });
+    expect(changed).toBe(1);
+    expect(seenFromOutside).toEqual(['seen']);
+    expect(await notes.bodies()).toEqual(['at commit']);
+  });
+
+  it('commitWith rolls back a failing statement without calling atCommit, and is refused inside a transaction', async () => {
+    const calls: string[] = [];
+    await expect(db.commitWith(`INSERT INTO ${db.table('notes')} (body) VALUES ($1), (NULL)`, ['first'], () => calls.push('atCommit'))).rejects.toMatchObject({ code: '23502' });
+    expect(calls).toEqual([]);
+    expect(await notes.bodies()).toEqual([]);
+    await expect(db.transaction(() => db.commitWith(`DELETE FROM ${db.table('notes')}`, [], () => calls.push('inside')))).rejects.toThrow('inside a transaction');
+    expect(calls).toEqual([]);
+    // the pooled connection went back clean: the next commit works
+    expect(await db.commitWith(`INSERT INTO ${db.table('notes')} (body) VALUES ($1)`, ['after'], () => calls.push('after'))).toBe(1);
+    expect(calls).toEqual(['after']);
+  });
+
   it('lock(key) serialises the transactions that take the same key, and is refused outside one', async () => {
     const order: string[] = [];
     let release!: () => void;

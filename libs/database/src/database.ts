@@ -1,6 +1,8 @@
 import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { Pool } from 'pg';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { claimDue, type ClaimDueOptions } from './claim-due';
 import { PreparedStatements } from './prepared-statements';
 import { rowsOf } from './rows';
@@ -89,6 +91,51 @@ export class Database {
       throw new Error(`Database.prepared(${name}) inside a transaction: prepared statements run on their own; call it outside db.transaction()`);
     }
     return this.statements.query<T>(`${name}_${this.schema}`, text, params as unknown[]);
+  }
+
+  /**
+   * Runs one statement in a transaction of its own and calls `atCommit()` in the same synchronous
+   * step that writes the COMMIT to the server, before the server answers; resolves with the rows
+   * changed once the commit is confirmed. For a record that another system must learn of together
+   * with the database, when neither may know it without the other: email-api ends an SMTP message's
+   * data in `atCommit`. A process killed after `atCommit` began has already sent its COMMIT (the
+   * kernel delivers it), one killed before has not (the server rolls back). When the statement
+   * fails, `atCommit` is not called and the transaction is rolled back; when the COMMIT fails after
+   * `atCommit` ran, the rejection says so (`commitSent`). Refused inside `transaction(…)`, which it
+   * could not join.
+   */
+  async commitWith(sql: string, params: readonly unknown[], atCommit: () => void): Promise<number> {
+    if (this.inTransaction) throw new Error('Database.commitWith inside a transaction: it commits by itself; call it outside db.transaction()');
+    const client = await ((this.dataSource.driver as PostgresDriver).master as Pool).connect();
+    let healthy = false;
+    try {
+      await client.query('BEGIN');
+      let changed: number;
+      try {
+        changed = (await client.query(sql, params as unknown[])).rowCount ?? 0;
+      } catch (err) {
+        await client.query('ROLLBACK').then(() => (healthy = true), () => undefined);
+        throw err;
+      }
+      // The client is idle, so query() writes the COMMIT to the socket before it returns.
+      const committed = client.query('COMMIT').then(
+        () => null,
+        (err: Error) => Object.assign(err, { commitSent: true }),
+      );
+      let thrown: { error: unknown } | null = null;
+      try {
+        atCommit();
+      } catch (error) {
+        thrown = { error };
+      }
+      const failed = await committed;
+      if (failed) throw failed;
+      healthy = true;
+      if (thrown) throw thrown.error;
+      return changed;
+    } finally {
+      client.release(!healthy);
+    }
   }
 
   /**
