@@ -126,11 +126,7 @@ export class EmailApiConfig extends BaseConfig {
   @Max(100)
   SMTP_POOL_SIZE = 5;
 
-  /**
-   * Mails one replica has in flight at once (being built and signed, handed to SMTP, or recorded).
-   * Also the most mails a replica killed outright (SIGKILL, OOM) can leave accepted by SMTP but not
-   * recorded, which the next sender then sends again.
-   */
+  /** Mails one replica has in flight at once (being built and signed, handed to SMTP, or recorded). */
   @IsInt()
   @Min(1)
   @Max(1000)

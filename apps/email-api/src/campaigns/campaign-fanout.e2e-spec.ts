@@ -10,7 +10,7 @@ import { bearer, eventually, newProject, startEmailApi, type EmailTestApp } from
 import { publish, testRabbit, verifiedDomain } from '../../test/marketing';
 
 const CONTACTS = 10_000;
-/** Mails the killed sender has in flight (SEND_CONCURRENCY): the bound on mails it can leave unrecorded. */
+/** Mails the killed sender has in flight (SEND_CONCURRENCY). */
 const LANES = 8;
 
 /** 10,000 subscribed contacts written straight into the table (one statement). */
@@ -184,13 +184,9 @@ describe('campaign sending survives its worker being killed mid-send (e2e, built
     expect([...copies.values()].filter((ids) => ids.length !== 1)).toEqual([]);
   }, 300_000);
 
-  it('SIGKILL mid-send: every mail arrives, each a single mail (one Message-ID); at most SEND_CONCURRENCY mails (in flight at the kill) can arrive twice', async () => {
+  it('SIGKILL mid-send: the second process finishes, every mail in the sink exactly once', async () => {
     const { copies } = await scenario('SIGKILL');
     expect(copies.size).toBe(CONTACTS);
-    const repeated = [...copies.values()].filter((ids) => ids.length > 1);
-    // a repeat is the same mail (same Message-ID) whose acceptance the killed process never recorded
-    expect(repeated.every((ids) => new Set(ids).size === 1)).toBe(true);
-    // at most one mail per lane was accepted without its record; not the whole claimed round (SEND_BATCH, 100)
-    expect(repeated.length).toBeLessThanOrEqual(LANES);
+    expect([...copies.values()].filter((ids) => ids.length !== 1)).toEqual([]);
   }, 300_000);
 });

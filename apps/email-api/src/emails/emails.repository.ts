@@ -3,6 +3,14 @@ import { Database } from '@platform/database';
 import { newId } from '../common/ids';
 import type { EmailRow, NewEmail } from './email';
 
+/** A mail handed to SMTP: recorded SENT as its data is ended. */
+export interface HandOverRecord {
+  id: string;
+  messageId: string;
+  /** Ends the mail's data on its SMTP connection: called as the record's COMMIT is written. */
+  endData: () => void;
+}
+
 @Injectable()
 export class EmailsRepository {
   constructor(private readonly db: Database) {}
@@ -50,19 +58,30 @@ export class EmailsRepository {
     });
   }
 
-  /** Marks many emails SENT in one statement (the send worker's group commit). */
-  async markSentMany(sent: Array<{ id: string; messageId: string | null }>): Promise<void> {
+  /**
+   * Marks the mails of a hand-over round SENT in one statement (the send worker's group commit);
+   * `atCommit` ends their data on the SMTP connections in the step that writes the COMMIT
+   * (Database.commitWith).
+   */
+  async markSentMany(sent: HandOverRecord[], atCommit: () => void): Promise<void> {
     if (!sent.length) return;
-    await this.db.affected(
+    await this.db.commitWith(
       `UPDATE ${this.table} e SET status = 'SENT', message_id = s.message_id, sent_at = now(), status_reason = NULL, claimed_until = NULL, updated_at = now()
          FROM unnest($1::text[], $2::text[]) AS s(id, message_id) WHERE e.id = s.id`,
       [sent.map((x) => x.id), sent.map((x) => x.messageId)],
+      atCommit,
     );
   }
 
+  /** A SENT mail whose server answer never came (the connection failed after its data was ended). */
+  async markAnswerLost(id: string, reason: string): Promise<void> {
+    await this.db.affected(`UPDATE ${this.table} SET status = 'SENT', status_reason = $2, claimed_until = NULL, updated_at = now() WHERE id = $1`, [id, reason]);
+  }
+
+  /** Back to QUEUED (also from SENT: the server refused at the end of the data), due after the delay. */
   async markRetry(id: string, reason: string, delaySeconds: number): Promise<void> {
     await this.db.affected(
-      `UPDATE ${this.table} SET status_reason = $2, next_attempt_at = now() + make_interval(secs => $3), claimed_until = NULL, updated_at = now() WHERE id = $1`,
+      `UPDATE ${this.table} SET status = 'QUEUED', status_reason = $2, next_attempt_at = now() + make_interval(secs => $3), claimed_until = NULL, updated_at = now() WHERE id = $1`,
       [id, reason, delaySeconds],
     );
   }

@@ -152,6 +152,22 @@ describe('POST /v1/send and unsubscribe (e2e)', () => {
       expect((await activity(never)).type).toBe('email.failed');
     });
 
+    it('records an email whose answer was lost after its data was ended SENT with the reason, and never sends it again', async () => {
+      const ds = t.app.get(Database);
+      const table = `${t.config.DATABASE_SCHEMA}.emails`;
+      smtp.reset();
+      smtp.loseNextAnswer();
+      const id = (await t.http.post('/v1/send').set(sk()).send({ to: 'lost@example.com', subject: 'Lost answer', body: 'b' }).expect(200)).body.data.emails[0].email;
+      const row = await eventually(async () => {
+        const [r] = await ds.rows<{ status: string; status_reason: string | null; claimed_until: Date | null }>(`SELECT status, status_reason, claimed_until FROM ${table} WHERE id = $1`, [id]);
+        return r.status_reason ? r : undefined;
+      }, 'the lost answer to be recorded');
+      expect(row).toMatchObject({ status: 'SENT', status_reason: expect.stringMatching(/answer was lost/), claimed_until: null });
+      // a later round has nothing to send again
+      await t.app.get(SendWorker).drain();
+      expect(smtp.messages.map((m) => m.to[0])).toEqual(['lost@example.com']);
+    });
+
     it('is idempotent with an Idempotency-Key', async () => {
       const body = { to: 'idem@example.com', subject: 'once', body: 'b' };
       const first = await t.http.post('/v1/send').set(sk()).set('Idempotency-Key', 'send-1').send(body).expect(200);

@@ -2,10 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { PollingWorker } from '@platform/database';
 import { EmailApiConfig } from '../config';
 import type { EmailRow } from './email';
-import { EmailsRepository } from './emails.repository';
+import { EmailsRepository, type HandOverRecord } from './emails.repository';
 import { GroupCommit } from './group-commit';
+import { DeliveryError } from './smtp-sessions';
 import { SmtpTransport } from './smtp.transport';
-
 
 /**
  * Sends queued emails through SMTP_URL: claims due rows with `claimDue` (FOR UPDATE SKIP LOCKED, a
@@ -13,17 +13,21 @@ import { SmtpTransport } from './smtp.transport';
  * SEND_MAX_ATTEMPTS), then FAILED. Every replica runs it; each email goes to one sender. Permanent
  * SMTP refusals (5xx) fail at once. Off when SMTP_URL is unset (nothing is queued then).
  *
- * A claimed round is sent over SEND_CONCURRENCY lanes, one mail in flight per lane (built and signed
- * by MimeBuilder's threads, handed to the pooled SMTP connections, recorded), and a lane takes its
- * next mail only once the accepted one is recorded SENT (group commit: the lanes' records share
- * statements). A process killed outright therefore leaves at most SEND_CONCURRENCY mails whose
- * acceptance it may not have recorded — the only ones the next sender can hand to SMTP a second time
- * (same Message-ID). Claimed mails not yet sent come back when their lease ends.
+ * A claimed round is sent over SEND_CONCURRENCY lanes, one mail in flight per lane. A mail is
+ * recorded SENT in the same step that ends its data on the SMTP connection: the record's statement
+ * runs, then its COMMIT and the lanes' end-of-data lines are written together (Database.commitWith,
+ * SmtpSessions); the lanes' records share statements (group commit). A server that then refuses the
+ * mail turns the record back (retry or FAILED). A process killed outright leaves its claimed mails
+ * either QUEUED, their data never ended — the server dropped them, and they are sent again after the
+ * lease — or SENT, their data ended. Nobody gets a second copy and no mail is lost, except in the
+ * microseconds between the COMMIT's write and the end-of-data writes (a mail recorded but not sent),
+ * or when the COMMIT fails after it was written (the mails went out but stay QUEUED, and are sent
+ * again after the lease).
  */
 @Injectable()
 export class SendWorker extends PollingWorker {
   protected readonly logger = new Logger('SendWorker');
-  private readonly sent: GroupCommit<{ id: string; messageId: string | null }>;
+  private readonly handedOver: GroupCommit<HandOverRecord>;
 
   constructor(
     private readonly emails: EmailsRepository,
@@ -31,7 +35,8 @@ export class SendWorker extends PollingWorker {
     private readonly config: EmailApiConfig,
   ) {
     super(config.WORKER_POLL_MS);
-    this.sent = new GroupCommit((round) => this.emails.markSentMany(round));
+    // The round's end-of-data lines go out in the step that writes its COMMIT.
+    this.handedOver = new GroupCommit((round) => this.emails.markSentMany(round, () => round.forEach((r) => r.endData())));
   }
 
   protected override enabled(): boolean {
@@ -55,14 +60,11 @@ export class SendWorker extends PollingWorker {
     const lane = async (): Promise<void> => {
       while (failure === undefined && next < due.length) {
         const email = due[next++];
-        let messageId: string | null;
         try {
-          messageId = await this.smtp.send(email);
+          await this.smtp.send(email, (messageId, endData) => this.handedOver.add({ id: email.id, messageId, endData }));
         } catch (err) {
-          await this.refused(email, err as Error & { responseCode?: number });
-          continue;
+          await this.notSent(email, err as Error);
         }
-        await this.sent.add({ id: email.id, messageId });
       }
     };
     // A lane that cannot record stops all of them: what they claimed comes back after the lease.
@@ -72,9 +74,17 @@ export class SendWorker extends PollingWorker {
     return claimed.length;
   }
 
-  private async refused(email: EmailRow, err: Error & { responseCode?: number }): Promise<void> {
-    const reason = `${err.responseCode ? `${err.responseCode} ` : ''}${err.message}`.slice(0, 500);
-    const permanent = typeof err.responseCode === 'number' && err.responseCode >= 500;
+  private async notSent(email: EmailRow, err: Error): Promise<void> {
+    const delivery = err instanceof DeliveryError ? err : null;
+    const reason = `${delivery?.responseCode ? `${delivery.responseCode} ` : ''}${err.message}`.slice(0, 500);
+    if (delivery?.uncertain) {
+      // The data was ended and the answer did not come back (or the record failed after it): the
+      // server may have the mail, so it is not sent again.
+      this.logger.warn(`email ${email.id}: handed to SMTP, then ${reason}; not sent again`);
+      await this.emails.markAnswerLost(email.id, `Handed to SMTP; the server's answer was lost (${reason})`);
+      return;
+    }
+    const permanent = typeof delivery?.responseCode === 'number' && delivery.responseCode >= 500;
     if (permanent || email.attempts >= this.config.SEND_MAX_ATTEMPTS) {
       this.logger.warn(`email ${email.id} failed for good: ${reason}`);
       await this.emails.markFailed(email.id, reason);

@@ -1,47 +1,40 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import nodemailer, { type Transporter } from 'nodemailer';
 import { EmailApiConfig } from '../config';
 import { DomainsService } from '../domains/domains.service';
 import { RETURN_PATH_LABEL } from '../domains/domain';
 import type { EmailRow } from './email';
 import { MimeBuilder } from './mime-builder';
+import { SmtpSessions } from './smtp-sessions';
 
-/** nodemailer over SMTP_URL (pooled); null when SMTP_URL is unset. */
+/** Sends stored emails over SMTP_URL through pooled connections (SmtpSessions); off when SMTP_URL is unset. */
 @Injectable()
 export class SmtpTransport implements OnApplicationShutdown {
-  private readonly transporter: Transporter | null;
+  private readonly sessions: SmtpSessions | null;
 
   constructor(
     config: EmailApiConfig,
     private readonly domains: DomainsService,
     private readonly mime: MimeBuilder,
   ) {
-    this.transporter = config.SMTP_URL
-      ? // One options object: createTransport's second argument holds message defaults, not transport options.
-        nodemailer.createTransport({
-          url: config.SMTP_URL,
-          pool: true,
-          maxConnections: config.SMTP_POOL_SIZE,
-          maxMessages: Infinity,
-          connectionTimeout: 10_000,
-          greetingTimeout: 10_000,
-          socketTimeout: 30_000,
-        })
+    this.sessions = config.SMTP_URL
+      ? new SmtpSessions({ url: config.SMTP_URL, size: config.SMTP_POOL_SIZE, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 })
       : null;
   }
 
   get configured(): boolean {
-    return this.transporter !== null;
+    return this.sessions !== null;
   }
 
   /**
-   * Sends one stored email; resolves with the Message-ID, throws when the server refused it. Mail
-   * from a verified domain of the project is DKIM-signed with that domain's key; bounces go to the
-   * domain's return path `bounce.<domain>`. The message is built and signed off the event loop
-   * (MimeBuilder); this only hands the finished bytes to the pooled connection.
+   * Sends one stored email; resolves with its Message-ID once the server accepted it, throws a
+   * DeliveryError otherwise. `handOver(messageId, endData)` records the mail as handed over and ends
+   * its data together with the record's commit (SmtpSessions); it runs once the message is on the
+   * socket. Mail from a verified domain of the project is DKIM-signed
+   * with that domain's key; bounces go to the domain's return path `bounce.<domain>`. The message is
+   * built and signed off the event loop (MimeBuilder).
    */
-  async send(email: EmailRow): Promise<string> {
-    if (!this.transporter) throw new Error('SMTP_URL is not configured');
+  async send(email: EmailRow, handOver: (messageId: string, endData: () => void) => Promise<void>): Promise<string> {
+    if (!this.sessions) throw new Error('SMTP_URL is not configured');
     const dkim = await this.domains.dkimFor(email.project_id, email.from_email);
     const messageId = `<${email.id}@${dkim?.domainName ?? 'email-api'}>`;
     const built = await this.mime.build(
@@ -64,11 +57,11 @@ export class SmtpTransport implements OnApplicationShutdown {
       },
       dkim,
     );
-    await this.transporter.sendMail({ envelope: { from: built.envelope.from || email.from_email, to: built.envelope.to }, raw: built.raw });
+    await this.sessions.deliver({ from: built.envelope.from || email.from_email, to: built.envelope.to }, built.raw, (endData) => handOver(messageId, endData));
     return messageId;
   }
 
   onApplicationShutdown(): void {
-    this.transporter?.close();
+    this.sessions?.close();
   }
 }
