@@ -38,7 +38,7 @@ export interface EmailCampaignBenchOptions {
 }
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-const POOL = 8;
+const POOL = 16;
 /** Mails in flight at once (SEND_CONCURRENCY): enough to keep the pool and the MIME threads busy. */
 const LANES = 32;
 
