@@ -1,4 +1,4 @@
-import { startFakeSmtpSink, type FakeSmtpSink } from '@platform/testing';
+import { startFakeSmtpSink, startTcpProxy, type FakeSmtpSink } from '@platform/testing';
 import { DeliveryError, SmtpSessions } from './smtp-sessions';
 
 const raw = (subject: string) => Buffer.from(`From: f@example.com\r\nTo: t@example.com\r\nSubject: ${subject}\r\n\r\nHello\r\n.leading dot\r\n`);
@@ -58,6 +58,25 @@ describe('SmtpSessions', () => {
       .catch((e: unknown) => e);
     expect(failure).toMatchObject({ uncertain: true, message: 'the COMMIT failed after it was sent' });
     expect(smtp.messages.map((m) => m.subject)).toEqual(['recorded?']);
+  });
+
+  it('does not end the data on a connection that died while the hand-over was recorded: not sent, not uncertain', async () => {
+    const proxy = await startTcpProxy({ host: smtp.host, port: smtp.port });
+    try {
+      open(1, proxy.rewriteUrl(smtp.url));
+      const failure = await sessions
+        .deliver(envelope, raw('cut'), async (endData) => {
+          await proxy.cut();
+          await new Promise((r) => setTimeout(r, 50));
+          endData();
+        })
+        .catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(DeliveryError);
+      expect(failure).toMatchObject({ uncertain: false });
+      expect(smtp.messages).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('reports a refusal with its code (the server does not have the mail) and goes on', async () => {

@@ -114,6 +114,7 @@ export class SmtpSessions {
   private async transfer(connection: SMTPConnection, envelope: Envelope, raw: Buffer, handOver: HandOver): Promise<string> {
     let reads = 0;
     let ended = false;
+    let answered = false;
     let recorded: Promise<void> | null = null;
     // highWaterMark 0: a read is asked for only once the previous chunk went on to the socket.
     const message = new Readable({
@@ -125,7 +126,9 @@ export class SmtpSessions {
         // Second: the body is on the socket; only the end of the data is left, and handOver decides when.
         else if (reads === 2) {
           recorded = handOver(() => {
-            if (ended) return;
+            // A connection that failed meanwhile never gets the end of the data: the mail is not sent.
+            const socket = connection._socket;
+            if (ended || answered || !socket || !socket.writable) return;
             ended = true;
             this.push(null);
           });
@@ -137,7 +140,10 @@ export class SmtpSessions {
     });
     const answer = await new Promise<{ response: string } | { error: SendError }>((resolve) =>
       // A copy: the connection keeps its state of the transaction (errors included) on the object it is given.
-      connection.send({ from: envelope.from, to: [...envelope.to] }, message, (err: SendError | null, info) => resolve(err ? { error: err } : { response: info.response })),
+      connection.send({ from: envelope.from, to: [...envelope.to] }, message, (err: SendError | null, info) => {
+        answered = true;
+        resolve(err ? { error: err } : { response: info.response });
+      }),
     );
     // The record of the hand-over, if it began, settles too before the outcome is known.
     const recordError = recorded ? await (recorded as Promise<void>).then(() => null, (err: SendError) => err) : null;
