@@ -17,7 +17,8 @@ import { SmtpTransport } from './smtp.transport';
  * recorded SENT in the same step that ends its data on the SMTP connection: the record's statement
  * runs, then its COMMIT and the lanes' end-of-data lines are written together (Database.commitWith,
  * SmtpSessions); the lanes' records share statements (group commit). A server that then refuses the
- * mail turns the record back (retry or FAILED). A process killed outright leaves its claimed mails
+ * mail turns the record back (retry or FAILED), as does a connection that failed while the record
+ * committed (its data is not ended then). A process killed outright leaves its claimed mails
  * either QUEUED, their data never ended — the server dropped them, and they are sent again after the
  * lease — or SENT, their data ended. Nobody gets a second copy and no mail is lost, except in the
  * microseconds between the COMMIT's write and the end-of-data writes (a mail recorded but not sent),
