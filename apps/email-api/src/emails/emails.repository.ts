@@ -3,14 +3,6 @@ import { Database } from '@platform/database';
 import { newId } from '../common/ids';
 import type { EmailRow, NewEmail } from './email';
 
-/** A mail handed to SMTP: recorded SENT as its data is ended. */
-export interface HandOverRecord {
-  id: string;
-  messageId: string;
-  /** Ends the mail's data on its SMTP connection: called as the record's COMMIT is written. */
-  endData: () => void;
-}
-
 @Injectable()
 export class EmailsRepository {
   constructor(private readonly db: Database) {}
@@ -63,7 +55,7 @@ export class EmailsRepository {
    * `atCommit` ends their data on the SMTP connections in the step that writes the COMMIT
    * (Database.commitWith).
    */
-  async markSentMany(sent: HandOverRecord[], atCommit: () => void): Promise<void> {
+  async markSentMany(sent: Array<{ id: string; messageId: string }>, atCommit: () => void): Promise<void> {
     if (!sent.length) return;
     await this.db.commitWith(
       `UPDATE ${this.table} e SET status = 'SENT', message_id = s.message_id, sent_at = now(), status_reason = NULL, claimed_until = NULL, updated_at = now()

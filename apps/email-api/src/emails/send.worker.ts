@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { PollingWorker } from '@platform/database';
 import { EmailApiConfig } from '../config';
 import type { EmailRow } from './email';
-import { EmailsRepository, type HandOverRecord } from './emails.repository';
+import { EmailsRepository } from './emails.repository';
 import { GroupCommit } from './group-commit';
 import { DeliveryError } from './smtp-sessions';
 import { SmtpTransport } from './smtp.transport';
@@ -22,13 +22,20 @@ import { SmtpTransport } from './smtp.transport';
  * either QUEUED, their data never ended — the server dropped them, and they are sent again after the
  * lease — or SENT, their data ended. Nobody gets a second copy and no mail is lost, except in the
  * microseconds between the COMMIT's write and the end-of-data writes (a mail recorded but not sent),
- * or when the COMMIT fails after it was written (the mails went out but stay QUEUED, and are sent
- * again after the lease).
+ * or when the COMMIT fails after it was written and the database cannot take the next statement
+ * either (the mails went out but stay QUEUED, and are sent again after the lease).
  */
+/** A mail handed to SMTP, to be recorded SENT; `endData` ends its data as the record's COMMIT is written. */
+interface HandOver {
+  id: string;
+  messageId: string;
+  endData: () => void;
+}
+
 @Injectable()
 export class SendWorker extends PollingWorker {
   protected readonly logger = new Logger('SendWorker');
-  private readonly handedOver: GroupCommit<HandOverRecord>;
+  private readonly handedOver: GroupCommit<HandOver>;
 
   constructor(
     private readonly emails: EmailsRepository,

@@ -58,7 +58,7 @@ export class SmtpSessions {
   private readonly options: SMTPConnection.Options;
   private readonly auth: SMTPConnection.AuthenticationCredentials | undefined;
   private readonly idle: SMTPConnection[] = [];
-  private readonly ended = new WeakSet<SMTPConnection>();
+  private readonly dead = new WeakSet<SMTPConnection>();
   private readonly waiting: Array<() => void> = [];
   private open = 0;
   private closed = false;
@@ -162,7 +162,7 @@ export class SmtpSessions {
       if (this.closed) throw new DeliveryError('the SMTP connection pool is closed', undefined, false);
       const idle = this.idle.pop();
       if (idle) {
-        if (!this.ended.has(idle)) return { connection: idle, reused: true };
+        if (!this.dead.has(idle)) return { connection: idle, reused: true };
         continue;
       }
       if (this.open < this.settings.size) {
@@ -181,11 +181,11 @@ export class SmtpSessions {
   }
 
   private release(connection: SMTPConnection, healthy: boolean): void {
-    if (healthy && !this.closed && !this.ended.has(connection)) {
+    if (healthy && !this.closed && !this.dead.has(connection)) {
       this.idle.push(connection);
     } else {
       this.open--;
-      this.ended.add(connection);
+      this.dead.add(connection);
       connection.close();
     }
     this.waiting.shift()?.();
@@ -203,11 +203,11 @@ export class SmtpSessions {
       };
       // Errors while sending also reach the send callback; an idle connection's error ends it.
       connection.on('error', (err: Error) => {
-        this.ended.add(connection);
+        this.dead.add(connection);
         fail(err);
       });
       connection.once('end', () => {
-        this.ended.add(connection);
+        this.dead.add(connection);
         const index = this.idle.indexOf(connection);
         if (index >= 0) {
           this.idle.splice(index, 1);

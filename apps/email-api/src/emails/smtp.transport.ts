@@ -26,14 +26,14 @@ export class SmtpTransport implements OnApplicationShutdown {
   }
 
   /**
-   * Sends one stored email; resolves with its Message-ID once the server accepted it, throws a
-   * DeliveryError otherwise. `handOver(messageId, endData)` records the mail as handed over and ends
+   * Sends one stored email; resolves once the server accepted it, throws a DeliveryError
+   * otherwise. `handOver(messageId, endData)` records the mail as handed over and ends
    * its data together with the record's commit (SmtpSessions); it runs once the message is on the
    * socket. Mail from a verified domain of the project is DKIM-signed
    * with that domain's key; bounces go to the domain's return path `bounce.<domain>`. The message is
    * built and signed off the event loop (MimeBuilder).
    */
-  async send(email: EmailRow, handOver: (messageId: string, endData: () => void) => Promise<void>): Promise<string> {
+  async send(email: EmailRow, handOver: (messageId: string, endData: () => void) => Promise<void>): Promise<void> {
     if (!this.sessions) throw new Error('SMTP_URL is not configured');
     const dkim = await this.domains.dkimFor(email.project_id, email.from_email);
     const messageId = `<${email.id}@${dkim?.domainName ?? 'email-api'}>`;
@@ -58,7 +58,6 @@ export class SmtpTransport implements OnApplicationShutdown {
       dkim,
     );
     await this.sessions.deliver({ from: built.envelope.from || email.from_email, to: built.envelope.to }, built.raw, (endData) => handOver(messageId, endData));
-    return messageId;
   }
 
   onApplicationShutdown(): void {
