@@ -5,6 +5,18 @@ import { Worker } from 'node:worker_threads';
 import type { SendMailOptions } from 'nodemailer';
 import type { DkimKey } from '../domains/domains.service';
 
+/**
+ * The header fields the DKIM signature covers: nodemailer's default list (RFC 6376 §5.4.1's and the
+ * MIME fields), plus `List-Unsubscribe-Post`, which RFC 8058 §4 requires a valid signature to cover
+ * together with `List-Unsubscribe` (mailbox providers ignore one-click unsubscribe otherwise).
+ */
+export const DKIM_SIGNED_HEADERS = [
+  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding',
+  'Content-ID', 'Content-Description', 'Resent-Date', 'Resent-From', 'Resent-Sender', 'Resent-To', 'Resent-Cc', 'Resent-Message-ID',
+  'In-Reply-To', 'References', 'List-Id', 'List-Help', 'List-Unsubscribe', 'List-Unsubscribe-Post', 'List-Subscribe', 'List-Post',
+  'List-Owner', 'List-Archive',
+].join(':');
+
 /** What a worker answers: the finished message and the envelope nodemailer derived (or was given). */
 export interface BuiltMessage {
   raw: Buffer;
@@ -62,14 +74,14 @@ export class MimeBuilder implements OnApplicationShutdown {
   private nextId = 0;
   private closed = false;
 
-  /** The message as nodemailer would send it, DKIM-signed when `dkim` is given. */
+  /** The message as nodemailer would send it, DKIM-signed when `dkim` is given (covering DKIM_SIGNED_HEADERS). */
   build(message: SendMailOptions, dkim: DkimKey | null): Promise<BuiltMessage> {
     if (this.closed) return Promise.reject(new Error('the MIME builder is shut down'));
     const slot = this.leastBusy();
     const id = this.nextId++;
     return new Promise<BuiltMessage>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, message: dkim ? { ...message, dkim } : message });
+      slot.worker.postMessage({ id, message: dkim ? { ...message, dkim: { ...dkim, headerFieldNames: DKIM_SIGNED_HEADERS } } : message });
     });
   }
 
