@@ -1,4 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import { verifyDkim } from '../../test/dkim';
+import { DKIM_SIGNED_HEADERS } from './message-builder';
 import { MimeBuilder } from './mime-builder';
 
 describe('MimeBuilder (worker threads)', () => {
@@ -27,10 +30,41 @@ describe('MimeBuilder (worker threads)', () => {
     expect(b.envelope).toEqual({ from: 'bounces+1@bounce.acme.test', to: ['reader@example.com'] });
   });
 
-  it('fails a message nodemailer cannot build without stopping the others', async () => {
-    const bad = builder.build({ from: 'news@acme.test', to: 'reader@example.com', subject: 's', attachments: [{ path: '/nonexistent/file.pdf' }] }, null);
+  it('signs exactly as nodemailer would send it, for a one-part message and for one with an attachment', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const dkim = { domainName: 'acme.test', keySelector: 'sel1', privateKey };
+    const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+    const published = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    for (const extra of [{}, { attachments: [{ filename: 'report.csv', content: 'a,b\n1,2\n' }] }]) {
+      const message = {
+        date: new Date('2026-11-24T12:00:00Z'),
+        messageId: '<m1@acme.test>',
+        from: { name: 'Acme News', address: 'news@acme.test' },
+        to: 'Reader <reader@example.com>',
+        subject: 'Spring news — 20 % off',
+        html: '<p>Hello  Reader,\n\nour   spring news.</p>   \n\n\n',
+        headers: { 'List-Unsubscribe': '<https://acme.test/u/1>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+        envelope: { from: 'bounces+1@bounce.acme.test', to: 'reader@example.com' },
+        baseBoundary: 'fixed-for-the-test',
+        ...extra,
+      };
+      const ours = await builder.build(message, dkim);
+      const theirs = await transport.sendMail({ ...message, dkim: { ...dkim, headerFieldNames: DKIM_SIGNED_HEADERS } });
+      expect(ours.raw.toString('latin1')).toBe(theirs.message.toString('latin1'));
+      expect(ours.envelope).toEqual({ from: 'bounces+1@bounce.acme.test', to: ['reader@example.com'] });
+      expect(verifyDkim(ours.raw.toString('latin1'), published).h).toContain('list-unsubscribe-post');
+    }
+  });
+
+  it('derives the envelope from the addresses when none is given', async () => {
+    const { envelope } = await builder.build({ from: 'News <news@acme.test>', to: ['a@example.com', 'B <b@example.com>'], subject: 's', html: 'x' }, null);
+    expect(envelope).toEqual({ from: 'news@acme.test', to: ['a@example.com', 'b@example.com'] });
+  });
+
+  it('reads no files and no URLs: a message with an attachment given as a path fails, the others are built', async () => {
+    const bad = builder.build({ from: 'news@acme.test', to: 'reader@example.com', subject: 's', attachments: [{ path: '/etc/hostname' }] }, null);
     const good = builder.build({ from: 'news@acme.test', to: 'reader@example.com', subject: 'fine', text: 'x' }, null);
-    await expect(bad).rejects.toThrow(/ENOENT|no such file/);
+    await expect(bad).rejects.toThrow(/File access rejected/i);
     await expect(good).resolves.toMatchObject({ envelope: { to: ['reader@example.com'] } });
   });
 

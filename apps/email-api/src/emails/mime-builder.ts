@@ -2,39 +2,28 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { SendMailOptions } from 'nodemailer';
+import type { MailComposerOptions } from 'nodemailer/lib/mail-composer';
 import type { DkimKey } from '../domains/domains.service';
+import { createMessageBuilder, DKIM_SIGNED_HEADERS, type BuiltMessage } from './message-builder';
 
 /**
- * The header fields the DKIM signature covers: nodemailer's default list (RFC 6376 §5.4.1's and the
- * MIME fields), plus `List-Unsubscribe-Post`, which RFC 8058 §4 requires a valid signature to cover
- * together with `List-Unsubscribe` (mailbox providers ignore one-click unsubscribe otherwise).
- */
-export const DKIM_SIGNED_HEADERS = [
-  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding',
-  'Content-ID', 'Content-Description', 'Resent-Date', 'Resent-From', 'Resent-Sender', 'Resent-To', 'Resent-Cc', 'Resent-Message-ID',
-  'In-Reply-To', 'References', 'List-Id', 'List-Help', 'List-Unsubscribe', 'List-Unsubscribe-Post', 'List-Subscribe', 'List-Post',
-  'List-Owner', 'List-Archive',
-].join(':');
-
-/** What a worker answers: the finished message and the envelope nodemailer derived (or was given). */
-export interface BuiltMessage {
-  raw: Buffer;
-  envelope: { from: string | false; to: string[] };
-}
-
-/**
- * Builds each message (nodemailer's MIME composer, then its DKIM signer) in worker threads: RSA
- * signing and MIME building are most of a mail's CPU, and on the event loop they would hold up the
- * SMTP lanes, the database and the HTTP API. The worker is nodemailer's own stream transport, so the
- * bytes are those nodemailer would have sent itself. The code is evaluated from a string (as
- * knowledge-api's PDF worker is): the same pool runs from the built service and from the test
- * sources. A worker that dies fails its messages (the send worker retries them) and is replaced.
+ * The MIME threads: each runs createMessageBuilder from its source text (the same code whether the
+ * service runs built or from the test sources) with the modules it loads itself. Building and above
+ * all RSA signing are most of a mail's CPU; on the event loop they would hold up the SMTP lanes,
+ * the database and the HTTP API. A thread that dies fails its messages (the send worker retries
+ * them) and is replaced.
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
-const nodemailer = require(workerData.nodemailer);
-const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+const load = (path) => { const mod = require(path); return mod && mod.default ? mod.default : mod; };
+const builder = (${createMessageBuilder.toString()})({
+  crypto: require('node:crypto'),
+  url: require('node:url'),
+  MailComposer: load(workerData.modules.mailComposer),
+  qp: require(workerData.modules.qp),
+  base64: require(workerData.modules.base64),
+  mimeFuncs: require(workerData.modules.mimeFuncs),
+}, workerData.signedHeaders);
 let building = 0;
 let closing = false;
 const settled = () => {
@@ -47,10 +36,10 @@ parentPort.on('message', (m) => {
     if (building === 0) parentPort.close();
     return;
   }
-  const { id, message } = m;
+  const { id, message, dkim } = m;
   building++;
-  transport.sendMail(message).then(
-    (info) => parentPort.postMessage({ id, raw: info.message, envelope: info.envelope }),
+  builder.build(message, dkim).then(
+    (built) => parentPort.postMessage({ id, raw: built.raw, envelope: built.envelope }),
     (err) => parentPort.postMessage({ id, error: String((err && err.message) || err) }),
   ).finally(settled);
 });
@@ -74,14 +63,14 @@ export class MimeBuilder implements OnApplicationShutdown {
   private nextId = 0;
   private closed = false;
 
-  /** The message as nodemailer would send it, DKIM-signed when `dkim` is given (covering DKIM_SIGNED_HEADERS). */
-  build(message: SendMailOptions, dkim: DkimKey | null): Promise<BuiltMessage> {
+  /** The message as nodemailer's transports would send it, DKIM-signed when `dkim` is given (createMessageBuilder). */
+  build(message: MailComposerOptions, dkim: DkimKey | null): Promise<BuiltMessage> {
     if (this.closed) return Promise.reject(new Error('the MIME builder is shut down'));
     const slot = this.leastBusy();
     const id = this.nextId++;
     return new Promise<BuiltMessage>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, message: dkim ? { ...message, dkim: { ...dkim, headerFieldNames: DKIM_SIGNED_HEADERS } } : message });
+      slot.worker.postMessage({ id, message, dkim });
     });
   }
 
@@ -93,7 +82,13 @@ export class MimeBuilder implements OnApplicationShutdown {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER, { eval: true, workerData: { nodemailer: require.resolve('nodemailer') } });
+    const modules = {
+      mailComposer: require.resolve('nodemailer/lib/mail-composer'),
+      qp: require.resolve('nodemailer/lib/qp'),
+      base64: require.resolve('nodemailer/lib/base64'),
+      mimeFuncs: require.resolve('nodemailer/lib/mime-funcs'),
+    };
+    const worker = new Worker(WORKER, { eval: true, workerData: { modules, signedHeaders: DKIM_SIGNED_HEADERS } });
     const slot: Slot = { worker, pending: new Map() };
     worker.unref();
     worker.on('message', (m: { id: number; raw?: Uint8Array; envelope?: BuiltMessage['envelope']; error?: string }) => {
