@@ -10,7 +10,7 @@ import { KeyVault } from './key-vault';
 
 export const domainNotFound = () => new ApiError(404, 'DOMAIN_NOT_FOUND', 'Domain not found', { suggestion: 'List the project\'s domains with GET /domains/project/{projectId}.' });
 
-/** A DKIM key ready for nodemailer's `dkim` option. */
+/** A verified domain's DKIM key, as the message builder signs with it (createMessageBuilder). */
 export interface DkimKey {
   domainName: string;
   keySelector: string;

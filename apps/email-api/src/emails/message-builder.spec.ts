@@ -21,10 +21,16 @@ async function nodemailerSigned(message: Buffer): Promise<string> {
   return Buffer.concat(chunks).toString('latin1');
 }
 
-/** A seeded generator of the awkward inputs a composer meets: non-ASCII, long lines, odd whitespace and line ends. */
-function generator(seed: number) {
+/** A seeded random source: the same inputs on every run. */
+function seeded(seed: number) {
   const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+  return { next, pick };
+}
+
+/** A seeded generator of the awkward inputs a composer meets: non-ASCII, long lines, odd whitespace and line ends. */
+function generator(seed: number) {
+  const { next, pick } = seeded(seed);
   const pieces = ['Hello', ' ', '  ', '\t', 'Grüße', 'naïve café', '日本語', '🎉', '=', '.', 'a'.repeat(90), '\n', '\r\n', '\r', ' \r\n', '<p>', '</p>', '{{x}}', '"', 'x@y'];
   const text = (max: number) => Array.from({ length: Math.floor(next() * max) }, () => pick(pieces)).join('');
   return { next, pick, text };
@@ -32,8 +38,7 @@ function generator(seed: number) {
 
 /** A seeded generator of header blocks (from a From field on) and bodies with folds, repeated fields, whitespace runs and every kind of line end. */
 function messageGenerator(seed: number) {
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+  const { next, pick } = seeded(seed);
   const words = ['a', 'Hello', ' ', '   ', '\t', ' \t ', '=?UTF-8?Q?=C3=A9?=', '<x@y>', ';', ':'];
   const value = () => Array.from({ length: 1 + Math.floor(next() * 8) }, () => pick(words)).join('') + (next() < 0.3 ? `\r\n${pick([' ', '\t', '  '])}folded${pick(['', ' ', '\t'])}` : '');
   const names = ['From', 'To', 'Subject', 'Date', 'Message-ID', 'List-Unsubscribe', 'List-Unsubscribe-Post', 'X-Other', 'subject', 'Content-Type'];
