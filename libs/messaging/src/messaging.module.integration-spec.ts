@@ -1,17 +1,17 @@
 import { Module } from '@nestjs/common';
 import { Database, DatabaseModule } from '@platform/database';
-import { BaseConfig, type ServiceDefinition } from '@platform/platform';
+import { BaseConfig, runService, type ServiceDefinition } from '@platform/platform';
 import { createTestApp, createTestRabbit, testServices, uniqueSuffix, type TestApp, type TestRabbit } from '@platform/testing';
 import { connect } from 'amqplib';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { DataSource, IsNull, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { AmqpEventBus } from './amqp/amqp-event-bus';
 import { EventEnvelope } from './contracts/event-contract';
 import { TranscribeJobFinished, type TranscribeJobFinishedData } from './contracts/events';
 import { EventBus } from './event-bus';
 import { InProcessEventBus } from './in-process/in-process-event-bus';
 import { MessagingModule } from './messaging.module';
-import { Outbox } from './outbox/outbox';
-import { messagingEntities } from './outbox/outbox.entities';
+import { Outbox, OutboxRelay } from './outbox/outbox';
+import { messagingEntities, OutboxMessage } from './outbox/outbox.entities';
 import { createOutboxTables, dropOutboxTables } from './outbox/outbox.migration';
 import { waitFor } from './test-helpers';
 
@@ -25,7 +25,7 @@ class CreateOutbox1700000000000 implements MigrationInterface {
   }
 }
 
-function definition(): ServiceDefinition {
+function definition(commands?: ServiceDefinition['commands']): ServiceDefinition {
   @Module({
     imports: [
       DatabaseModule.forRoot({ entities: messagingEntities, migrations: [CreateOutbox1700000000000] }),
@@ -33,7 +33,7 @@ function definition(): ServiceDefinition {
     ],
   })
   class TestRootModule {}
-  return { name: 'transcribe-api', port: 0, schema: 'transcribe', config: BaseConfig, module: () => ({ module: TestRootModule }) };
+  return { name: 'transcribe-api', port: 0, schema: 'transcribe', config: BaseConfig, module: () => ({ module: TestRootModule }), commands };
 }
 
 /** The settings of the test: a fast relay, and with RabbitMQ the file's own exchanges and a short reconnect/consumer-retry backoff so a recovering consumer is seen within the test. */
@@ -127,5 +127,51 @@ describe('MessagingModule in an app', () => {
       if (bus instanceof AmqpEventBus) await expect(bus.check()).rejects.toThrow(/not connected/);
       await expect(bus.subscribe('after-close', [TranscribeJobFinished], async () => undefined)).rejects.toThrow(/closed/);
     });
+  });
+});
+
+describe('MessagingModule in a command (`migrate`, custom commands)', () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('leaves the events a command enqueues to the serving app: no relay runs in the command', async () => {
+    // A serving app creates the schema (migrations on start); it is closed before the command runs.
+    const first = await createTestApp(definition(), environment());
+    cleanups.push(() => first.database!.drop());
+    await first.app.close();
+    const database = { DATABASE_URL: first.database!.url, ...(first.database!.schema ? { DATABASE_SCHEMA: first.database!.schema } : {}) };
+
+    const seen: Array<{ relayActive: boolean; unsent: number }> = [];
+    const command = definition({
+      enqueue: {
+        description: 'enqueue one event',
+        run: async (ctx) => {
+          await ctx.get(Database).transaction(() => ctx.get(Outbox).enqueue(TranscribeJobFinished, sample));
+          // Long enough for a relay woken by the commit (EVENTS_OUTBOX_POLL_MS is 100) to have published.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const unsent = await ctx.get(DataSource).getRepository(OutboxMessage).countBy({ sentAt: IsNull() });
+          seen.push({ relayActive: ctx.get(OutboxRelay).active, unsent });
+        },
+      },
+    });
+    const exit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    await runService(command, { argv: ['enqueue'], env: { NODE_ENV: 'test', LOG_LEVEL: 'silent', ...environment(), ...database } });
+    expect(exit).toHaveBeenCalledWith(0);
+    expect(seen).toEqual([{ relayActive: false, unsent: 1 }]);
+
+    // The serving app publishes it once it runs.
+    const listener = new InProcessEventBus('listener-api');
+    cleanups.push(() => listener.close());
+    const received: EventEnvelope<TranscribeJobFinishedData>[] = [];
+    await listener.subscribe(`module-test-${uniqueSuffix(8)}`, [TranscribeJobFinished], async (e) => void received.push(e));
+    const serving = await createTestApp(definition(), { ...environment(), ...database });
+    cleanups.push(() => serving.close());
+    expect(serving.app.get(OutboxRelay).active).toBe(true);
+    await waitFor('delivery by the serving app', () => received.length === 1);
+    expect(received[0]).toMatchObject({ source: 'transcribe-api', data: sample });
   });
 });

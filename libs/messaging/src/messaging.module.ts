@@ -1,4 +1,5 @@
 import {
+  Inject,
   Injectable,
   Logger,
   Module,
@@ -10,7 +11,7 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { BaseConfig, HealthRegistry, SERVICE_NAME } from '@platform/platform';
+import { BaseConfig, HealthRegistry, SERVICE_MODE, SERVICE_NAME, type ServiceMode } from '@platform/platform';
 import { Database } from '@platform/database';
 import { DataSource } from 'typeorm';
 import { AmqpEventBus } from './amqp/amqp-event-bus';
@@ -56,6 +57,7 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModu
     private readonly bus: EventBus,
     private readonly health: HealthRegistry,
     @Optional() private readonly relay?: OutboxRelay,
+    @Optional() @Inject(SERVICE_MODE) private readonly mode?: ServiceMode,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -67,8 +69,13 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModu
     await this.bus.start();
   }
 
+  /**
+   * The relay publishes only in a serving app: `migrate` (which may run before the outbox table
+   * exists) and other commands leave enqueued events to the service. Commands can still publish
+   * directly on the bus.
+   */
   onApplicationBootstrap(): void {
-    this.relay?.start();
+    if (this.mode !== 'command') this.relay?.start();
   }
 
   /** Consumers stop taking messages, in-flight handlers finish, unacked messages go back to the queue. */

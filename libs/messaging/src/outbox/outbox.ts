@@ -90,6 +90,11 @@ export class OutboxRelay {
     };
   }
 
+  /** True between start() and stop(): publishing on its own (diagnostics, tests). */
+  get active(): boolean {
+    return this.started && !this.stopped;
+  }
+
   start(): void {
     if (this.started || this.stopped) return;
     this.started = true;
