@@ -1,7 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { WebSocketGateway, WebSocketServer, SubscribeMessage, MessageBody, ConnectedSocket } from '@nestjs/websockets';
 import { BaseConfig, startService, type RunningService, type ServiceDefinition } from '@platform/platform';
-import { createTestRedisPrefix, testServices, uniqueSuffix, type TestRedisPrefix } from '@platform/testing';
+import { createTestRedisPrefix, freePort, testServices, uniqueSuffix, type TestRedisPrefix } from '@platform/testing';
 import type { Server, Socket } from 'socket.io';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import { connectionName, useRealtime, type RealtimeAdapter } from './realtime-adapter';
@@ -60,8 +60,9 @@ describe('RealtimeAdapter (Socket.IO over Redis)', () => {
   const clients: ClientSocket[] = [];
   let redisPrefix: TestRedisPrefix;
 
-  async function replica(key: string, url = redisUrl): Promise<RunningService> {
-    const service = await startService(definition(key, url), { env, port: 0, host: '127.0.0.1', logger: false });
+  /** A replica on the test Redis, or (`redis: false`) with the in-memory adapter. */
+  async function replica(key: string, { redis = true } = {}): Promise<RunningService> {
+    const service = await startService(definition(key, redis ? redisUrl : undefined), { env, port: 0, host: '127.0.0.1', logger: false });
     services.push(service);
     // What an app does before it counts as ready: its subscription to the other replicas is in place.
     await installed!.ready();
@@ -111,12 +112,38 @@ describe('RealtimeAdapter (Socket.IO over Redis)', () => {
     expect(headlines).toEqual(['for you']);
   });
 
+  (redisUrl ? it : it.skip)('reports its two Redis connections in /readyz as `realtime`', async () => {
+    const service = await replica(`${redisPrefix.prefix}ready:socket.io`);
+    const res = await fetch(`${service.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { checks: Record<string, unknown> }).checks.realtime).toEqual({ status: 'up' });
+  });
+
+  it('is not ready while its Redis cannot be reached, and says which connection', async () => {
+    const unreachable = `redis://127.0.0.1:${await freePort()}`;
+    const service = await startService(definition(`unreachable-${uniqueSuffix(6)}:socket.io`, unreachable), { env, port: 0, host: '127.0.0.1', logger: false });
+    services.push(service);
+    const res = await fetch(`${service.url}/readyz`);
+    expect(res.status).toBe(503);
+    const { checks } = (await res.json()) as { checks: Record<string, { status: string; error?: string }> };
+    expect(checks.realtime.status).toBe('down');
+    // Refused at once, so reconnecting already, unless the first attempt is still under way (then the PING times out).
+    expect(checks.realtime.error).toMatch(/^(Redis connection \(publish\) is reconnecting|timed out after \d+ ms)$/);
+    await service.close();
+    services.splice(services.indexOf(service), 1);
+    // ioredis ends a connection that never came up with a 2 s timer (its disconnectTimeout), which
+    // would keep this test process alive after the run: let it fire here.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  });
+
   it('without Redis, broadcasts reach the clients of this process', async () => {
-    const service = await replica(`unused-${uniqueSuffix(6)}`, undefined);
+    const service = await replica(`unused-${uniqueSuffix(6)}`, { redis: false });
     const client = await joined(service, 'local');
     const received = next<{ text: string }>(client, 'headline');
     service.app.get(NewsGateway).publish('local', 'hello');
     await expect(received).resolves.toEqual({ text: 'hello' });
+    const readiness = (await (await fetch(`${service.url}/readyz`)).json()) as { checks: Record<string, unknown> };
+    expect(readiness.checks).not.toHaveProperty('realtime');
   });
 
   (redisUrl ? it : it.skip)('names its two Redis connections after the key and closes them when the app closes', async () => {

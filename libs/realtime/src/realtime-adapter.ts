@@ -1,5 +1,6 @@
 import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
+import { HealthRegistry } from '@platform/platform';
 import { closeRedis, redisOptions } from '@platform/rate-limit';
 import { createAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
@@ -20,15 +21,16 @@ export interface RealtimeOptions {
  * Nest's Socket.IO adapter with the Redis adapter of socket.io: a broadcast (`server.emit`,
  * `server.to(room).emit`, from a gateway or any provider holding the server) reaches the clients of
  * every replica. One publishing and one subscribing connection per app, opened when the first
- * Socket.IO server is created and closed when the app closes. Without `redisUrl` the default
- * in-memory adapter is used (one process: `npm start`, tests without Redis).
+ * Socket.IO server is created and closed when the app closes; from then on `/readyz` reports them as
+ * `realtime` (down while either is not connected). Without `redisUrl` the default in-memory adapter
+ * is used (one process: `npm start`, tests without Redis).
  */
 export class RealtimeAdapter extends IoAdapter {
   private readonly logger = new Logger('Realtime');
   private clients?: { pub: Redis; sub: Redis };
 
   constructor(
-    app: INestApplicationContext,
+    private readonly app: INestApplicationContext,
     private readonly options: RealtimeOptions,
   ) {
     super(app);
@@ -42,7 +44,11 @@ export class RealtimeAdapter extends IoAdapter {
   override createIOServer(port: number, options?: ServerOptions): Server {
     const server: Server = super.createIOServer(port, options);
     if (this.options.redisUrl) {
-      const { pub, sub } = (this.clients ??= this.connect(this.options.redisUrl));
+      if (!this.clients) {
+        this.clients = this.connect(this.options.redisUrl);
+        this.health()?.register(READINESS_CHECK, () => this.check());
+      }
+      const { pub, sub } = this.clients;
       server.adapter(createAdapter(pub, sub, { key: this.options.key }));
     }
     return server;
@@ -58,11 +64,37 @@ export class RealtimeAdapter extends IoAdapter {
     if (clients) await Promise.all([clients.pub.ping(), clients.sub.ping()]);
   }
 
+  /**
+   * The readiness check (`realtime` in `/readyz`): down at once while either connection is lost
+   * (reconnecting, instead of queueing a command until Redis is back); otherwise a PING on each,
+   * which waits out a first connect and confirms the subscriptions made so far.
+   */
+  async check(): Promise<void> {
+    const clients = this.clients;
+    if (!clients) return;
+    for (const [name, client] of [['publish', clients.pub], ['subscribe', clients.sub]] as const) {
+      if (LOST.has(client.status)) throw new Error(`Redis connection (${name}) is ${client.status}`);
+    }
+    await this.ready();
+  }
+
   /** Called by Nest when the app closes, after its Socket.IO servers. */
   override async dispose(): Promise<void> {
     const clients = this.clients;
     this.clients = undefined;
-    if (clients) await Promise.all([closeRedis(clients.pub), closeRedis(clients.sub)]);
+    if (clients) {
+      this.health()?.unregister(READINESS_CHECK);
+      await Promise.all([closeRedis(clients.pub), closeRedis(clients.sub)]);
+    }
+  }
+
+  /** The app's readiness registry (absent in a bare Nest app without the platform module). */
+  private health(): HealthRegistry | undefined {
+    try {
+      return this.app.get(HealthRegistry, { strict: false });
+    } catch {
+      return undefined;
+    }
   }
 
   private connect(url: string): { pub: Redis; sub: Redis } {
@@ -77,6 +109,10 @@ export class RealtimeAdapter extends IoAdapter {
     return { pub, sub };
   }
 }
+
+const READINESS_CHECK = 'realtime';
+/** ioredis states of a connection that was up, or tried, and is not now. */
+const LOST = new Set(['reconnecting', 'close', 'end']);
 
 /** A Redis client name (no spaces or quotes) from the channel key. */
 export function connectionName(key: string): string {
