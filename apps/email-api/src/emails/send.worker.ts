@@ -7,6 +7,13 @@ import { GroupCommit } from './group-commit';
 import { DeliveryError } from './smtp-sessions';
 import { SmtpTransport } from './smtp.transport';
 
+/** A mail handed to SMTP, to be recorded SENT; `endData` ends its data as the record's COMMIT is written. */
+interface HandedOverMail {
+  id: string;
+  messageId: string;
+  endData: () => void;
+}
+
 /**
  * Sends queued emails through SMTP_URL: claims due rows with `claimDue` (FOR UPDATE SKIP LOCKED, a
  * lease), sends them, and marks them SENT, or retries with exponential backoff (30 s doubling, up to
@@ -25,17 +32,10 @@ import { SmtpTransport } from './smtp.transport';
  * or when the COMMIT fails after it was written and the database cannot take the next statement
  * either (the mails went out but stay QUEUED, and are sent again after the lease).
  */
-/** A mail handed to SMTP, to be recorded SENT; `endData` ends its data as the record's COMMIT is written. */
-interface HandOver {
-  id: string;
-  messageId: string;
-  endData: () => void;
-}
-
 @Injectable()
 export class SendWorker extends PollingWorker {
   protected readonly logger = new Logger('SendWorker');
-  private readonly handedOver: GroupCommit<HandOver>;
+  private readonly handedOver: GroupCommit<HandedOverMail>;
 
   constructor(
     private readonly emails: EmailsRepository,
