@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+import platform from './tools/eslint/feature-boundaries.mjs';
 
 /** Every app of the registry of services (services.json) has its scope. */
 const services = JSON.parse(fs.readFileSync(new URL('./services.json', import.meta.url), 'utf8')).services.map((s) => s.name);
@@ -17,9 +18,12 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.recommended],
-    plugins: { '@nx': nx },
+    plugins: { '@nx': nx, platform },
     languageOptions: { parser: tseslint.parser },
     rules: {
+      // The feature folder is the boundary (tools/eslint/feature-boundaries.mjs; tests and benches are exempt).
+      'platform/feature-boundaries': 'error',
+      'platform/database-in-repositories': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',
       '@nx/enforce-module-boundaries': [

@@ -58,9 +58,4 @@ export class AuthApiConfig extends BaseConfig {
   @Min(1)
   @Max(86_400)
   AUTH_LOGIN_LIMIT_WINDOW_SECONDS = 60;
-
-  /** Prefix of every Redis key of this service (login counters: `<prefix>login:…`; tests use a throwaway one). */
-  @IsString()
-  @IsNotEmpty()
-  REDIS_KEY_PREFIX = 'auth-api:';
 }

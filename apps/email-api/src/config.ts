@@ -60,11 +60,6 @@ export class EmailApiConfig extends BaseConfig {
   @Max(100_000_000)
   EMAIL_RATE_LIMIT_PER_MINUTE = 1000;
 
-  /** Prefix of every Redis key of this service (tests use a throwaway one). */
-  @IsString()
-  @IsNotEmpty()
-  REDIS_KEY_PREFIX = 'email-api:';
-
   /** How often the send and job workers look for due rows when nothing woke them. */
   @IsInt()
   @Min(20)

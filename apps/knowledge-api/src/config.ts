@@ -57,10 +57,6 @@ export class KnowledgeApiConfig extends BaseConfig {
   @Min(100)
   CRAWL_PAGE_TIMEOUT_MS = 15_000;
 
-  /** Prefix of this service's keys in Redis (the Socket.IO adapter's channels: `<prefix>socket.io`). */
-  @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'REDIS_KEY_PREFIX may only hold letters, digits and _ : . -' })
-  REDIS_KEY_PREFIX = 'knowledge-api:';
-
   /** How often the crawl worker looks for queued crawls, crawls of a replica that died, and due recrawls. */
   @IsInt()
   @Min(50)

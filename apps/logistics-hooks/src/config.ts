@@ -59,9 +59,4 @@ export class LogisticsHooksConfig extends BaseConfig {
   @Min(100)
   @Max(300_000)
   LLM_TIMEOUT_MS = 20_000;
-
-  /** Prefix of this service's Redis keys (rate-limit counters: `<prefix>rl:…`; tests use a throwaway one). */
-  @IsString()
-  @IsNotEmpty()
-  REDIS_KEY_PREFIX = 'logistics-hooks:';
 }

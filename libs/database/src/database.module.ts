@@ -4,6 +4,7 @@ import { BaseConfig, HealthRegistry, MIGRATION_RUNNER, SERVICE_NAME, type Migrat
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, poolSettingsFrom, type EntityClass, type MigrationClass, type PoolSettings } from './data-source-options';
 import { Database } from './database';
+import { Transactions } from './transactions';
 import { acquireEmbeddedPostgres, releaseEmbeddedPostgres } from './embedded-postgres';
 import { runMigrations, shouldMigrateOnStart } from './migrations';
 import { assertSchemaName, ensureSchema } from './schema';
@@ -126,7 +127,8 @@ class DatabaseMigrationRunner implements MigrationRunner {
  * PGlite under DATA_DIR when it is unset; the service's own schema (DATABASE_SCHEMA, which the
  * platform defaults to ServiceDefinition.schema), created if missing; migrations table inside it;
  * never `synchronize`. Registers the `database` readiness check and the platform's MIGRATION_RUNNER.
- * Global: every module of the app injects `Database` (the repositories' one way to the database).
+ * Global: repositories inject `Database` (their one way to the database), services and use cases
+ * `Transactions` (the narrow transaction port).
  */
 @Module({})
 export class DatabaseModule {
@@ -188,8 +190,9 @@ export class DatabaseModule {
         DatabaseLifecycle,
         { provide: MIGRATION_RUNNER, useClass: DatabaseMigrationRunner },
         { provide: Database, inject: [DataSource], useFactory: (ds: DataSource) => new Database(ds) },
+        { provide: Transactions, inject: [Database], useFactory: (db: Database) => new Transactions(db) },
       ],
-      exports: [TypeOrmModule, MIGRATION_RUNNER, DATABASE_RUNTIME, Database],
+      exports: [TypeOrmModule, MIGRATION_RUNNER, DATABASE_RUNTIME, Database, Transactions],
     };
   }
 }

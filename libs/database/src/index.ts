@@ -10,6 +10,7 @@ export {
   type EmbeddedPostgres,
 } from './embedded-postgres';
 export { Database } from './database';
+export { Transactions } from './transactions';
 export { rowsOf } from './rows';
 export { PollingWorker } from './polling-worker';
 export { claimDue, type ClaimDueOptions, type ClaimLease } from './claim-due';

@@ -50,7 +50,7 @@ class ServiceRootModule {}
 
 /** Validates the app's config: PORT defaults to the definition's port, DATABASE_SCHEMA to its schema. */
 export function loadServiceConfig<C extends BaseConfig>(def: ServiceDefinition<C>, env: Record<string, string | undefined>): C {
-  return loadConfig(def.config, env, { PORT: def.port, DATABASE_SCHEMA: def.schema } as Partial<Record<keyof C, unknown>>);
+  return loadConfig(def.config, env, { PORT: def.port, DATABASE_SCHEMA: def.schema, REDIS_KEY_PREFIX: `${def.name}:` } as Partial<Record<keyof C, unknown>>);
 }
 
 /** The root module: the global PlatformModule, then the app's own module. */

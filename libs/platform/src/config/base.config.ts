@@ -87,6 +87,14 @@ export class BaseConfig {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
+  /**
+   * Prefix of every Redis key of this service (rate-limit counters, the Socket.IO adapter's channels,
+   * queues); tests and replicas of another deployment on the same Redis use their own. Defaults to
+   * `<ServiceDefinition.name>:`.
+   */
+  @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'REDIS_KEY_PREFIX may only hold letters, digits and _ : . -' })
+  REDIS_KEY_PREFIX: string;
+
   /** Run pending migrations at start; default: yes, except NODE_ENV=production with DATABASE_URL (the migration Job runs them). */
   @IsOptional()
   @IsBoolean()
