@@ -18,7 +18,7 @@ export const LOGISTICS_HOOKS_MIGRATIONS = [CreateOutboxTables1795511023859, Crea
 
 /**
  * Root module, `LogisticsHooksModule.forRoot(config)`. DatabaseModule (global) gives every repository the
- * `Database` helper and registers the `database` readiness check; MessagingModule gives `EventBus`
+ * `Database` helper, the services `Transactions`, and registers the `database` readiness check; MessagingModule gives `EventBus`
  * and `Outbox` and registers `broker`; RateLimitModule counts the public chat per IP (Redis when
  * REDIS_URL is set). The platform serves /healthz, /readyz, /metrics and /api/docs.
  */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { hashPassword, verifyPassword } from '@platform/auth';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AuthUserCreated, Outbox } from '@platform/messaging';
 import { LoginRateLimiter } from '../rate-limit/login-rate-limiter';
@@ -28,7 +28,7 @@ export class FiscalAuthService {
   constructor(
     private readonly users: FiscalUsersRepository,
     private readonly tokens: TokenService,
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly outbox: Outbox,
     private readonly limiter: LoginRateLimiter,
   ) {}
@@ -67,7 +67,7 @@ export class FiscalAuthService {
    */
   async createUser(input: { email: string; password: string; role: string; fullName: string | null }): Promise<boolean> {
     const passwordHash = await hashPassword(input.password);
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const created = await this.users.insertIfMissing({ email: input.email, passwordHash, role: input.role, fullName: input.fullName });
       if (!created) return false;
       await this.outbox.enqueue(AuthUserCreated, {

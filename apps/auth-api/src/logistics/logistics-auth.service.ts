@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { verifyPassword } from '@platform/auth';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AuthSessionRevoked, Outbox, type AuthSessionRevokedReason } from '@platform/messaging';
 import { randomUUID } from 'node:crypto';
@@ -38,7 +38,7 @@ export class LogisticsAuthService {
     private readonly users: LogisticsUsersRepository,
     private readonly refreshTokens: RefreshTokensRepository,
     private readonly tokens: TokenService,
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly outbox: Outbox,
     private readonly limiter: LoginRateLimiter,
   ) {}
@@ -113,7 +113,7 @@ export class LogisticsAuthService {
    * tokens by signature learn to refuse the session's `sid` before its tokens expire.
    */
   private async revokeSession(familyId: string, reason: AuthSessionRevokedReason, correlationId?: string): Promise<void> {
-    await this.db.transaction(async () => {
+    await this.transactions.transaction(async () => {
       const revoked = await this.refreshTokens.revokeFamily(familyId);
       if (!revoked) return;
       const user = await this.users.findById(revoked.userId);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { hashPassword } from '@platform/auth';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AuthUserCreated, Outbox } from '@platform/messaging';
 import type { LogisticsRole, LogisticsUser } from './entities/logistics-user.entity';
@@ -17,7 +17,7 @@ export interface NewUserInput {
 export class LogisticsUsersService {
   constructor(
     private readonly users: LogisticsUsersRepository,
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly outbox: Outbox,
   ) {}
 
@@ -42,7 +42,7 @@ export class LogisticsUsersService {
   /** Inserts the user and its `auth.user_created` event in one transaction; null when the email is taken. */
   private async insert(input: NewUserInput, correlationId?: string): Promise<LogisticsUser | null> {
     const passwordHash = await hashPassword(input.password);
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const user = await this.users.insertIfMissing({ email: input.email, role: input.role, fullName: input.fullName, passwordHash });
       if (!user) return null;
       await this.outbox.enqueue(

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { LogisticsErrorReported, Outbox } from '@platform/messaging';
 import type { ListErrorsQuery, ReportErrorDto, UpdateErrorDto } from './dto/error-requests.dto';
 import { ErrorRecordsRepository, type ErrorChanges, type ErrorRecord } from './error-records.repository';
 import { allowedErrorMoves, canMoveError, ERROR_STATES } from './error-status';
 import { SEVERITIES } from './dto/error-requests.dto';
+
+export type { ErrorRecord };
 
 /** SHA-256 (hex) of the message: the fingerprint that deduplicates reports (spec, part F). */
 export function errorFingerprint(message: string): string {
@@ -17,7 +19,7 @@ export function errorFingerprint(message: string): string {
 @Injectable()
 export class ErrorReportsService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly records: ErrorRecordsRepository,
     private readonly outbox: Outbox,
   ) {}
@@ -28,7 +30,7 @@ export class ErrorReportsService {
    * dashboards get it through the Socket.IO fan-out).
    */
   report(dto: ReportErrorDto): Promise<{ record: ErrorRecord; isNew: boolean }> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const result = await this.records.upsert({
         fingerprint: errorFingerprint(dto.message),
         message: dto.message,
@@ -80,7 +82,7 @@ export class ErrorReportsService {
     if (Object.keys(changes).length === 0) {
       throw new ApiError(400, 'NOTHING_TO_UPDATE', 'No field to change was given', { suggestion: 'Send at least one of status, proposed_fix or notes.' });
     }
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const current = await this.records.lockById(id);
       if (!current) throw errorNotFound(id);
       if (changes.status && !canMoveError(current.status, changes.status)) {

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { WebSocketGateway, WebSocketServer, type OnGatewayInit } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
 import { AdminTokenVerifier } from '../access/admin-token.verifier';
-import type { ErrorRecord } from './error-records.repository';
+import type { ErrorRecord } from './error-reports.service';
 
 /**
  * Socket.IO namespace `/errors` (default path `/socket.io`) for the error dashboards. The handshake

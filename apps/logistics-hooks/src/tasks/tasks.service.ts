@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { LlmClient } from '../llm/llm.client';
 import { classifyEmail, mergeModelClassification, type Classification } from './classifier';
@@ -36,7 +36,7 @@ export class TasksService {
   private readonly logger = new Logger(TasksService.name);
 
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly tasks: TasksRepository,
     private readonly recaps: RecapsRepository,
     private readonly llm: LlmClient,
@@ -47,7 +47,7 @@ export class TasksService {
     const receivedAt = email.received_at ? new Date(email.received_at) : new Date();
     const rules = classifyEmail({ from: email.from, subject: email.subject, body: email.body, receivedAt });
     const { classification, classifiedBy } = await this.withModel(rules, email, receivedAt);
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const { task, evicted } = await this.tasks.insertKeepingNewest(
         {
           from: email.from,
@@ -106,7 +106,7 @@ export class TasksService {
   /** Changes one task; a refused status move changes nothing (409). */
   update(dto: UpdateTaskDto): Promise<Task> {
     const changes = changesOf(dto);
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const [task] = await this.tasks.lockByIds([dto.task_id]);
       if (!task) throw taskNotFound([dto.task_id]);
       if (changes.status) assertMoves([task], changes.status);
@@ -118,7 +118,7 @@ export class TasksService {
   /** Changes every listed task or none: an unknown id (404) or a refused move (409) changes nothing. */
   bulkUpdate(dto: BulkUpdateTasksDto): Promise<Task[]> {
     const changes = changesOf(dto);
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const found = await this.tasks.lockByIds(dto.task_ids);
       if (found.length !== dto.task_ids.length) {
         const known = new Set(found.map((t) => t.id));
