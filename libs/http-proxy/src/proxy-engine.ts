@@ -5,6 +5,7 @@ import https from 'node:https';
 import type { Socket } from 'node:net';
 import { requestIdFrom } from '@platform/platform';
 import { stripHopByHop, upstreamRequestHeaders } from './headers';
+import { failResponse, failSocket, ListenerFaults, type ListenerFaultsOptions } from './listener-faults';
 
 /** Where one request goes: the upstream origin and the path (with query) to ask it for. */
 export interface ProxyTarget {
@@ -35,6 +36,8 @@ export interface ProxyEngineOptions {
   connectTimeoutMs: number;
   /** called once per proxied request or upgrade when it completes or fails */
   onComplete?: (outcome: ProxyOutcome) => void;
+  /** where faults of the engine's callbacks (and of the take-over server's listeners) are counted and reported */
+  faults?: ListenerFaultsOptions;
 }
 
 /** What a client may send on an upgrade before the upstream's handshake answer (kept for the upstream). */
@@ -50,7 +53,12 @@ export class ProxyEngine {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly options: ProxyEngineOptions) {}
+  /** The last resort of every callback of a proxied exchange (and of the take-over server's listeners). */
+  readonly faults: ListenerFaults;
+
+  constructor(private readonly options: ProxyEngineOptions) {
+    this.faults = new ListenerFaults(options.faults);
+  }
 
   /** Proxied requests not finished yet. */
   get activeRequests(): number {
@@ -102,8 +110,6 @@ export class ProxyEngine {
   forward(req: IncomingMessage, res: ServerResponse, target: ProxyTarget): void {
     const started = performance.now();
     const requestId = requestIdOf(req);
-    const upstream = target.upstream;
-    const secure = upstream.protocol === 'https:';
     let finished = false;
     this.inFlight++;
     const report = this.reporter(req, target, started, requestId);
@@ -115,9 +121,35 @@ export class ProxyEngine {
         this.idleWaiters = [];
         for (const w of waiters) w();
       }
-      report(status, error);
+      try {
+        report(status, error);
+      } catch (err) {
+        this.faults.report('proxy', err);
+      }
     };
+    let proxyReq: http.ClientRequest | undefined;
+    // A fault in any step below answers 500 (or cuts a half-sent response) and ends the exchange.
+    const guard = <A extends unknown[]>(fn: (...args: A) => void) =>
+      this.faults.callback(fn, () => {
+        proxyReq?.destroy();
+        failResponse(res);
+        done(500, 'internal fault');
+      });
+    guard(() => {
+      proxyReq = this.startForward(req, res, target, requestId, done, guard);
+    })();
+  }
 
+  private startForward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: ProxyTarget,
+    requestId: string,
+    done: (status: number, error?: string) => void,
+    guard: <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void,
+  ): http.ClientRequest {
+    const upstream = target.upstream;
+    const secure = upstream.protocol === 'https:';
     const proxyReq = (secure ? https : http).request({
       protocol: upstream.protocol,
       hostname: upstream.hostname,
@@ -134,34 +166,43 @@ export class ProxyEngine {
     });
     this.applyTimeouts(proxyReq, target.name);
 
-    proxyReq.on('response', (proxyRes) => {
-      const headers = stripHopByHop(proxyRes.headers);
-      if (headers['x-request-id'] === undefined) headers['x-request-id'] = requestId;
-      const status = proxyRes.statusCode ?? 502;
-      res.writeHead(status, proxyRes.statusMessage, headers);
-      proxyRes.pipe(res);
-      proxyRes.on('error', () => res.destroy());
-      proxyRes.on('end', () => done(status));
-    });
+    proxyReq.on(
+      'response',
+      guard((proxyRes: IncomingMessage) => {
+        const headers = stripHopByHop(proxyRes.headers);
+        if (headers['x-request-id'] === undefined) headers['x-request-id'] = requestId;
+        const status = proxyRes.statusCode ?? 502;
+        res.writeHead(status, proxyRes.statusMessage, headers);
+        proxyRes.pipe(res);
+        proxyRes.on('error', () => res.destroy());
+        proxyRes.on('end', () => done(status));
+      }),
+    );
 
-    proxyReq.on('error', (err) => {
-      if (!res.headersSent) {
-        sendUnavailable(res, target.name, requestId);
-        done(502, err.message);
-      } else {
-        // The upstream failed midway through its response: the client sees a truncated response.
-        res.destroy();
-        done(res.statusCode, err.message);
-      }
-    });
+    proxyReq.on(
+      'error',
+      guard((err: Error) => {
+        if (!res.headersSent) {
+          sendUnavailable(res, target.name, requestId);
+          done(502, err.message);
+        } else {
+          // The upstream failed midway through its response: the client sees a truncated response.
+          res.destroy();
+          done(res.statusCode, err.message);
+        }
+      }),
+    );
 
     // The client went away before the exchange finished: abandon the upstream request too.
-    res.on('close', () => {
-      if (!res.writableFinished) {
-        proxyReq.destroy();
-        done(499, 'client closed the connection');
-      }
-    });
+    res.on(
+      'close',
+      guard(() => {
+        if (!res.writableFinished) {
+          proxyReq.destroy();
+          done(499, 'client closed the connection');
+        }
+      }),
+    );
     req.on('error', () => proxyReq.destroy());
     const headers = req.headers;
     if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
@@ -171,21 +212,48 @@ export class ProxyEngine {
     } else {
       req.pipe(proxyReq);
     }
+    return proxyReq;
   }
 
   /** Proxies a WebSocket (or other) upgrade: handshake forwarded, then both sockets piped raw. */
   upgrade(req: IncomingMessage, socket: Socket, head: Buffer, target: ProxyTarget): void {
     const started = performance.now();
     const requestId = requestIdOf(req);
-    const upstream = target.upstream;
-    const secure = upstream.protocol === 'https:';
     const reporter = this.reporter(req, target, started, requestId);
     let reported = false;
     const report = (status: number, error?: string): void => {
       if (reported) return;
       reported = true;
-      reporter(status, error);
+      try {
+        reporter(status, error);
+      } catch (err) {
+        this.faults.report('proxy', err);
+      }
     };
+    let proxyReq: http.ClientRequest | undefined;
+    // A fault in any step below answers 500 on the raw socket (or closes it) and ends the exchange.
+    const guard = <A extends unknown[]>(fn: (...args: A) => void) =>
+      this.faults.callback(fn, () => {
+        proxyReq?.destroy();
+        failSocket(socket);
+        report(500, 'internal fault');
+      });
+    guard(() => {
+      proxyReq = this.startUpgrade(req, socket, head, target, requestId, report, guard);
+    })();
+  }
+
+  private startUpgrade(
+    req: IncomingMessage,
+    socket: Socket,
+    head: Buffer,
+    target: ProxyTarget,
+    requestId: string,
+    report: (status: number, error?: string) => void,
+    guard: <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void,
+  ): http.ClientRequest {
+    const upstream = target.upstream;
+    const secure = upstream.protocol === 'https:';
 
     const headers = upstreamRequestHeaders(req.headers, {
       remoteAddress: req.socket.remoteAddress,
@@ -237,69 +305,79 @@ export class ProxyEngine {
       socket.pause(); // pipe() resumes it; in between nothing may flow into the void
     };
 
-    proxyReq.on('upgrade', (proxyRes, proxySocket, proxyHead) => {
-      stopEarlyReading();
-      if (socket.destroyed) {
-        proxySocket.destroy();
-        report(499, 'client closed the connection');
-        return;
-      }
-      proxySocket.setTimeout(0);
-      proxySocket.setNoDelay(true);
-      socket.setNoDelay(true);
-      socket.write(rawHead(101, proxyRes.statusMessage ?? 'Switching Protocols', proxyRes.rawHeaders));
-      if (proxyHead.length > 0) socket.write(proxyHead);
-      for (const chunk of early) proxySocket.write(chunk);
-      proxySocket.on('error', () => socket.destroy());
-      proxySocket.on('close', () => socket.destroy());
-      socket.once('close', () => proxySocket.destroy());
-      proxySocket.pipe(socket);
-      socket.pipe(proxySocket);
-      report(101);
-    });
+    proxyReq.on(
+      'upgrade',
+      guard((proxyRes: IncomingMessage, proxySocket: Socket, proxyHead: Buffer) => {
+        stopEarlyReading();
+        if (socket.destroyed) {
+          proxySocket.destroy();
+          report(499, 'client closed the connection');
+          return;
+        }
+        proxySocket.setTimeout(0);
+        proxySocket.setNoDelay(true);
+        socket.setNoDelay(true);
+        socket.write(rawHead(101, proxyRes.statusMessage ?? 'Switching Protocols', proxyRes.rawHeaders));
+        if (proxyHead.length > 0) socket.write(proxyHead);
+        for (const chunk of early) proxySocket.write(chunk);
+        proxySocket.on('error', () => socket.destroy());
+        proxySocket.on('close', () => socket.destroy());
+        socket.once('close', () => proxySocket.destroy());
+        proxySocket.pipe(socket);
+        socket.pipe(proxySocket);
+        report(101);
+      }),
+    );
 
     // The upstream refused the upgrade with an ordinary response: relay it and close.
-    proxyReq.on('response', (proxyRes) => {
-      const status = proxyRes.statusCode ?? 502;
-      stopEarlyReading();
-      if (socket.destroyed) {
-        proxyRes.resume();
-        report(499, 'client closed the connection');
-        return;
-      }
-      socket.write(rawHead(status, proxyRes.statusMessage ?? '', withoutHopByHopRaw(proxyRes.rawHeaders)));
-      proxyRes.pipe(socket, { end: false });
-      proxyRes.on('end', () => socket.destroySoon());
-      proxyRes.on('error', () => socket.destroy());
-      report(status);
-    });
+    proxyReq.on(
+      'response',
+      guard((proxyRes: IncomingMessage) => {
+        const status = proxyRes.statusCode ?? 502;
+        stopEarlyReading();
+        if (socket.destroyed) {
+          proxyRes.resume();
+          report(499, 'client closed the connection');
+          return;
+        }
+        socket.write(rawHead(status, proxyRes.statusMessage ?? '', withoutHopByHopRaw(proxyRes.rawHeaders)));
+        proxyRes.pipe(socket, { end: false });
+        proxyRes.on('end', () => socket.destroySoon());
+        proxyRes.on('error', () => socket.destroy());
+        report(status);
+      }),
+    );
 
-    proxyReq.on('error', (err) => {
-      if (socket.destroyed) {
-        report(499, 'client closed the connection');
-        return;
-      }
-      if (socket.writable) {
-        const body = unavailableBody(target.name);
-        socket.write(
-          rawHead(502, 'Bad Gateway', [
-            'content-type',
-            'application/json; charset=utf-8',
-            'content-length',
-            String(Buffer.byteLength(body)),
-            'x-request-id',
-            requestId,
-            'connection',
-            'close',
-          ]) + body,
-        );
-        socket.destroySoon();
-      } else {
-        socket.destroy();
-      }
-      report(502, err.message);
-    });
+    proxyReq.on(
+      'error',
+      guard((err: Error) => {
+        if (socket.destroyed) {
+          report(499, 'client closed the connection');
+          return;
+        }
+        if (socket.writable) {
+          const body = unavailableBody(target.name);
+          socket.write(
+            rawHead(502, 'Bad Gateway', [
+              'content-type',
+              'application/json; charset=utf-8',
+              'content-length',
+              String(Buffer.byteLength(body)),
+              'x-request-id',
+              requestId,
+              'connection',
+              'close',
+            ]) + body,
+          );
+          socket.destroySoon();
+        } else {
+          socket.destroy();
+        }
+        report(502, err.message);
+      }),
+    );
     proxyReq.end();
+    return proxyReq;
   }
 
   private applyTimeouts(proxyReq: http.ClientRequest, service: string): void {

@@ -29,13 +29,19 @@ export interface TakeOverOptions {
  * went through the server's handler, and upgraded sockets (open WebSockets) are no longer managed
  * by the HTTP server at all. So: the tunnels are cut when the server closes, and proxied requests
  * in flight may finish (up to `drainTimeoutMs`) before the remaining connections are cut.
+ *
+ * Both listeners run under the engine's last resort (`engine.faults`): an exception thrown while
+ * routing a request is answered 500 (or its connection closed), counted and reported, never left to
+ * end the process.
  */
 export function takeOverServer(server: Server, engine: ProxyEngine, routes: ServerRoutes, opts: TakeOverOptions): void {
   const handlers = server.listeners('request') as RequestHandler[];
   if (handlers.length !== 1) throw new Error(`${opts.name}: expected one request handler (Express) on the server, found ${handlers.length}`);
   const [next] = handlers;
   server.removeAllListeners('request');
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => routes.request(req, res, next));
+  // Nothing a request sends may end the process: the engine's last resort answers 500 (or closes the
+  // connection), counts and reports whatever these listeners throw.
+  server.on('request', engine.faults.request((req: IncomingMessage, res: ServerResponse) => routes.request(req, res, next)));
   // Uploads of hundreds of MB may take longer than Node's default 5-minute request timeout; stalled
   // exchanges are still ended by the engine's timeout and the server's headersTimeout.
   server.requestTimeout = 0;
@@ -52,5 +58,5 @@ export function takeOverServer(server: Server, engine: ProxyEngine, routes: Serv
       closeAll();
     });
   };
-  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => routes.upgrade(req, socket, head));
+  server.on('upgrade', engine.faults.upgrade((req, socket, head) => routes.upgrade(req, socket as Socket, head)));
 }

@@ -14,3 +14,4 @@ export * from './fakes/docker-engine';
 export * from './fakes/kubernetes-api';
 export * from './fakes/youtube-api';
 export { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from './browser';
+export { sendRaw, malformedRequests, type RawAnswer } from './raw-http';

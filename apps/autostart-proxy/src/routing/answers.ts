@@ -83,6 +83,16 @@ export function sendNotManaged(res: ServerResponse, host: string): void {
   send(res, 404, 'application/json; charset=utf-8', notManagedBody(host), {});
 }
 
+/** The body of a 400 for a path the proxy cannot read (a malformed percent-encoding). */
+export function malformedPathBody(): string {
+  return JSON.stringify({ error: 'The path holds a malformed percent-encoding (a % not followed by the bytes of a UTF-8 character)' });
+}
+
+export function sendMalformedPath(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  send(res, 400, 'application/json; charset=utf-8', malformedPathBody(), { connection: 'close' });
+}
+
 /** A raw HTTP answer on an upgrade socket that will not be proxied (the service is not ready, or unknown). */
 export function rawAnswer(status: number, reason: string, body: string, headers: Record<string, string> = {}): string {
   let head = `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: ${NO_STORE}\r\nconnection: close\r\n`;

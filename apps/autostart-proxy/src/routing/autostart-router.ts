@@ -11,7 +11,7 @@ import { AutostartProxyConfig } from '../config';
 import { ActivityService } from '../workloads/activity.service';
 import { Clock } from '../workloads/clock';
 import { WorkloadsService, type Readiness } from '../workloads/workloads.service';
-import { notManagedBody, rawAnswer, retryAfterSeconds, sendFailed, sendNotManaged, sendWaiting, startingBody, healthUrlOf } from './answers';
+import { malformedPathBody, notManagedBody, rawAnswer, sendMalformedPath, retryAfterSeconds, sendFailed, sendNotManaged, sendWaiting, startingBody, healthUrlOf } from './answers';
 
 const TARGET_HEADER = 'x-autostart-target';
 const HEALTH_PATH = /^\/health\/([^/?#]+)\/?(?:[?#]|$)/;
@@ -57,6 +57,10 @@ export class AutostartRouter implements OnApplicationShutdown {
           this.logger.warn(`${outcome.method} ${outcome.path.split('?', 1)[0]} → ${outcome.service} failed: ${outcome.error ?? 'unavailable'} (request ${outcome.requestId})`);
         }
       },
+      faults: {
+        registry: metrics.registry,
+        onFault: (site, error) => this.logger.error(`${site} listener failed; answered 500 and kept serving: ${(error as Error)?.stack ?? String(error)}`),
+      },
     });
   }
 
@@ -68,13 +72,17 @@ export class AutostartRouter implements OnApplicationShutdown {
         request: (req, res, express) => {
           const routed = this.route(req);
           if (routed.kind === 'own') express(req, res);
+          else if (routed.kind === 'malformed') sendMalformedPath(req, res);
           else if (routed.kind === 'unknown') sendNotManaged(res, routed.host);
           else this.handle(req, res, routed.service, routed.host);
         },
         upgrade: (req, socket, head) => {
           const routed = this.route(req);
           if (routed.kind === 'service') this.handleUpgrade(req, socket, head, routed.service, routed.host);
-          else {
+          else if (routed.kind === 'malformed') {
+            socket.write(rawAnswer(400, 'Bad Request', malformedPathBody()));
+            socket.destroySoon();
+          } else {
             socket.write(rawAnswer(404, 'Not Found', notManagedBody(routed.kind === 'unknown' ? routed.host : String(req.headers.host ?? ''))));
             socket.destroySoon();
           }
@@ -88,12 +96,18 @@ export class AutostartRouter implements OnApplicationShutdown {
     );
   }
 
-  private route(req: IncomingMessage): { kind: 'own' } | { kind: 'unknown'; host: string } | { kind: 'service'; service: ManagedService; host: string } {
+  private route(
+    req: IncomingMessage,
+  ): { kind: 'own' } | { kind: 'malformed' } | { kind: 'unknown'; host: string } | { kind: 'service'; service: ManagedService; host: string } {
     const header = req.headers[TARGET_HEADER];
     const explicit = typeof header === 'string' && header.length > 0 ? header : undefined;
     const url = req.url ?? '/';
     const health = url.startsWith('/health/') ? HEALTH_PATH.exec(url) : null;
-    if (health && this.catalog.byHost(decodeURIComponent(health[1]))) return { kind: 'own' };
+    if (health) {
+      const named = decodedSegment(health[1]);
+      if (named === undefined) return { kind: 'malformed' };
+      if (this.catalog.byHost(named)) return { kind: 'own' };
+    }
     const host = normalizeHost(explicit ?? req.headers.host ?? '');
     const service = this.catalog.catalog.byHost.get(host);
     if (service) return { kind: 'service', service, host };
@@ -199,5 +213,14 @@ export class AutostartRouter implements OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.engine.close();
     this.workloads.close();
+  }
+}
+
+/** A path segment percent-decoded, or undefined when its encoding is malformed (`%ED%A0%80`, `%zz`). */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }

@@ -40,6 +40,10 @@ export class GatewayProxy implements OnApplicationShutdown {
       timeoutMs: config.GATEWAY_TIMEOUT_MS,
       connectTimeoutMs: config.GATEWAY_CONNECT_TIMEOUT_MS,
       onComplete: (outcome) => this.record(outcome),
+      faults: {
+        registry: metrics.registry,
+        onFault: (site, error) => this.logger.error(`${site} listener failed; answered 500 and kept serving: ${(error as Error)?.stack ?? String(error)}`),
+      },
     });
   }
 
