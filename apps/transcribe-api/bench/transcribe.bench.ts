@@ -23,7 +23,7 @@ import { EngineClient } from '../src/engines/engine-client';
 import { transcribeApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type
-import { listenOnLoopback as listen, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { dropBenchSchema, listenOnLoopback as listen, type BenchMeasurement } from '@platform/bench';
 
 export interface TranscribeBenchOptions {
   /** jobs pushed through the queue (default 300) */
@@ -34,6 +34,8 @@ export interface TranscribeBenchOptions {
   uploadMiB?: number;
   /** Redis for the BullMQ adapter; default process.env.REDIS_URL, in-memory when unset */
   redisUrl?: string;
+  /** PostgreSQL for the outbox; default process.env.DATABASE_URL, embedded when unset */
+  databaseUrl?: string;
 }
 
 /** A 16 kHz mono 16-bit WAV of `bytes` total size (silence). */
@@ -126,7 +128,10 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
   const concurrency = opts.concurrency ?? 8;
   const uploadBytes = (opts.uploadMiB ?? 200) * 1024 * 1024;
   const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
+  // The outbox of transcribe.job_finished: DATABASE_URL when set (a throwaway schema), else embedded.
+  const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  const schema = prefix.replace('-', '_');
   const engine = await startFastEngine();
   const sink = await startSink();
   const dataDir = await mkdtemp(join(tmpdir(), 'transcribe-bench-'));
@@ -142,6 +147,7 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
       TRANSCRIBE_WORKER_CONCURRENCY: String(concurrency),
       TRANSCRIBE_QUEUE_PREFIX: prefix,
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
     },
   });
   const backend = redisUrl ? 'BullMQ on Redis' : 'in-memory queue';
@@ -208,6 +214,7 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
     await sink.close();
     await rm(dataDir, { recursive: true, force: true });
     if (redisUrl) await dropPrefix(redisUrl, prefix);
+    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
   }
   return results;
 }

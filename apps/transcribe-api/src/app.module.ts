@@ -1,10 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
-import { MessagingModule } from '@platform/messaging';
+import { DatabaseModule } from '@platform/database';
+import { MessagingModule, messagingEntities } from '@platform/messaging';
 import type { TranscribeConfig } from './config';
 import { EnginesService } from './engines/engines.service';
 import { HealthController } from './health/health.controller';
 import { InfoController } from './info/info.controller';
+import { CreateOutboxTables1796100000000 } from './migrations/1796100000000-CreateOutboxTables';
 import { QueueModule } from './queue/queue.module';
 import { TranscribeController } from './transcribe/transcribe.controller';
 import { TranscribeService } from './transcribe/transcribe.service';
@@ -19,7 +21,8 @@ import { TranscriptionWorker } from './worker/transcription-worker';
  * Root module, `TranscribeApiModule.forRoot(config)`. Role `all` (default) serves the API and runs
  * the workers; `api` only enqueues; `worker` runs the workers and serves nothing but /health,
  * /healthz, /readyz and /metrics.
- * No database: job records live with the jobs in Redis (or in memory), see README.
+ * Job records live with the jobs in Redis (or in memory), see README; the database holds only the
+ * outbox, through which `transcribe.job_finished` is published.
  */
 @Module({})
 export class TranscribeApiModule {
@@ -29,7 +32,8 @@ export class TranscribeApiModule {
     return {
       module: TranscribeApiModule,
       imports: [
-        MessagingModule.forRoot(),
+        DatabaseModule.forRoot({ entities: messagingEntities, migrations: [CreateOutboxTables1796100000000] }),
+        MessagingModule.forRoot({ outbox: true }),
         QueueModule,
         ...(serveApi
           ? [

@@ -12,13 +12,14 @@ const description = `Transcription queue (spec 002, part D). Audio is transcribe
 
 **Choices where the spec says "not shown"** (shapes from the origin service): the submit answer is \`{job_id, status: "queued", message, queue_position, estimated_wait}\` plus \`engine\`, \`queue_name\`, \`status_url\`; \`queue_position\` counts the waiting jobs ahead (0 = next) and \`estimated_wait\` is in seconds. \`task\` (\`transcribe\` or \`translate\`) is passed through as the origin's synchronous route did.
 
-**Jobs**: status \`queued\` → \`started\` → \`finished\` | \`failed\`. Records are kept TRANSCRIBE_RESULT_TTL_SECONDS (default 3600) after the job ends. A worker that dies mid-job loses its lock; another worker takes the job over. Uploads are streamed to disk and removed when the job ends. \`transcribe.job_finished\` is published on the event bus when a job ends.
+**Jobs**: status \`queued\` → \`started\` → \`finished\` | \`failed\`. Records are kept TRANSCRIBE_RESULT_TTL_SECONDS (default 3600) after the job ends. A worker that dies mid-job loses its lock; another worker takes the job over. Uploads are streamed to disk and removed when the job ends. \`transcribe.job_finished\` is published on the event bus when a job ends (through the transactional outbox: a broker outage delays it, never loses it).
 
-**Storage**: job records live with the jobs in Redis (BullMQ job data and return value), or in memory when REDIS_URL is unset; this service has no database of its own.`;
+**Storage**: job records live with the jobs in Redis (BullMQ job data and return value), or in memory when REDIS_URL is unset; its PostgreSQL database (schema \`transcribe\`) holds only the outbox of its events.`;
 
 export const transcribeApiService: ServiceDefinition<TranscribeConfig> = {
   name: 'transcribe-api',
   port: 3006,
+  schema: 'transcribe',
   config: TranscribeConfig,
   module: (config) => TranscribeApiModule.forRoot(config),
   errorFilter: () => new TranscribeDetailErrorFilter(),

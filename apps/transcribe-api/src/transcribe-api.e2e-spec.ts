@@ -82,7 +82,7 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
       expect.arrayContaining(['/', '/health', '/transcribe', '/transcribe/async', '/transcribe/status/{job_id}', '/queue/stats']),
     );
     expect(doc.body.paths['/transcribe'].post.responses['413']).toBeDefined();
-    expect(doc.body.info.description).toMatch(/no database/i);
+    expect(doc.body.info.description).toMatch(/holds only the outbox/);
   });
 
   it('POST /transcribe answers with text, language, duration, segments, engine and processing time', async () => {

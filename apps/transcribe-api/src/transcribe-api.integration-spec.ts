@@ -157,6 +157,9 @@ if (redisUrl) describe('transcribe-api on Redis (BullMQ queues)', () => {
       TRANSCRIBE_QUEUE_PREFIX: prefix,
       FASTER_WHISPER_URL: engine.url,
       DATA_DIR: api.config.DATA_DIR,
+      // the outbox of transcribe.job_finished: the api's throwaway database
+      DATABASE_URL: api.config.DATABASE_URL!,
+      DATABASE_SCHEMA: api.config.DATABASE_SCHEMA!,
       TRANSCRIBE_LOCK_DURATION_MS: '1000',
       TRANSCRIBE_STALLED_INTERVAL_MS: '1000',
     });

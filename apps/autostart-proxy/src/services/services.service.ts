@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import type { ManagedService } from '../catalog/catalog';
 import { CatalogService } from '../catalog/catalog.service';
 import { Clock } from '../workloads/clock';
-import { WorkloadsRepository } from '../workloads/workloads.repository';
 import { WorkloadsService } from '../workloads/workloads.service';
 import type { HealthAnswer, RequestHistoryDto, ServiceListDto, ServiceViewDto } from './services.dto';
 
@@ -13,7 +12,6 @@ export class ServicesService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly workloads: WorkloadsService,
-    private readonly repo: WorkloadsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -87,14 +85,14 @@ export class ServicesService {
   }
 
   async history(name: string, limit: number): Promise<RequestHistoryDto> {
-    if (!this.catalog.catalog.byName.has(name)) throw new DomainError(404, `No managed service is named "${name}"`);
-    const records = await this.repo.history(name, limit);
+    if (!this.catalog.catalog.byName.has(name)) throw new ApiError(404, 'NOT_FOUND', `No managed service is named "${name}"`);
+    const records = await this.workloads.history(name, limit);
     return { service: name, requests: records.map((r) => ({ ...r, at: r.at.toISOString() })) };
   }
 
   private require(host: string): ManagedService {
     const service = this.catalog.byHost(host);
-    if (!service) throw new DomainError(404, `No managed service answers for host "${host}"`);
+    if (!service) throw new ApiError(404, 'NOT_FOUND', `No managed service answers for host "${host}"`);
     return service;
   }
 }

@@ -8,7 +8,7 @@ import { WorkloadsService } from './workloads.service';
 
 @Module({
   providers: [CatalogService, Clock, WorkloadsRepository, WorkloadsService, ActivityService, IdleStopWorker],
-  exports: [CatalogService, Clock, WorkloadsRepository, WorkloadsService, ActivityService, IdleStopWorker],
+  exports: [CatalogService, Clock, WorkloadsService, ActivityService, IdleStopWorker],
 })
 export class WorkloadsModule implements OnApplicationBootstrap {
   constructor(

@@ -7,7 +7,7 @@ import https from 'node:https';
 import type { ManagedService } from '../catalog/catalog';
 import { AutostartProxyConfig } from '../config';
 import { Clock } from './clock';
-import { WorkloadsRepository, type WorkloadRow } from './workloads.repository';
+import { WorkloadsRepository, type RequestRecord, type WorkloadRow } from './workloads.repository';
 
 /** What a request to a managed service finds. */
 export type Readiness =
@@ -123,6 +123,11 @@ export class WorkloadsService implements OnModuleDestroy {
   rows(names: string[]): Promise<WorkloadRow[]> {
     return this.repo.list(names);
   }
+  /** The newest requests recorded for a service (its request history), newest first. */
+  history(name: string, limit: number): Promise<RequestRecord[]> {
+    return this.repo.history(name, limit);
+  }
+
 
   private async resolve(service: ManagedService, startIfStopped: boolean): Promise<Readiness> {
     if (this.ready.has(service.name)) return { kind: 'ready' };

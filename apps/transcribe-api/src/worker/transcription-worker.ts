@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { EventBus, TranscribeJobFinished } from '@platform/messaging';
+import { Outbox, TranscribeJobFinished } from '@platform/messaging';
 import { MetricsService } from '@platform/platform';
 import { Counter, Histogram } from 'prom-client';
 import { TranscribeConfig } from '../config';
@@ -22,7 +22,7 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
     private readonly config: TranscribeConfig,
     private readonly queues: TranscriptionQueues,
     private readonly runner: TranscriptionRunner,
-    private readonly bus: EventBus,
+    private readonly outbox: Outbox,
     metrics: MetricsService,
   ) {
     this.jobsTotal = new Counter({
@@ -84,10 +84,13 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
     await this.publish(input, null, message);
   }
 
-  /** Event id = job id: a job that a second worker finishes after a crash is reported once to idempotent consumers. */
+  /**
+   * Stores the event in the outbox (the relay publishes it once the broker confirms). Event id = job
+   * id: a job that a second worker ends again after a crash is recorded once.
+   */
   private async publish(input: JobInput, result: TranscriptionResult | null, error: string | null): Promise<void> {
     try {
-      await this.bus.publish(
+      await this.outbox.enqueue(
         TranscribeJobFinished,
         {
           jobId: input.job_id,
@@ -102,8 +105,9 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
         { id: input.job_id, correlationId: input.request_id },
       );
     } catch (err) {
-      // The transcription itself succeeded or failed on its own; a broker outage must not change that.
-      this.logger.error(`could not publish transcribe.job_finished for job ${input.job_id}: ${String(err)}`);
+      if ((err as { code?: string }).code === '23505') return; // already recorded for this job
+      // The transcription itself succeeded or failed on its own; a database outage must not change that.
+      this.logger.error(`could not record transcribe.job_finished for job ${input.job_id}: ${String(err)}`);
     }
   }
 }
