@@ -22,7 +22,7 @@ import { ensureEmbeddedPostgres } from '@platform/database';
 import { startService } from '@platform/platform';
 import { Client } from 'pg';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { dropBenchSchema, listenOnLoopback, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { dropBenchSchema, listenOnLoopback, type BenchMeasurement } from '@platform/bench';
 import { knowledgeApiService } from '../src/service';
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { DatabaseModule } from '@platform/database';
+import { DatabaseModule, type MigrationClass } from '@platform/database';
 import { messagingEntities, MessagingModule } from '@platform/messaging';
 import { RedisModule } from '@platform/rate-limit';
 import { ApiKeyGuard } from './common/api-key';
@@ -10,6 +10,7 @@ import { DocumentsModule } from './documents/documents.module';
 import { HealthController } from './health/health.controller';
 import { CreateOutboxTables1795511016147 } from './migrations/1795511016147-CreateOutboxTables';
 import { KnowledgeTables1795511100000 } from './migrations/1795511100000-KnowledgeTables';
+import { chunksEmbeddingIndex } from './migrations/1795511200000-ChunksEmbeddingIndex';
 import { ProgressModule } from './progress/progress.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { SearchModule } from './search/search.module';
@@ -17,7 +18,18 @@ import { SourcesModule } from './sources/sources.module';
 
 /** The entities this app's repositories use (`db.repository(Entity)`), and the outbox's and inbox's. */
 export const KNOWLEDGE_API_ENTITIES = [...messagingEntities];
-export const KNOWLEDGE_API_MIGRATIONS = [CreateOutboxTables1795511016147, KnowledgeTables1795511100000];
+
+/**
+ * The migrations, some of which follow the configuration the app (or `node main.js migrate`) runs
+ * with: the HNSW index of the embeddings has the dimension EMBEDDINGS_DIMENSIONS gives.
+ */
+export function knowledgeApiMigrations(config: Pick<KnowledgeApiConfig, 'EMBEDDINGS_DIMENSIONS'>): MigrationClass[] {
+  return [
+    CreateOutboxTables1795511016147,
+    KnowledgeTables1795511100000,
+    ...(config.EMBEDDINGS_DIMENSIONS ? [chunksEmbeddingIndex(config.EMBEDDINGS_DIMENSIONS)] : []),
+  ];
+}
 
 /**
  * Root module, `KnowledgeApiModule.forRoot(config)`. DatabaseModule (global) gives every repository the
@@ -27,11 +39,11 @@ export const KNOWLEDGE_API_MIGRATIONS = [CreateOutboxTables1795511016147, Knowle
  */
 @Module({})
 export class KnowledgeApiModule {
-  static forRoot(_config: KnowledgeApiConfig): DynamicModule {
+  static forRoot(config: KnowledgeApiConfig): DynamicModule {
     return {
       module: KnowledgeApiModule,
       imports: [
-        DatabaseModule.forRoot({ entities: KNOWLEDGE_API_ENTITIES, migrations: KNOWLEDGE_API_MIGRATIONS }),
+        DatabaseModule.forRoot({ entities: KNOWLEDGE_API_ENTITIES, migrations: knowledgeApiMigrations(config) }),
         MessagingModule.forRoot({ outbox: true }),
         RedisModule,
         RealtimeModule,

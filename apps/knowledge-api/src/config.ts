@@ -27,6 +27,17 @@ export class KnowledgeApiConfig extends BaseConfig {
   @Min(1000)
   EMBEDDINGS_TIMEOUT_MS = 30_000;
 
+  /**
+   * Dimensions of the model's embeddings (text-embedding-3-small: 1536). Read by the migrations, not
+   * at run time: where pgvector is installed, `migrate` (the migration Job; the start in development)
+   * creates the HNSW index of this dimension. Unset: no index, vector search scans.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(2000, { message: 'EMBEDDINGS_DIMENSIONS must be at most 2000 (the most an HNSW index takes); leave it unset for larger embeddings (vector search then scans)' })
+  EMBEDDINGS_DIMENSIONS?: number;
+
   /** Crawl private, loopback and link-local addresses (tests, intranet deployments). Metadata addresses stay refused. */
   @IsBoolean()
   CRAWL_ALLOW_PRIVATE = false;

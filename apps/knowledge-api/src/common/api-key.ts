@@ -1,5 +1,6 @@
-import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { safeEqual } from '@platform/auth';
+import { ApiError } from '@platform/errors';
 import { KnowledgeApiConfig } from '../config';
 
 /**
@@ -28,6 +29,6 @@ export class ApiKeyGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
     if (keyAccepted(this.config.KNOWLEDGE_API_KEY, keyFromHeaders(req.headers))) return true;
-    throw new UnauthorizedException('A valid API key is required: send KNOWLEDGE_API_KEY in X-API-Key or Authorization: Bearer');
+    throw new ApiError(401, 'UNAUTHORIZED', 'A valid API key is required: send KNOWLEDGE_API_KEY in X-API-Key or Authorization: Bearer');
   }
 }

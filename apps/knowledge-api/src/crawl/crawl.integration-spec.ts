@@ -9,7 +9,7 @@ import { io, type Socket } from 'socket.io-client';
 import { page, startSite, type TestSite } from '../../test/test-site';
 import type { KnowledgeApiConfig } from '../config';
 import { PHASES } from '../progress/progress-phases';
-import type { ProgressRow } from '../progress/progress.repository';
+import type { ProgressRow } from '../progress/progress.types';
 import type { ProgressPayload } from '../progress/progress-payload';
 import { knowledgeApiService } from '../service';
 import { CrawlWorker } from './crawl.worker';

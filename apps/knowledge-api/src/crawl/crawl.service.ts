@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import { assertPublicUrl, isHttpSafetyError, SafeHttpClient } from '@platform/http-safety';
 import { KnowledgeApiConfig } from '../config';
 import { CrawlCancelled, ProgressService, type ProgressReporter } from '../progress/progress.service';
-import type { CrawlRequest, ProgressRow } from '../progress/progress.repository';
+import type { CrawlRequest, ProgressRow } from '../progress/progress.types';
 import { KnowledgeStore } from '../sources/knowledge-store.service';
-import { SourcesRepository, type SourceRow } from '../sources/sources.repository';
 import { Crawler, type CrawledPage } from './crawler';
 import { classifyUrl } from './crawl-urls';
 import type { CrawlRequestDto } from './dto/crawl-request.dto';
@@ -29,7 +28,6 @@ export class CrawlService {
   constructor(
     private readonly config: KnowledgeApiConfig,
     private readonly progress: ProgressService,
-    private readonly sources: SourcesRepository,
     private readonly store: KnowledgeStore,
   ) {}
 
@@ -39,7 +37,7 @@ export class CrawlService {
     try {
       url = assertPublicUrl(dto.url, { allowPrivate: this.config.CRAWL_ALLOW_PRIVATE });
     } catch (err) {
-      if (isHttpSafetyError(err)) throw new DomainError(400, `url cannot be crawled: ${err.message}`);
+      if (isHttpSafetyError(err)) throw new ApiError(400, 'BAD_REQUEST', `url cannot be crawled: ${err.message}`);
       throw err;
     }
     const request: CrawlRequest = {
@@ -50,31 +48,13 @@ export class CrawlService {
       max_depth: dto.max_depth ?? 2,
     };
     const sourceId = sourceIdOf(url.href);
-    const running = await this.progress.repo.activeFor(sourceId);
+    const running = await this.progress.activeFor(sourceId);
     if (running) {
-      throw new DomainError(409, `A crawl of ${sourceId} is already ${running.run_state} (progress_id ${running.progress_id}); follow it or cancel it first`);
+      throw new ApiError(409, 'CONFLICT', `A crawl of ${sourceId} is already ${running.run_state} (progress_id ${running.progress_id}); follow it or cancel it first`);
     }
     const progressId = randomUUID();
     await this.progress.create(progressId, request, sourceId);
     return { progressId, kind: classifyUrl(url.href), request };
-  }
-
-  /** Queues the recrawl of a source whose update_frequency came due (skipped while one runs). */
-  async queueRecrawl(source: SourceRow): Promise<boolean> {
-    if (!source.url || (await this.progress.repo.activeFor(source.source_id))) return false;
-    await this.progress.create(
-      randomUUID(),
-      {
-        url: source.url,
-        knowledge_type: source.knowledge_type,
-        tags: source.tags,
-        update_frequency: source.update_frequency ?? 7,
-        max_depth: source.max_depth ?? 2,
-        recrawl: true,
-      },
-      source.source_id,
-    );
-    return true;
   }
 
   /** Runs one claimed crawl to its end; `external` aborts it (this replica shuts down). */

@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PollingWorker } from '@platform/database';
 import { KnowledgeApiConfig } from '../config';
-import { LEASE_SECONDS, ProgressService } from '../progress/progress.service';
-import { ProgressRepository } from '../progress/progress.repository';
-import { SourcesRepository } from '../sources/sources.repository';
+import { ProgressService } from '../progress/progress.service';
 import { CrawlService } from './crawl.service';
+import { QueueDueRecrawls } from './queue-due-recrawls';
 
 /** Crawls one replica runs at once (each with CRAWL_CONCURRENCY page workers). */
 export const CRAWLS_PER_REPLICA = 3;
@@ -26,8 +25,7 @@ export class CrawlWorker extends PollingWorker {
     config: KnowledgeApiConfig,
     private readonly crawls: CrawlService,
     private readonly progress: ProgressService,
-    private readonly progressRows: ProgressRepository,
-    private readonly sources: SourcesRepository,
+    private readonly recrawls: QueueDueRecrawls,
   ) {
     super(config.CRAWL_POLL_MS);
     progress.onCancel((id) => this.running.get(id)?.abort());
@@ -35,13 +33,10 @@ export class CrawlWorker extends PollingWorker {
 
   protected async tick(): Promise<number> {
     if (this.shuttingDown) return 0;
-    let handled = 0;
-    for (const source of await this.sources.claimDueRecrawls(5)) {
-      if (await this.crawls.queueRecrawl(source)) handled++;
-    }
+    const handled = await this.recrawls.execute(5);
     const free = CRAWLS_PER_REPLICA - this.running.size;
     if (free <= 0) return handled;
-    const rows = await this.progressRows.claim(free, LEASE_SECONDS);
+    const rows = await this.progress.claim(free);
     for (const row of rows) {
       const reporter = this.progress.reporter(row);
       const done = this.crawls
@@ -71,7 +66,7 @@ export class CrawlWorker extends PollingWorker {
     await super.onModuleDestroy();
     for (const [id, run] of this.running) {
       try {
-        await this.progressRows.release(id, run.attempt);
+        await this.progress.release(id, run.attempt);
       } catch {
         // the lease runs out instead
       }

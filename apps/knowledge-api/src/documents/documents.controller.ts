@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import { memoryStorage } from 'multer';
 import { UploadFormDto, UploadResultDto } from './dto/upload.dto';
 import { DocumentsService } from './documents.service';
@@ -25,7 +25,7 @@ export class DocumentsController {
   })
   @ApiOkResponse({ type: UploadResultDto })
   async upload(@UploadedFile() file: Express.Multer.File | undefined, @Body() form: UploadFormDto): Promise<UploadResultDto> {
-    if (!file) throw new DomainError(400, 'multipart field "file" is required');
+    if (!file) throw new ApiError(400, 'BAD_REQUEST', 'multipart field "file" is required');
     const document = await this.documents.upload(file, form.knowledge_type ?? 'technical', form.tags);
     return { success: true, message: `Document ${document.filename} uploaded: ${document.chunks_created} chunks created`, document };
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import { KnowledgeStore } from '../sources/knowledge-store.service';
-import type { KnowledgeType } from '../sources/sources.repository';
+import type { KnowledgeType } from '../sources/sources.types';
 import type { DocumentDto } from './dto/upload.dto';
 import { checkUpload, extractText } from './extract-text';
 
@@ -11,10 +11,10 @@ export function parseTags(raw: string | undefined): string[] {
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new DomainError(400, 'tags must be a JSON array of strings, e.g. ["docs","api"]');
+    throw new ApiError(400, 'BAD_REQUEST', 'tags must be a JSON array of strings, e.g. ["docs","api"]');
   }
   if (!Array.isArray(value) || !value.every((t) => typeof t === 'string' && t.length <= 100) || value.length > 50) {
-    throw new DomainError(400, 'tags must be a JSON array of at most 50 strings of at most 100 characters');
+    throw new ApiError(400, 'BAD_REQUEST', 'tags must be a JSON array of at most 50 strings of at most 100 characters');
   }
   return value as string[];
 }
@@ -30,7 +30,7 @@ export class DocumentsService {
     const tags = parseTags(tagsRaw);
     const kind = checkUpload(filename, file.buffer);
     const text = await extractText(kind, file.buffer);
-    if (!text.trim()) throw new DomainError(422, `"${filename}" contains no text to index (a scanned PDF needs OCR first)`);
+    if (!text.trim()) throw new ApiError(422, 'VALIDATION_ERROR', `"${filename}" contains no text to index (a scanned PDF needs OCR first)`);
     const title = (kind === 'md' ? /^#\s+(.+)$/m.exec(text)?.[1]?.trim() : undefined) || filename;
     const result = await this.store.store(
       {

@@ -1,11 +1,11 @@
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import { checkUpload, kindFromName, sniff } from './extract-text';
 
 const status = (fn: () => unknown): number | undefined => {
   try {
     fn();
   } catch (err) {
-    return (err as DomainError).status;
+    return err instanceof ApiError ? err.getStatus() : undefined;
   }
   return undefined;
 };

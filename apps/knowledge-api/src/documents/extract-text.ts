@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import mammoth from 'mammoth';
 import WordExtractor from 'word-extractor';
 import { fragmentToMarkdown } from '../crawl/html-to-markdown';
@@ -43,19 +43,20 @@ export function sniff(data: Buffer): UploadKind | 'text' | null {
 /** Checks name, content and size; returns the kind or throws 415 / 413 with what is accepted. */
 export function checkUpload(filename: string, data: Buffer): UploadKind {
   const kind = kindFromName(filename);
-  if (!kind) throw new DomainError(415, `File type of "${filename}" is not supported. ${SUPPORTED}`);
+  if (!kind) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `File type of "${filename}" is not supported. ${SUPPORTED}`);
   const content = sniff(data);
   const matches = kind === 'md' || kind === 'txt' ? content === 'text' : content === kind;
   if (!matches) {
-    throw new DomainError(
+    throw new ApiError(
       415,
+      'UNSUPPORTED_MEDIA_TYPE',
       `"${filename}" does not contain what its name says (.${kind}): its content is ${content === 'text' ? 'plain text' : content ? `a ${content.toUpperCase()} file` : 'not a supported document'}. Rename it or upload the right file. ${SUPPORTED}`,
     );
   }
   if (data.length > UPLOAD_LIMITS[kind]) {
-    throw new DomainError(413, `"${filename}" is ${(data.length / MB).toFixed(1)} MB; .${kind} files may be at most ${UPLOAD_LIMITS[kind] / MB} MB`);
+    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `"${filename}" is ${(data.length / MB).toFixed(1)} MB; .${kind} files may be at most ${UPLOAD_LIMITS[kind] / MB} MB`);
   }
-  if (data.length === 0) throw new DomainError(400, `"${filename}" is empty`);
+  if (data.length === 0) throw new ApiError(400, 'BAD_REQUEST', `"${filename}" is empty`);
   return kind;
 }
 
@@ -78,6 +79,6 @@ export async function extractText(kind: UploadKind, data: Buffer): Promise<strin
         return data.toString('utf8');
     }
   } catch (err) {
-    throw new DomainError(422, `The .${kind} file could not be read (${(err as Error).message}); check that it opens in its own application, or export it again`);
+    throw new ApiError(422, 'VALIDATION_ERROR', `The .${kind} file could not be read (${(err as Error).message}); check that it opens in its own application, or export it again`);
   }
 }

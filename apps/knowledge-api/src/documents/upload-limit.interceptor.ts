@@ -1,5 +1,5 @@
 import { Injectable, PayloadTooLargeException, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import { catchError, type Observable } from 'rxjs';
 import { MAX_UPLOAD_BYTES } from './extract-text';
 
@@ -10,7 +10,7 @@ export class UploadLimitInterceptor implements NestInterceptor {
     return next.handle().pipe(
       catchError((err: unknown) => {
         if (err instanceof PayloadTooLargeException) {
-          throw new DomainError(413, `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB, the largest upload accepted (.pdf); .docx and .doc may be at most 25 MB, .md and .txt 10 MB`);
+          throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB, the largest upload accepted (.pdf); .docx and .doc may be at most 25 MB, .md and .txt 10 MB`);
         }
         throw err;
       }),

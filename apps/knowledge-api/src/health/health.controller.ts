@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthRegistry } from '@platform/platform';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
-import { SourcesRepository } from '../sources/sources.repository';
+import { SourcesService } from '../sources/sources.service';
 
 /**
  * Health detail: the readiness checks (database, broker, redis: what `/readyz` decides on) plus
@@ -15,7 +15,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthRegistry,
     private readonly embeddings: EmbeddingsService,
-    private readonly sources: SourcesRepository,
+    private readonly sources: SourcesService,
   ) {}
 
   @Get('health')

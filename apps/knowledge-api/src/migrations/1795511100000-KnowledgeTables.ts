@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Sources, their chunks and code examples, and crawl progress.
  *
  * Embeddings: where the server offers pgvector (`pg_available_extensions`; the embedded PGlite
- * has it) the extension is created and `chunks.embedding` is a `vector` of any dimension (an HNSW
- * index per dimension is added when the first embeddings of that dimension are stored). Without
+ * has it) the extension is created and `chunks.embedding` is a `vector` of any dimension (the HNSW
+ * index of the configured dimension is ChunksEmbeddingIndex's, 1795511200000). Without
  * it `chunks.embedding` is a `real[]` (unit-length vectors) and vector search ranks the candidates
  * of the GIN-indexed full-text search by cosine similarity instead (see search/search.service.ts).
  */

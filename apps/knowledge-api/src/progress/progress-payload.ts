@@ -1,4 +1,4 @@
-import type { ProgressRow } from './progress.repository';
+import type { ProgressRow } from './progress.types';
 
 /**
  * The spec's progress payload: `progressId, status, percentage, start_time, currentUrl,

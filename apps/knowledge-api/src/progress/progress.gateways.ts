@@ -10,8 +10,8 @@ import type { Namespace, Socket } from 'socket.io';
 import { KnowledgeApiConfig } from '../config';
 import { progressIdOf, requireApiKey } from '../realtime/socket-auth';
 import { isFinal } from './progress-phases';
-import { eventFor, toPayload, withMessage, type ProgressPayload } from './progress-payload';
-import { ProgressRepository } from './progress.repository';
+import { eventFor, withMessage, type ProgressPayload } from './progress-payload';
+import { ProgressSnapshots } from './progress-snapshots.service';
 
 /**
  * The stored progress of a room just joined: returned in the subscription's acknowledgement, and
@@ -19,10 +19,10 @@ import { ProgressRepository } from './progress.repository';
  * `progress_complete`/`progress_error`). A running crawl's snapshot is not emitted: it could reach the
  * client after a newer live event of the room and look like progress going back.
  */
-async function snapshot(repo: ProgressRepository, socket: Socket, progressId: string, root: boolean): Promise<ProgressPayload | null> {
-  const row = await repo.find(progressId);
-  if (!row) return null;
-  const payload = root ? withMessage(toPayload(row)) : toPayload(row);
+async function snapshot(snapshots: ProgressSnapshots, socket: Socket, progressId: string, root: boolean): Promise<ProgressPayload | null> {
+  const stored = await snapshots.find(progressId);
+  if (!stored) return null;
+  const payload = root ? withMessage(stored) : stored;
   if (isFinal(payload.status)) socket.emit(eventFor(payload.status), payload);
   return payload;
 }
@@ -40,7 +40,7 @@ export class CrawlGateway implements OnGatewayInit {
 
   constructor(
     private readonly config: KnowledgeApiConfig,
-    private readonly progress: ProgressRepository,
+    private readonly progress: ProgressSnapshots,
   ) {}
 
   afterInit(ns: Namespace): void {
@@ -69,7 +69,7 @@ export class RootGateway implements OnGatewayInit {
 
   constructor(
     private readonly config: KnowledgeApiConfig,
-    private readonly progress: ProgressRepository,
+    private readonly progress: ProgressSnapshots,
   ) {}
 
   afterInit(server: Namespace): void {

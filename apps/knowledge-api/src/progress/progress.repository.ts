@@ -1,50 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
+import type { CrawlRequest, ProgressRow, ProgressState } from './progress.types';
 
 /**
  * Crawl progress rows: the state every replica reads (REST, a socket subscription) and the crawl
  * queue (`run_state` queued → running → finished, with a lease renewed while it runs, so a crawl
  * whose replica died is taken over by another).
  */
-export interface ProgressState {
-  currentUrl?: string;
-  totalPages?: number;
-  processedPages?: number;
-  log?: string;
-  chunksStored?: number;
-  wordCount?: number;
-  codeExamplesStored?: number;
-  sourceId?: string;
-  error?: string;
-  message?: string;
-}
-
-export interface CrawlRequest {
-  url: string;
-  knowledge_type: 'technical' | 'business' | 'general';
-  tags: string[];
-  update_frequency: number;
-  max_depth: number;
-  /** set for a scheduled recrawl */
-  recrawl?: boolean;
-}
-
-export interface ProgressRow {
-  progress_id: string;
-  kind: string;
-  status: string;
-  percentage: number;
-  state: ProgressState;
-  logs: string[];
-  request: CrawlRequest;
-  source_id: string | null;
-  run_state: 'queued' | 'running' | 'finished';
-  attempts: number;
-  cancel_requested: boolean;
-  start_time: Date;
-  updated_at: Date;
-}
-
 @Injectable()
 export class ProgressRepository {
   constructor(private readonly db: Database) {}

@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import { RealtimeEvents } from '../realtime/realtime-events';
 import { CrawlGateway, RootGateway } from './progress.gateways';
 import { PhaseTracker, type PhaseStatus } from './progress-phases';
 import { eventFor, toPayload, withMessage, type ProgressPayload } from './progress-payload';
-import { ProgressRepository, type CrawlRequest, type ProgressRow, type ProgressState } from './progress.repository';
+import { ProgressRepository } from './progress.repository';
+import type { CrawlRequest, ProgressRow, ProgressState } from './progress.types';
 
 export const LEASE_SECONDS = 60;
 /** Counter-only progress steps are written to the database at most this often (each is still emitted). */
@@ -35,6 +36,7 @@ export class ProgressReporter {
   constructor(
     private readonly row: ProgressRow,
     private readonly service: ProgressService,
+    private readonly rows: ProgressRepository,
   ) {
     this.tracker = new PhaseTracker(row.percentage);
     this.logs = [...(row.logs ?? [])];
@@ -83,7 +85,7 @@ export class ProgressReporter {
   heartbeat(): Promise<void> {
     const next = this.chain.then(async () => {
       if (this.finished) return;
-      const res = await this.service.repo.update(this.id, this.row.attempts, {
+      const res = await this.rows.update(this.id, this.row.attempts, {
         status: this.status,
         percentage: this.tracker.percentage,
         state: this.state,
@@ -137,7 +139,7 @@ export class ProgressReporter {
     const persist = finished || !!log || this.status !== this.persistedStatus || now - this.persistedAt >= PERSIST_EVERY_MS;
     let percentage = this.tracker.percentage;
     if (persist) {
-      const res = await this.service.repo.update(this.id, this.row.attempts, {
+      const res = await this.rows.update(this.id, this.row.attempts, {
         status: this.status,
         percentage,
         state: this.state,
@@ -177,7 +179,7 @@ export class ProgressService {
   private readonly logger = new Logger(ProgressService.name);
 
   constructor(
-    readonly repo: ProgressRepository,
+    private readonly repo: ProgressRepository,
     private readonly crawl: CrawlGateway,
     private readonly root: RootGateway,
     private readonly realtime: RealtimeEvents,
@@ -189,12 +191,27 @@ export class ProgressService {
 
   async get(progressId: string): Promise<ProgressPayload> {
     const row = await this.repo.find(progressId);
-    if (!row) throw new DomainError(404, `Progress ${progressId} not found: use the progress_id returned by POST /api/knowledge-items/crawl`);
+    if (!row) throw new ApiError(404, 'NOT_FOUND', `Progress ${progressId} not found: use the progress_id returned by POST /api/knowledge-items/crawl`);
     return toPayload(row);
   }
 
+  /** The queued or running crawl of this source, if any (one crawl per source at a time). */
+  activeFor(sourceId: string): Promise<ProgressRow | null> {
+    return this.repo.activeFor(sourceId);
+  }
+
+  /** Claims up to `limit` crawls for this replica: queued ones, and running ones whose lease ran out. */
+  claim(limit: number): Promise<ProgressRow[]> {
+    return this.repo.claim(limit, LEASE_SECONDS);
+  }
+
+  /** Hands a crawl this replica runs back to the queue (it shuts down): another replica takes it at once. */
+  release(progressId: string, attempt: number): Promise<void> {
+    return this.repo.release(progressId, attempt);
+  }
+
   reporter(row: ProgressRow): ProgressReporter {
-    return new ProgressReporter(row, this);
+    return new ProgressReporter(row, this, this.repo);
   }
 
   emit(payload: ProgressPayload): void {
@@ -214,12 +231,12 @@ export class ProgressService {
    */
   async cancel(progressId: string): Promise<ProgressPayload> {
     const existing = await this.repo.find(progressId);
-    if (!existing) throw new DomainError(404, `Progress ${progressId} not found`);
+    if (!existing) throw new ApiError(404, 'NOT_FOUND', `Progress ${progressId} not found`);
     if (existing.run_state === 'finished') {
-      throw new DomainError(409, `Crawl ${progressId} already ended with status ${existing.status}; nothing to cancel`);
+      throw new ApiError(409, 'CONFLICT', `Crawl ${progressId} already ended with status ${existing.status}; nothing to cancel`);
     }
     const res = await this.repo.requestCancel(progressId);
-    if (!res) throw new DomainError(404, `Progress ${progressId} not found`);
+    if (!res) throw new ApiError(404, 'NOT_FOUND', `Progress ${progressId} not found`);
     const payload = toPayload(res.row);
     if (res.finishedNow) this.emit(payload);
     this.cancelListeners.forEach((fn) => fn(progressId));

@@ -2,6 +2,7 @@
 // the vector ranking fused with full-text by reciprocal rank fusion. On a server with pgvector
 // (the embedded PGlite: run with TEST_DATABASE_URL pointing nowhere) vectors go to pgvector; on one
 // without it (this machine's PostgreSQL) they are real[] and the documented fallback is used.
+import { Database } from '@platform/database';
 import { createTestApp, testServices, type TestApp } from '@platform/testing';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../../test/fake-embeddings';
 import type { KnowledgeApiConfig } from '../config';
@@ -13,7 +14,7 @@ describe('hybrid search (integration)', () => {
 
   beforeAll(async () => {
     fake = await startFakeEmbeddings({ dimensions: 256 });
-    t = await createTestApp(knowledgeApiService, { EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed' });
+    t = await createTestApp(knowledgeApiService, { EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_DIMENSIONS: '256' });
     for (const [name, text] of [
       ['solar.md', '# Solar\n\nSolar panels convert sunlight into electricity efficiently.'],
       ['cells.md', '# Cells\n\nElectricity from sunlight: photovoltaic solar cells on the roof.'],
@@ -47,6 +48,12 @@ describe('hybrid search (integration)', () => {
       expect(r.similarity_score).toBeLessThanOrEqual(1);
     }
     expect(fake.requests.some((r) => r.input.length === 1 && r.input[0] === 'solar electricity sunlight')).toBe(true);
+  });
+
+  it('searches under the HNSW index the migrations made for EMBEDDINGS_DIMENSIONS where pgvector is installed', async () => {
+    const db = t.app.get(Database);
+    const rows = await db.rows<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexdef ILIKE '%USING hnsw%'`, [db.schema]);
+    expect(rows.map((r) => r.indexname)).toEqual(testServices().embedded ? ['chunks_embedding_256_hnsw_idx'] : []);
   });
 
   it('reports the embeddings server and vector store in the health detail, not in readiness', async () => {

@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
-import { SourcesRepository, type ChunkRow } from '../sources/sources.repository';
+import { SourcesService } from '../sources/sources.service';
+import type { ChunkRow } from '../sources/sources.types';
 import type { RagQueryDto, RagQueryResultDto, SearchResultDto } from './dto/rag-query.dto';
 import { reciprocalRankFusion } from './rank-fusion';
 
 /**
  * `POST /api/rag/query`. Full-text search (PostgreSQL tsvector, GIN index, ts_rank_cd) always;
  * with EMBEDDINGS_URL the query is embedded too and the vector ranking (pgvector HNSW, or the
- * documented fallback of SourcesRepository.nearest) is fused with the full-text ranking by
+ * documented fallback of SourcesRepository.nearest, through SourcesService) is fused with the full-text ranking by
  * reciprocal rank fusion, each side asked for 2 × match_count candidates. When the embeddings
  * server fails, the answer is the full-text result (search_mode says which).
  */
@@ -16,7 +17,7 @@ export class SearchService {
   private readonly logger = new Logger(SearchService.name);
 
   constructor(
-    private readonly sources: SourcesRepository,
+    private readonly sources: SourcesService,
     private readonly embeddings: EmbeddingsService,
   ) {}
 

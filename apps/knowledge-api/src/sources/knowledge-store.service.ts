@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Injectable, Logger } from '@nestjs/common';
+import { Transactions } from '@platform/database';
 import { chunkMarkdown, extractCodeExamples, type Chunk } from '../chunking/chunk-markdown';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
 import { batchLine, type PhaseStatus } from '../progress/progress-phases';
-import type { ProgressState } from '../progress/progress.repository';
+import type { ProgressState } from '../progress/progress.types';
 import { RealtimeEvents } from '../realtime/realtime-events';
-import { SourcesRepository, type NewChunk, type NewCodeExample, type SourceInput } from './sources.repository';
+import { SourcesRepository } from './sources.repository';
+import type { NewChunk, NewCodeExample, SourceInput } from './sources.types';
 
 export interface PageInput {
   url: string;
@@ -29,6 +30,8 @@ export interface StoreResult {
 }
 
 const BATCH_CHUNKS = 50;
+/** pgvector's HNSW indexes `vector`s of at most this many dimensions. */
+const MAX_HNSW_DIMENSIONS = 2000;
 
 export function pageHash(markdown: string): string {
   return createHash('sha256').update(markdown).digest('hex');
@@ -44,8 +47,12 @@ export function pageHash(markdown: string): string {
  */
 @Injectable()
 export class KnowledgeStore {
+  private readonly logger = new Logger(KnowledgeStore.name);
+  /** Embedding dimensions whose index was looked for (once per process). */
+  private readonly dimensionsChecked = new Set<number>();
+
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly sources: SourcesRepository,
     private readonly embeddings: EmbeddingsService,
     private readonly realtime: RealtimeEvents,
@@ -75,7 +82,7 @@ export class KnowledgeStore {
 
     // source_creation: the source row, and the old chunks of changed pages removed
     await phase('source_creation', 0, {}, `Creating source ${source.source_id}`);
-    const { created } = await this.db.transaction(async () => {
+    const { created } = await this.transactions.transaction(async () => {
       const res = await this.sources.upsertSource(source);
       await this.sources.deletePages(
         source.source_id,
@@ -134,9 +141,9 @@ export class KnowledgeStore {
       }
       if (vectors) {
         rows.forEach((r, i) => (r.embedding = vectors[i]));
-        for (const dim of new Set(vectors.map((v) => v.length))) await this.sources.ensureVectorIndex(dim);
+        await this.checkVectorIndex(vectors);
       }
-      await this.db.transaction(() => this.sources.insertChunks(source.source_id, rows));
+      await this.transactions.transaction(() => this.sources.insertChunks(source.source_id, rows));
       stored += rows.length;
       words += rows.reduce((n, r) => n + r.word_count, 0);
     }
@@ -153,7 +160,7 @@ export class KnowledgeStore {
       })),
     );
     await phase('code_storage', 0, {}, `Storing ${examples.length} code examples`);
-    const codeStored = await this.db.transaction(() => this.sources.insertCodeExamples(source.source_id, examples));
+    const codeStored = await this.transactions.transaction(() => this.sources.insertCodeExamples(source.source_id, examples));
     await phase('code_storage', 1, { codeExamplesStored: codeStored }, `Stored ${codeStored} code examples`);
 
     await this.sources.refreshTotals(source.source_id);
@@ -173,5 +180,22 @@ export class KnowledgeStore {
       codeExamplesStored: codeStored,
       wordCount: words,
     };
+  }
+
+  /**
+   * Says once per dimension when embeddings are stored in pgvector without their HNSW index (the
+   * migration makes it for EMBEDDINGS_DIMENSIONS): search still works, by scanning.
+   */
+  private async checkVectorIndex(vectors: number[][]): Promise<void> {
+    for (const dim of new Set(vectors.map((v) => v.length))) {
+      if (this.dimensionsChecked.has(dim)) continue;
+      this.dimensionsChecked.add(dim);
+      if (!(await this.sources.lacksVectorIndex(dim))) continue;
+      this.logger.warn(
+        dim > MAX_HNSW_DIMENSIONS
+          ? `embeddings have ${dim} dimensions, more than an HNSW index takes (${MAX_HNSW_DIMENSIONS}): vector search scans them`
+          : `no HNSW index for ${dim}-dimension embeddings: vector search scans them. Set EMBEDDINGS_DIMENSIONS=${dim}; the next migrate (the migration Job, or the start in development) creates it`,
+      );
+    }
   }
 }

@@ -10,6 +10,6 @@ import { SourcesService } from './sources.service';
   imports: [RealtimeModule],
   controllers: [KnowledgeItemsController, SourcesController],
   providers: [SourcesRepository, SourcesService, KnowledgeStore, EmbeddingsService],
-  exports: [SourcesRepository, KnowledgeStore, EmbeddingsService],
+  exports: [SourcesService, KnowledgeStore, EmbeddingsService],
 })
 export class SourcesModule {}

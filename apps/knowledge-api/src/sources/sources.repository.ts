@@ -1,82 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-
-/**
- * The source aggregate: a source, its chunks (the spec's knowledge items) and its code examples.
- * The only place that touches their tables.
- */
-export type KnowledgeType = 'technical' | 'business' | 'general';
-export type SourceStatus = 'active' | 'archived';
-export type SourceType = 'url' | 'file';
-
-export interface SourceRow {
-  source_id: string;
-  title: string;
-  description: string;
-  source_type: SourceType;
-  url: string | null;
-  knowledge_type: KnowledgeType;
-  tags: string[];
-  status: SourceStatus;
-  update_frequency: number | null;
-  max_depth: number | null;
-  next_crawl_at: Date | null;
-  total_word_count: number;
-  created_at: Date;
-  last_updated: Date;
-  chunks_count?: number;
-  code_examples_count?: number;
-}
-
-export type SourceInput = Pick<
-  SourceRow,
-  'source_id' | 'title' | 'description' | 'source_type' | 'url' | 'knowledge_type' | 'tags' | 'update_frequency' | 'max_depth'
->;
-
-export interface NewChunk {
-  url: string;
-  title: string;
-  chunk_number: number;
-  content: string;
-  headers: string[];
-  char_count: number;
-  word_count: number;
-  page_hash: string;
-  embedding: number[] | null;
-}
-
-export interface NewCodeExample {
-  url: string;
-  example_number: number;
-  language: string;
-  content: string;
-  summary: string;
-}
-
-export interface ChunkRow {
-  id: number;
-  source_id: string;
-  url: string;
-  title: string;
-  content: string;
-  headers: string[];
-  char_count: number;
-  word_count: number;
-  knowledge_type: KnowledgeType;
-  tags: string[];
-  created_at: Date;
-  updated_at: Date;
-  score?: number;
-}
-
-export interface ItemFilters {
-  knowledge_type?: KnowledgeType;
-  tags?: string[];
-  status?: SourceStatus;
-  source_type?: SourceType;
-}
-
-export type VectorMode = 'pgvector' | 'array';
+import type { ChunkRow, ItemFilters, KnowledgeType, NewChunk, NewCodeExample, SourceInput, SourceRow, SourceStatus, VectorMode } from './sources.types';
 
 /** Vector hits below this cosine similarity are dropped (unrelated text is always "nearest" to something). */
 export const MIN_SIMILARITY = 0.15;
@@ -84,9 +8,13 @@ export const MIN_SIMILARITY = 0.15;
 const CHUNK_COLUMNS = `c.id, c.source_id, c.url, c.title, c.content, c.headers, c.char_count, c.word_count,
   s.knowledge_type, s.tags, c.created_at, c.updated_at`;
 
+/**
+ * The source aggregate: a source, its chunks (the spec's knowledge items) and its code examples.
+ * The only place that touches their tables. Its indexes, the HNSW index of the embeddings
+ * included, are made by migrations (migrations/1795511200000-ChunksEmbeddingIndex.ts), never here.
+ */
 @Injectable()
 export class SourcesRepository {
-  private readonly logger = new Logger(SourcesRepository.name);
   private mode: Promise<VectorMode> | null = null;
   private readonly indexed = new Set<number>();
 
@@ -349,23 +277,18 @@ export class SourcesRepository {
   }
 
   /**
-   * An HNSW cosine index for one embedding dimension (pgvector indexes need a fixed dimension);
-   * called outside transactions before embeddings of that dimension are stored.
+   * Whether embeddings of this dimension are stored as pgvector `vector`s without the HNSW index a
+   * migration makes for EMBEDDINGS_DIMENSIONS (`chunks_embedding_<dim>_hnsw_idx`): their vector
+   * search then scans. False without pgvector (nothing to index there).
    */
-  async ensureVectorIndex(dim: number): Promise<void> {
-    if (this.indexed.has(dim) || !Number.isInteger(dim) || dim < 1 || dim > 2000) return;
-    if ((await this.vectorMode()) !== 'pgvector') return;
-    const name = `chunks_embedding_${dim}_hnsw_idx`;
-    try {
-      await this.db.affected(
-        `CREATE INDEX IF NOT EXISTS ${name} ON ${this.chunks}
-           USING hnsw ((embedding::vector(${dim})) vector_cosine_ops) WHERE vector_dims(embedding) = ${dim}`,
-      );
-      this.indexed.add(dim);
-    } catch (err) {
-      this.indexed.add(dim);
-      this.logger.warn(`no HNSW index for ${dim}-dimension embeddings (${(err as Error).message}); vector search scans`);
-    }
+  async lacksVectorIndex(dim: number): Promise<boolean> {
+    if (this.indexed.has(dim) || (await this.vectorMode()) !== 'pgvector') return false;
+    const row = await this.db.one<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND tablename = 'chunks' AND indexname = $2) AS found`,
+      [this.db.schema, vectorIndexName(dim)],
+    );
+    if (row?.found) this.indexed.add(dim);
+    return !row?.found;
   }
 
   /** Crawled sources whose recrawl is due, claimed for this replica (their next date moves on at once). */
@@ -379,4 +302,9 @@ export class SourcesRepository {
       set: `next_crawl_at = now() + make_interval(days => update_frequency)`,
     });
   }
+}
+
+/** The HNSW index of `dim`-dimension embeddings, as migrations/1795511200000-ChunksEmbeddingIndex.ts names it. */
+function vectorIndexName(dim: number): string {
+  return `chunks_embedding_${dim}_hnsw_idx`;
 }

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import { RealtimeEvents } from '../realtime/realtime-events';
 import type { ItemsPageDto, ListItemsQueryDto, UpdateItemDto } from './dto/items.dto';
-import { SourcesRepository, type SourceRow } from './sources.repository';
+import { SourcesRepository } from './sources.repository';
+import type { ChunkRow, SourceRow, VectorMode } from './sources.types';
 
-export class SourceNotFound extends DomainError {
+export class SourceNotFound extends ApiError {
   constructor(sourceId: string) {
-    super(404, 'Source not found', { suggestion: `no source ${sourceId}; GET /api/rag/sources lists them` });
+    super(404, 'NOT_FOUND', 'Source not found', { suggestion: `no source ${sourceId}; GET /api/rag/sources lists them` });
   }
 }
 
@@ -56,6 +57,26 @@ export class SourcesService {
 
   async list(): Promise<Array<Record<string, unknown>>> {
     return (await this.sources.listSources()).map(publicSource);
+  }
+
+  /** Full-text search of the chunks of active sources (SourcesRepository.fullText). */
+  fullText(query: string, source: string | null, limit: number): Promise<ChunkRow[]> {
+    return this.sources.fullText(query, source, limit);
+  }
+
+  /** The chunks nearest to a unit vector (SourcesRepository.nearest: pgvector, or the full-text-candidates fallback). */
+  nearest(embedding: number[], query: string, source: string | null, limit: number): Promise<ChunkRow[]> {
+    return this.sources.nearest(embedding, query, source, limit);
+  }
+
+  /** How embeddings are stored: pgvector, or `real[]` where the extension is missing. */
+  vectorMode(): Promise<VectorMode> {
+    return this.sources.vectorMode();
+  }
+
+  /** Crawled sources whose recrawl came due, claimed for this replica (their next date moves on at once). */
+  claimDueRecrawls(limit: number): Promise<SourceRow[]> {
+    return this.sources.claimDueRecrawls(limit);
   }
 }
 

@@ -1,0 +1,43 @@
+/**
+ * A crawl's progress as the `progress` table holds it (ProgressRepository reads and writes it):
+ * the state every replica reads and the crawl queue's row. Other features use these types; only
+ * the progress feature reaches the repository.
+ */
+export interface ProgressState {
+  currentUrl?: string;
+  totalPages?: number;
+  processedPages?: number;
+  log?: string;
+  chunksStored?: number;
+  wordCount?: number;
+  codeExamplesStored?: number;
+  sourceId?: string;
+  error?: string;
+  message?: string;
+}
+
+export interface CrawlRequest {
+  url: string;
+  knowledge_type: 'technical' | 'business' | 'general';
+  tags: string[];
+  update_frequency: number;
+  max_depth: number;
+  /** set for a scheduled recrawl */
+  recrawl?: boolean;
+}
+
+export interface ProgressRow {
+  progress_id: string;
+  kind: string;
+  status: string;
+  percentage: number;
+  state: ProgressState;
+  logs: string[];
+  request: CrawlRequest;
+  source_id: string | null;
+  run_state: 'queued' | 'running' | 'finished';
+  attempts: number;
+  cancel_requested: boolean;
+  start_time: Date;
+  updated_at: Date;
+}
