@@ -1,14 +1,14 @@
 /**
  * conversation-api benchmark for `npm run bench` (tools/bench.ts): inbound WhatsApp webhook messages
  * processed per second. Each request is a signed delivery of one text message with a new provider id,
- * from one of 200 senders: signature check over the raw body, the per-tenant throttle, then in one
+ * from one of 200 senders: signature check over the raw body, the per-tenant rate limit, then in one
  * transaction the contact (created on a sender's first message), its conversation (created, with
  * round-robin assignment among two agents), the message and the waiting time — answered 200 once
  * stored. Baseline: a bare Node HTTP server that reads the body and answers 200, same load.
  * Every message must be stored exactly once, or the benchmark throws.
  *
  * Uses DATABASE_URL when set (a throwaway schema, dropped afterwards), else the embedded PGlite, and
- * REDIS_URL for the throttle counters when set.
+ * REDIS_URL for the rate-limit counters when set.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -16,7 +16,7 @@ import { DataSource } from 'typeorm';
 import { conversationApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { inParallel, listenOnLoopback, sendRequest, startBenchService, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { inParallel, listenOnLoopback, sendRequest, startBenchService, type BenchMeasurement } from '@platform/bench';
 
 export interface ConversationBenchOptions {
   /** Messages delivered (default 2000). */
@@ -69,7 +69,7 @@ export async function benchInboundWebhooks(opts: ConversationBenchOptions = {}):
     conversationApiService,
     {
       ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-      CONVERSATION_REDIS_KEY_PREFIX: `conversation-bench-${tag}:`,
+      REDIS_KEY_PREFIX: `conversation-bench-${tag}:`,
       CONVERSATION_JWT_SECRET: randomBytes(32).toString('hex'),
       CONVERSATION_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       CONVERSATION_ADMIN_EMAIL: 'bench@conversation.test',

@@ -2,21 +2,22 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DatabaseModule } from '@platform/database';
 import { messagingEntities, MessagingModule } from '@platform/messaging';
-import { RedisModule } from '@platform/rate-limit';
+import { RateLimitModule } from '@platform/rate-limit';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuthModule } from './auth/auth.module';
 import { ChannelsModule } from './channels/channels.module';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { RedisKeyPrefix, RedisKeyPrefixModule } from './common/redis-key-prefix';
 import type { ConversationApiConfig } from './config';
 import { ContactsApiModule } from './contacts/contacts-api.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { CreateOutboxTables1795511027418 } from './migrations/1795511027418-CreateOutboxTables';
 import { CreateConversationTables1795511100000 } from './migrations/1795511100000-CreateConversationTables';
+import { RequestRateLimitModule } from './rate-limit/request-rate-limit.module';
 import { RealtimeEventsModule } from './realtime/realtime-events.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { RolesModule } from './roles/roles.module';
 import { TeamsModule } from './teams/teams.module';
-import { ThrottleModule } from './throttle/throttle.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -25,8 +26,9 @@ export const CONVERSATION_API_ENTITIES = [...messagingEntities];
 export const CONVERSATION_API_MIGRATIONS = [CreateOutboxTables1795511027418, CreateConversationTables1795511100000];
 
 /**
- * Root module, `ConversationApiModule.forRoot(config)`. The throttler's guard is registered before
- * the access guard, so floods are counted before tokens are checked.
+ * Root module, `ConversationApiModule.forRoot(config)`. The request rate limit's guard is registered
+ * before the access guard, so floods are counted before tokens are checked. Rate-limit counters live
+ * under `<REDIS_KEY_PREFIX>rl:` (the prefix resolved at start: RedisKeyPrefix).
  */
 @Module({})
 export class ConversationApiModule {
@@ -36,9 +38,10 @@ export class ConversationApiModule {
       imports: [
         DatabaseModule.forRoot({ entities: CONVERSATION_API_ENTITIES, migrations: CONVERSATION_API_MIGRATIONS }),
         MessagingModule.forRoot({ outbox: true }),
-        RedisModule,
+        RedisKeyPrefixModule,
+        RateLimitModule.forRootAsync({ inject: [RedisKeyPrefix], useFactory: (prefix: RedisKeyPrefix) => ({ keyPrefix: `${prefix.value}rl:` }) }),
         RealtimeEventsModule,
-        ThrottleModule,
+        RequestRateLimitModule,
         AuthModule,
         AccountsModule,
         RolesModule,

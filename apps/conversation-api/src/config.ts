@@ -79,8 +79,12 @@ export class ConversationApiConfig extends BaseConfig {
   @Max(10_000_000)
   CONVERSATION_WEBHOOK_RATE_LIMIT_PER_MINUTE = 6000;
 
-  /** Prefix of every Redis key of this service (tests use a throwaway one). */
-  @IsString()
-  @IsNotEmpty()
-  CONVERSATION_REDIS_KEY_PREFIX = 'conversation-api:';
+  /**
+   * Deprecated: the prefix of this service's Redis keys is BaseConfig's REDIS_KEY_PREFIX (default
+   * `conversation-api:`). Still read: used when REDIS_KEY_PREFIX is not set, with a warning at start
+   * (see redis-key-prefix.ts).
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'CONVERSATION_REDIS_KEY_PREFIX may only hold letters, digits and _ : . - (and is deprecated: set REDIS_KEY_PREFIX)' })
+  CONVERSATION_REDIS_KEY_PREFIX?: string;
 }

@@ -1,9 +1,13 @@
 // conversation-api booted on throwaway databases: health, docs (and their absence in production), the
-// 100-requests-per-minute throttle shared by replicas through Redis, deprecation headers.
+// 100-requests-per-minute limit shared by replicas through Redis (and the deprecated
+// CONVERSATION_REDIS_KEY_PREFIX), deprecation headers.
+import { Logger } from '@nestjs/common';
 import { ConfigValidationError } from '@platform/platform';
 import { createTestApp, createTestRedisPrefix, type TestApp, type TestRedisPrefix } from '@platform/testing';
+import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, deliver, login, startApp, textDelivery, userWithRole, whatsappChannel, type ConversationTestApp } from '../test/helpers';
+import { RedisKeyPrefix } from './common/redis-key-prefix';
 import type { ConversationApiConfig } from './config';
 import { conversationApiService } from './service';
 
@@ -82,7 +86,7 @@ describe('conversation-api throttling', () => {
 
   beforeAll(async () => {
     redis = await createTestRedisPrefix();
-    const env = { CONVERSATION_RATE_LIMIT_PER_MINUTE: '100', CONVERSATION_REDIS_KEY_PREFIX: redis.prefix, REDIS_URL: redis.url };
+    const env = { CONVERSATION_RATE_LIMIT_PER_MINUTE: '100', REDIS_KEY_PREFIX: redis.prefix, REDIS_URL: redis.url };
     a = await startApp(env);
     b = await startApp(env);
   });
@@ -106,6 +110,11 @@ describe('conversation-api throttling', () => {
     expect(res.body).toMatchObject({ success: false, error: { code: 'THROTTLER_LIMIT_EXCEEDED', statusCode: 429 } });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(res.body.error).toMatchObject({
+      message: 'Too many requests: the limit is 100 per minute',
+      suggestion: `Wait ${res.headers['retry-after']} seconds (Retry-After) before sending more requests.`,
+    });
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
     // Every route counts against the same client budget.
     await a.http.get('/api/v1/conversations').set(agent.auth).expect(429);
     // Another client is not affected.
@@ -129,6 +138,36 @@ describe('conversation-api throttling', () => {
     expect(limited).toBeLessThanOrEqual(100);
     const res = await b.http.post('/api/v1/auth/refresh').send(bogus).expect(429);
     expect(res.body.error.code).toBe('THROTTLER_LIMIT_EXCEEDED');
+    // One counter per address, under REDIS_KEY_PREFIX.
+    const client = new Redis(redis.url);
+    try {
+      expect(await client.keys(`${redis.prefix}rl:api:ip:*`)).toHaveLength(1);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('reads the deprecated CONVERSATION_REDIS_KEY_PREFIX while REDIS_KEY_PREFIX is unset, with one warning at start naming REDIS_KEY_PREFIX', async () => {
+    if (!redis.url) throw new Error('Redis is required for this test (TEST_REDIS_URL)');
+    const legacy = `${redis.prefix}legacy:`;
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    let old: ConversationTestApp | undefined;
+    try {
+      old = await startApp({ REDIS_KEY_PREFIX: undefined, CONVERSATION_REDIS_KEY_PREFIX: legacy, REDIS_URL: redis.url });
+      const warnings = warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('CONVERSATION_REDIS_KEY_PREFIX'));
+      expect(warnings).toEqual([`CONVERSATION_REDIS_KEY_PREFIX is deprecated: set REDIS_KEY_PREFIX=${legacy} instead (the prefix of every Redis key of this service; ${legacy} is used until then)`]);
+      expect(old.app.get(RedisKeyPrefix).value).toBe(legacy);
+      await old.http.post('/api/v1/auth/refresh').send({ refresh_token: 'crt_unknown' }).expect(401);
+      const client = new Redis(redis.url);
+      try {
+        expect(await client.keys(`${legacy}rl:api:ip:*`)).toHaveLength(1);
+      } finally {
+        client.disconnect();
+      }
+    } finally {
+      warn.mockRestore();
+      await old?.close();
+    }
   });
 });
 
@@ -146,16 +185,19 @@ describe('conversation-api webhook throttling', () => {
   it('counts webhook deliveries per tenant, over all its channels, and not against the per-client limit', async () => {
     const admin = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     const [one, two] = [await whatsappChannel(t, admin), await whatsappChannel(t, admin)];
-    await deliver(t, one.id, textDelivery({ id: 'wamid.T1', from: '15550003001', text: '1' })).expect(200);
+    const first = await deliver(t, one.id, textDelivery({ id: 'wamid.T1', from: '15550003001', text: '1' })).expect(200);
+    expect(first.headers).toMatchObject({ 'x-ratelimit-limit-webhook': '3', 'x-ratelimit-remaining-webhook': '2' });
+    expect(first.headers['x-ratelimit-limit']).toBeUndefined();
     await deliver(t, two.id, textDelivery({ id: 'wamid.T2', from: '15550003002', text: '2' })).expect(200);
     await deliver(t, one.id, textDelivery({ id: 'wamid.T3', from: '15550003003', text: '3' })).expect(200);
     const limited = await deliver(t, two.id, textDelivery({ id: 'wamid.T4', from: '15550003004', text: '4' })).expect(429);
     expect(limited.body.error.code).toBe('THROTTLER_LIMIT_EXCEEDED');
+    expect(limited.headers['retry-after-webhook']).toBe(limited.headers['retry-after']);
     // The same address still has its own API budget.
     await t.http.get('/api/v1/conversations').set(admin.auth).expect(200);
     // Another tenant's channel is counted apart.
-    const { AccountsService } = await import('./accounts/accounts.service');
-    await t.app.get(AccountsService).create('Second', { email: 'second@conversation.test', name: 'Second', password: 'second-password-1' });
+    const { OpenAccount } = await import('./accounts/open-account');
+    await t.app.get(OpenAccount).execute('Second', { email: 'second@conversation.test', name: 'Second', password: 'second-password-1' });
     const other = await login(t, 'second@conversation.test', 'second-password-1');
     const third = await whatsappChannel(t, other);
     await deliver(t, third.id, textDelivery({ id: 'wamid.T5', from: '15550003005', text: '5' })).expect(200);

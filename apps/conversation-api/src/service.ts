@@ -1,8 +1,9 @@
 import { EnvelopeErrorFilter } from '@platform/errors';
 import type { ServiceDefinition } from '@platform/platform';
 import { useRealtime } from '@platform/realtime';
-import { AccountsService } from './accounts/accounts.service';
+import { OpenAccount } from './accounts/open-account';
 import { ConversationApiModule } from './app.module';
+import { RedisKeyPrefix } from './common/redis-key-prefix';
 import { ConversationApiConfig } from './config';
 
 /** name, port and schema are this app's line in services.json (tools/checks/registry.spec.ts checks that they agree). */
@@ -13,7 +14,7 @@ export const conversationApiService: ServiceDefinition<ConversationApiConfig> = 
   config: ConversationApiConfig,
   module: (config) => ConversationApiModule.forRoot(config),
   // Socket.IO (/conversations) through the Redis adapter when REDIS_URL is set: events reach the agents of every replica.
-  configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${config.CONVERSATION_REDIS_KEY_PREFIX}socket.io` }),
+  configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${app.get(RedisKeyPrefix).value}socket.io` }),
   errorFilter: () =>
     new EnvelopeErrorFilter({
       codes: { 429: 'THROTTLER_LIMIT_EXCEEDED' },
@@ -50,7 +51,7 @@ export const conversationApiService: ServiceDefinition<ConversationApiConfig> = 
       run: async (ctx, args) => {
         const [name, email, password] = args;
         if (!name || !email || !password || password.length < 8) throw new Error('usage: create-account <account name> <admin email> <admin password (8+ characters)>');
-        const created = await ctx.get(AccountsService).create(name, { email, name: 'Administrator', password });
+        const created = await ctx.get(OpenAccount).execute(name, { email, name: 'Administrator', password });
         process.stdout.write(`account ${created.account.id} created with administrator ${email}\n`);
       },
     },

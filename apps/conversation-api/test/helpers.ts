@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createTestApp, type TestApp } from '@platform/testing';
-import { AccountsService } from '../src/accounts/accounts.service';
+import { OpenAccount } from '../src/accounts/open-account';
 import type { ConversationApiConfig } from '../src/config';
 import { conversationApiService } from '../src/service';
 
@@ -15,7 +15,7 @@ export function startApp(env: Record<string, string | undefined> = {}): Promise<
     CONVERSATION_ADMIN_EMAIL: ADMIN_EMAIL,
     CONVERSATION_ADMIN_PASSWORD: ADMIN_PASSWORD,
     CONVERSATION_RATE_LIMIT_PER_MINUTE: '100000',
-    CONVERSATION_REDIS_KEY_PREFIX: `conversation-test-${Math.random().toString(36).slice(2)}:`,
+    REDIS_KEY_PREFIX: `conversation-test-${Math.random().toString(36).slice(2)}:`,
     ...env,
   });
 }
@@ -41,7 +41,7 @@ export async function userWithRole(t: ConversationTestApp, admin: Session, role:
 
 /** Another account (tenant) with its administrator, logged in. */
 export async function otherAccount(t: ConversationTestApp, email: string): Promise<Session> {
-  await t.app.get(AccountsService).create('Other account', { email, name: 'Other admin', password: 'other-password-1' });
+  await t.app.get(OpenAccount).execute('Other account', { email, name: 'Other admin', password: 'other-password-1' });
   return login(t, email, 'other-password-1');
 }
 

@@ -6,4 +6,4 @@ export { createRateLimiter, type CreateRateLimiterOptions } from './create-rate-
 export { rateLimitHeaders, resetSeconds } from './headers';
 export { redisOptions, createRedisClient, closeRedis, type RedisClientOptions } from './redis-client';
 export { RedisModule, REDIS_CLIENT } from './redis.module';
-export { RateLimitModule, type RateLimitModuleOptions } from './rate-limit.module';
+export { RateLimitModule, type RateLimitModuleOptions, type RateLimitModuleAsyncOptions } from './rate-limit.module';

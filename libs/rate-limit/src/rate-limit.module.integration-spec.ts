@@ -1,10 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { BaseConfig, type ServiceDefinition } from '@platform/platform';
 import { createTestApp, createTestRedisPrefix, testServices, type TestApp, type TestRedisPrefix } from '@platform/testing';
 import Redis from 'ioredis';
 import { FallbackRateLimiter } from './fallback-rate-limiter';
 import { MemoryRateLimiter } from './memory-rate-limiter';
-import { RateLimitModule, type RateLimitModuleOptions } from './rate-limit.module';
+import { RateLimitModule, type RateLimitModuleAsyncOptions, type RateLimitModuleOptions } from './rate-limit.module';
 import { RateLimiter } from './rate-limiter';
 import { REDIS_CLIENT } from './redis.module';
 
@@ -14,6 +14,22 @@ function definition(options?: RateLimitModuleOptions): ServiceDefinition {
   class RootModule {}
   return { name: 'rate-limit-test', port: 0, config: BaseConfig, module: () => ({ module: RootModule }) };
 }
+
+/** The same with `RateLimitModule.forRootAsync(options)`. */
+function asyncDefinition(options: RateLimitModuleAsyncOptions): ServiceDefinition {
+  @Module({ imports: [RateLimitModule.forRootAsync(options)] })
+  class RootModule {}
+  return { name: 'rate-limit-test', port: 0, config: BaseConfig, module: () => ({ module: RootModule }) };
+}
+
+/** A provider of the app the async options are made from. */
+@Injectable()
+class LimitSettings {
+  readonly timeoutMs = 150;
+}
+
+@Module({ providers: [LimitSettings], exports: [LimitSettings] })
+class LimitSettingsModule {}
 
 /** Counts `n` requests on `key` with a limit of 2 and returns which were allowed. */
 async function allowed(limiter: RateLimiter, key: string, n: number): Promise<boolean[]> {
@@ -37,6 +53,16 @@ describe('RateLimitModule in an app', () => {
     expect(await allowed(limiter, 'k', 3)).toEqual([true, true, false]);
     const ready = await t.http.get('/readyz').expect(200);
     expect(ready.body.checks).not.toHaveProperty('redis');
+  });
+
+  it('makes its options with forRootAsync from providers of imported modules (awaited)', async () => {
+    const useFactory = jest.fn(async (settings: LimitSettings) => ({ redisTimeoutMs: settings.timeoutMs }));
+    t = await createTestApp(asyncDefinition({ imports: [LimitSettingsModule], inject: [LimitSettings], useFactory }));
+    expect(useFactory).toHaveBeenCalledTimes(1);
+    expect(useFactory.mock.calls[0][0]).toBeInstanceOf(LimitSettings);
+    const limiter = t.app.get(RateLimiter);
+    expect(limiter).toBeInstanceOf(MemoryRateLimiter);
+    expect(await allowed(limiter, 'k', 3)).toEqual([true, true, false]);
   });
 
   it('reports an unreachable Redis as not ready, still limits (in memory), and closes the connection on shutdown', async () => {
@@ -95,6 +121,15 @@ if (redisUrl) describe('RateLimitModule on a real Redis', () => {
       await b.close();
       await a.close();
     }
+  });
+
+  it('takes its key prefix from forRootAsync, here from the validated config (REDIS_KEY_PREFIX)', async () => {
+    t = await createTestApp(asyncDefinition({ inject: [BaseConfig], useFactory: (config: BaseConfig) => ({ keyPrefix: `${config.REDIS_KEY_PREFIX}async:` }) }), {
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.prefix,
+    });
+    expect(await allowed(t.app.get(RateLimiter), 'ip:5.6.7.8', 3)).toEqual([true, true, false]);
+    expect(await t.app.get<Redis>(REDIS_CLIENT).get(`${redis.prefix}async:ip:5.6.7.8`)).toBe('3');
   });
 
   it('prefixes keys with the service name by default', async () => {

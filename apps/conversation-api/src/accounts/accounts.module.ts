@@ -4,10 +4,11 @@ import { UsersModule } from '../users/users.module';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 import { FirstAdminService } from './first-admin.service';
+import { OpenAccount } from './open-account';
 
 @Module({
   imports: [RolesModule, UsersModule],
-  providers: [AccountsRepository, AccountsService, FirstAdminService],
-  exports: [AccountsService, AccountsRepository],
+  providers: [AccountsRepository, AccountsService, OpenAccount, FirstAdminService],
+  exports: [AccountsService, OpenAccount],
 })
 export class AccountsModule {}

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConversationApiConfig } from '../config';
-import { UsersRepository } from '../users/users.repository';
-import { AccountsService } from './accounts.service';
+import { UsersService } from '../users/users.service';
+import { OpenAccount } from './open-account';
 
 /**
  * ARCHITECTURE.md "First credentials": with CONVERSATION_ADMIN_EMAIL and CONVERSATION_ADMIN_PASSWORD
@@ -14,8 +14,8 @@ export class FirstAdminService implements OnApplicationBootstrap {
 
   constructor(
     private readonly config: ConversationApiConfig,
-    private readonly users: UsersRepository,
-    private readonly accounts: AccountsService,
+    private readonly users: UsersService,
+    private readonly openAccount: OpenAccount,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -27,7 +27,7 @@ export class FirstAdminService implements OnApplicationBootstrap {
     }
     if (await this.users.findByEmail(email)) return;
     try {
-      const created = await this.accounts.create(this.config.CONVERSATION_ACCOUNT_NAME, { email, name: 'Administrator', password });
+      const created = await this.openAccount.execute(this.config.CONVERSATION_ACCOUNT_NAME, { email, name: 'Administrator', password });
       this.logger.log(`created the first administrator ${email} of account ${created.account.id}`);
     } catch (err) {
       // Another replica starting at the same moment created it first.

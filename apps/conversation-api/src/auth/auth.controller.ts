@@ -2,8 +2,7 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
 import { UserDto, userView } from '../users/dto/user.dto';
-import { UsersRepository } from '../users/users.repository';
-import { notFound } from '../common/errors';
+import { UsersService } from '../users/users.service';
 import { Public, RequirePermission } from './access.decorators';
 import { AuthService } from './auth.service';
 import { LoginDto, LogoutResultDto, PasswordResetConfirmDto, PasswordResetRequestDto, RefreshDto, ResetDoneDto, ResetRequestedDto, TokenPairDto } from './dto/auth.dto';
@@ -14,7 +13,7 @@ import { CurrentPrincipal, type Principal } from './principal';
 export class AuthController {
   constructor(
     private readonly auth: AuthService,
-    private readonly users: UsersRepository,
+    private readonly users: UsersService,
   ) {}
 
   @Post('login')
@@ -52,9 +51,7 @@ export class AuthController {
   @ApiOperation({ summary: 'The caller' })
   @ApiOkEnvelope(UserDto)
   async me(@CurrentPrincipal() principal: Principal) {
-    const user = await this.users.find(principal.accountId, principal.userId);
-    if (!user) throw notFound('user');
-    return userView(user);
+    return userView(await this.users.get(principal.accountId, principal.userId));
   }
 
   @Post('password-reset')

@@ -1,16 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { assessRefreshToken, hashPassword, verifyPassword } from '@platform/auth';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { randomUUID } from 'node:crypto';
 import { ConversationApiConfig, PASSWORD_RESET_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from '../config';
-import { MailerService } from '../mail/mailer.service';
-import type { MailStatus } from '../mail/outgoing-mails.repository';
-import { UsersRepository, type User } from '../users/users.repository';
+import { MailerService, type MailStatus } from '../mail/mailer.service';
+import { SessionsService } from '../sessions/sessions.service';
+import { UsersService, type User } from '../users/users.service';
 import { AccessTokens } from './access-tokens';
 import { PasswordResetsRepository } from './password-resets.repository';
 import type { Principal } from './principal';
-import { RefreshTokensRepository } from '../sessions/refresh-tokens.repository';
 import { newOpaqueToken, tokenHash } from './refresh-rotation';
 
 export interface TokenPair {
@@ -27,10 +26,10 @@ const LOGIN_AGAIN = 'Log in again with POST /api/v1/auth/login.';
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly config: ConversationApiConfig,
-    private readonly users: UsersRepository,
-    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly users: UsersService,
+    private readonly sessions: SessionsService,
     private readonly resets: PasswordResetsRepository,
     private readonly tokens: AccessTokens,
     private readonly mailer: MailerService,
@@ -51,15 +50,15 @@ export class AuthService {
    * used-up token again revokes the whole family (every later refresh of that session fails).
    */
   async refresh(refreshToken: string): Promise<TokenPair> {
-    const stored = await this.refreshTokens.findByHash(tokenHash(refreshToken));
+    const stored = await this.sessions.findToken(tokenHash(refreshToken));
     const verdict = assessRefreshToken(stored, new Date());
     if (verdict.kind === 'refuse' || !stored) {
       throw new ApiError(401, 'INVALID_REFRESH_TOKEN', `The refresh token is ${verdict.kind === 'refuse' ? verdict.reason : 'unknown'}`, { suggestion: LOGIN_AGAIN, headers: WWW });
     }
-    if (verdict.kind === 'reuse' || !(await this.refreshTokens.markUsed(stored.id))) return this.reuseDetected(stored.familyId);
+    if (verdict.kind === 'reuse' || !(await this.sessions.useToken(stored.id))) return this.reuseDetected(stored.familyId);
     const user = await this.users.findById(stored.userId);
     if (!user?.active) {
-      await this.refreshTokens.revokeFamily(stored.familyId);
+      await this.sessions.revoke(stored.familyId);
       throw new ApiError(401, 'INVALID_REFRESH_TOKEN', 'The user is deactivated', { suggestion: LOGIN_AGAIN, headers: WWW });
     }
     return this.issue(user, stored.familyId);
@@ -67,14 +66,14 @@ export class AuthService {
 
   /** Ends the caller's session: its refresh-token family is revoked, so its access tokens stop working too. */
   async logout(principal: Principal): Promise<{ revoked: boolean }> {
-    return { revoked: (await this.refreshTokens.revokeFamily(principal.sessionId)) > 0 };
+    return { revoked: (await this.sessions.revoke(principal.sessionId)) > 0 };
   }
 
   /** The caller of a valid access token whose user is active and whose session is alive; else null. */
   async authenticate(accessToken: string): Promise<Principal | null> {
     const claims = await this.tokens.verify(accessToken);
     if (!claims) return null;
-    const [user, alive] = await Promise.all([this.users.findById(claims.sub), this.refreshTokens.isFamilyActive(claims.sid)]);
+    const [user, alive] = await Promise.all([this.users.findById(claims.sub), this.sessions.isActive(claims.sid)]);
     if (!user?.active || !alive || user.accountId !== claims.acc) return null;
     return { userId: user.id, accountId: user.accountId, email: user.email, name: user.name, role: user.roleName, permissions: user.permissions, sessionId: claims.sid };
   }
@@ -89,7 +88,7 @@ export class AuthService {
     const user = await this.users.findByEmail(email);
     if (!user?.active) return { requested: true, mail: configured };
     const { token, hash } = newOpaqueToken('crp');
-    await this.db.transaction(async () => {
+    await this.transactions.transaction(async () => {
       await this.resets.invalidateOthers(user.id);
       await this.resets.insert(user.id, hash, new Date(Date.now() + PASSWORD_RESET_TTL_SECONDS * 1000));
     });
@@ -106,12 +105,12 @@ export class AuthService {
   /** Sets the new password with a reset token (once, before it expires) and ends every session of the user. */
   async confirmPasswordReset(token: string, password: string): Promise<{ reset: true }> {
     const passwordHash = await hashPassword(password);
-    const done = await this.db.transaction(async () => {
+    const done = await this.transactions.transaction(async () => {
       const userId = await this.resets.consume(tokenHash(token));
       if (!userId) return false;
       await this.users.setPassword(userId, passwordHash);
       await this.resets.invalidateOthers(userId);
-      await this.refreshTokens.revokeAllOfUser(userId);
+      await this.sessions.revokeAllOfUser(userId);
       return true;
     });
     if (!done) {
@@ -121,13 +120,13 @@ export class AuthService {
   }
 
   private async reuseDetected(familyId: string): Promise<never> {
-    await this.refreshTokens.revokeFamily(familyId);
+    await this.sessions.revoke(familyId);
     throw new ApiError(401, 'REFRESH_TOKEN_REUSED', 'This refresh token was already used; the session has been revoked', { suggestion: LOGIN_AGAIN, headers: WWW });
   }
 
   private async issue(user: User, familyId: string): Promise<TokenPair> {
     const refresh = newOpaqueToken('crt');
-    await this.refreshTokens.insert({ familyId, userId: user.id, tokenHash: refresh.hash, expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000) });
+    await this.sessions.addToken({ familyId, userId: user.id, tokenHash: refresh.hash, expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000) });
     const access = await this.tokens.sign({ sub: user.id, acc: user.accountId, sid: familyId });
     return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: refresh.token, refresh_expires_in: REFRESH_TOKEN_TTL_SECONDS };
   }

@@ -11,6 +11,6 @@ import { WhatsAppClient } from './whatsapp.client';
   imports: [UsersModule, TeamsModule],
   controllers: [ChannelsController],
   providers: [ChannelsRepository, ChannelsService, ChannelCredentials, WhatsAppClient],
-  exports: [ChannelsRepository, ChannelCredentials, WhatsAppClient],
+  exports: [ChannelsService, ChannelCredentials, WhatsAppClient],
 })
 export class ChannelsModule {}

@@ -1,22 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { randomUUID } from 'node:crypto';
 import { notFound } from '../common/errors';
-import { TeamsRepository } from '../teams/teams.repository';
-import { UsersRepository } from '../users/users.repository';
+import { TeamsService } from '../teams/teams.service';
+import { UsersService } from '../users/users.service';
 import { ChannelCredentials } from './channel-credentials';
 import { ChannelsRepository, type Channel } from './channels.repository';
 import type { CreateWhatsAppChannelDto, UpdateChannelDto } from './dto/channel.dto';
+import { WhatsAppClient } from './whatsapp.client';
+
+export type { Channel } from './channels.repository';
 
 @Injectable()
 export class ChannelsService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly channels: ChannelsRepository,
     private readonly credentials: ChannelCredentials,
-    private readonly users: UsersRepository,
-    private readonly teams: TeamsRepository,
+    private readonly whatsapp: WhatsAppClient,
+    private readonly users: UsersService,
+    private readonly teams: TeamsService,
   ) {}
 
   list(accountId: string): Promise<Channel[]> {
@@ -29,9 +33,38 @@ export class ChannelsService {
     return channel;
   }
 
+  /** The account's channel, or null. */
+  find(accountId: string, id: string): Promise<Channel | null> {
+    return this.channels.find(accountId, id);
+  }
+
+  /** Any account's channel (webhooks: the channel id is the only key); null for unknown ids and ids that are not UUIDs. */
+  findById(id: string): Promise<Channel | null> {
+    return this.channels.findById(id);
+  }
+
+  /** The account owning a channel, cached (webhook rate limits look it up on every delivery). */
+  accountOf(id: string): Promise<string | null> {
+    return this.channels.accountOf(id);
+  }
+
+  /**
+   * The member a new conversation of the channel goes to (round robin under the channel's cap), or
+   * null; inside the caller's transaction, where concurrent assignments of the channel take turns.
+   */
+  nextAssignee(channel: Channel): Promise<string | null> {
+    return this.channels.nextAssignee(channel.id, channel.assignmentCap);
+  }
+
+  /** Sends a text to `to` through the channel with its stored credentials; the provider's message id. */
+  sendText(channel: Channel, to: string, content: string): Promise<string> {
+    const creds = this.credentials.open(channel.id, channel.credentials);
+    return this.whatsapp.sendText(channel.phoneNumberId, creds.access_token, to, content);
+  }
+
   async createWhatsApp(accountId: string, dto: CreateWhatsAppChannelDto): Promise<Channel> {
     const id = randomUUID();
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       await this.checkRefs(accountId, dto.team_id, dto.member_ids);
       await this.channels.insert({
         id,
@@ -52,7 +85,7 @@ export class ChannelsService {
   }
 
   async update(accountId: string, id: string, dto: UpdateChannelDto): Promise<Channel> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const current = await this.get(accountId, id);
       await this.checkRefs(accountId, dto.team_id, dto.member_ids);
       let sealed: string | undefined;
@@ -71,10 +104,9 @@ export class ChannelsService {
   }
 
   private async checkRefs(accountId: string, teamId: string | null | undefined, memberIds: string[] | undefined): Promise<void> {
-    if (teamId && !(await this.teams.find(accountId, teamId))) throw notFound('team');
+    if (teamId) await this.teams.get(accountId, teamId);
     if (memberIds?.length) {
-      const known = new Set(await this.users.existing(accountId, memberIds));
-      const unknown = memberIds.filter((m) => !known.has(m));
+      const unknown = await this.users.unknownIds(accountId, memberIds);
       if (unknown.length) {
         throw new ApiError(422, 'VALIDATION_ERROR', 'Unknown users', {
           errors: unknown.map((m) => ({ field: 'member_ids', message: `no user ${m} in this account`, code: 'unknown_user' })),

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 import { ConversationApiConfig } from '../config';
 
 /** A failed call to the provider: its HTTP status and Graph API error, when it answered. */
-export class ProviderError extends DomainError {
+export class ProviderError extends ApiError {
   constructor(
     message: string,
     readonly providerStatus?: number,
   ) {
-    super(502, message, { code: 'PROVIDER_ERROR', suggestion: 'Check the channel credentials and the provider status, then retry.' });
+    super(502, 'PROVIDER_ERROR', message, { suggestion: 'Check the channel credentials and the provider status, then retry.' });
   }
 }
 

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ConversationsModule } from '../conversations/conversations.module';
+import { ContactWithConversations } from './contact-with-conversations';
 import { ContactsController } from './contacts.controller';
 import { ContactsModule } from './contacts.module';
-import { ContactsService } from './contacts.service';
 
-@Module({ imports: [ContactsModule, ConversationsModule], controllers: [ContactsController], providers: [ContactsService] })
+/** The contacts routes: the contacts aggregate (ContactsModule) and, for a contact's page, its conversations. */
+@Module({ imports: [ContactsModule, ConversationsModule], controllers: [ContactsController], providers: [ContactWithConversations] })
 export class ContactsApiModule {}

@@ -7,6 +7,7 @@ import { DeletedDto } from '../common/deleted.dto';
 import { Deprecated } from '../common/deprecated.decorator';
 import { pageOf } from '../common/pagination';
 import { conversationView } from '../conversations/dto/conversation.dto';
+import { ContactWithConversations } from './contact-with-conversations';
 import { ContactsService } from './contacts.service';
 import {
   AttributeDefinitionDto,
@@ -23,7 +24,10 @@ import {
 @ApiTags('contacts')
 @Controller('api/v1/contacts')
 export class ContactsController {
-  constructor(private readonly contacts: ContactsService) {}
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly contactWithConversations: ContactWithConversations,
+  ) {}
 
   @Get()
   @RequirePermission('contacts:read')
@@ -73,7 +77,7 @@ export class ContactsController {
   @ApiOperation({ summary: 'A contact with its conversations' })
   @ApiOkEnvelope(ContactWithConversationsDto)
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
-    const { contact, conversations } = await this.contacts.getWithConversations(p.accountId, id);
+    const { contact, conversations } = await this.contactWithConversations.execute(p.accountId, id);
     return { ...contactView(contact), conversations: conversations.map(conversationView) };
   }
 

@@ -1,19 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { conflict, notFound } from '../common/errors';
-import type { Conversation } from '../conversations/conversation';
-import { ConversationsRepository } from '../conversations/conversations.repository';
 import { AttributeDefinitionsRepository, type StoredAttributeDefinition } from './attribute-definitions.repository';
 import { validateAttributes } from './attributes';
 import { ContactsRepository, type Contact } from './contacts.repository';
 import type { CreateAttributeDefinitionDto, UpdateContactDto } from './dto/contact.dto';
+
+export type { Contact } from './contacts.repository';
 
 @Injectable()
 export class ContactsService {
   constructor(
     private readonly contacts: ContactsRepository,
     private readonly definitions: AttributeDefinitionsRepository,
-    private readonly conversations: ConversationsRepository,
   ) {}
 
   list(accountId: string, q: string | undefined, limit: number, offset: number) {
@@ -26,10 +25,19 @@ export class ContactsService {
     return contact;
   }
 
-  async getWithConversations(accountId: string, id: string): Promise<{ contact: Contact; conversations: Conversation[] }> {
-    const contact = await this.get(accountId, id);
-    const { items } = await this.conversations.list(accountId, { contactId: id }, 50, 0);
-    return { contact, conversations: items };
+  /** The contact behind a channel's sender id (a WhatsApp `wa_id`), created with `name` and `phone` when new. */
+  findOrCreateBySource(accountId: string, channelId: string, sourceId: string, profile: { name: string | null; phone: string }): Promise<{ contact: Contact; created: boolean }> {
+    return this.contacts.findOrCreateBySource(accountId, channelId, sourceId, profile);
+  }
+
+  /** The sender id of the contact on a channel (where replies go), or null. */
+  sourceIdOn(contactId: string, channelId: string): Promise<string | null> {
+    return this.contacts.sourceIdOn(contactId, channelId);
+  }
+
+  /** Sets the name (a profile name arriving with a message), without checks. */
+  async rename(accountId: string, id: string, name: string): Promise<void> {
+    await this.contacts.update(accountId, id, { name });
   }
 
   async update(accountId: string, id: string, dto: UpdateContactDto): Promise<Contact> {

@@ -15,6 +15,6 @@ import { SnoozeWorker } from './snooze.worker';
   imports: [AccountsModule, ChannelsModule, ContactsModule, UsersModule, TeamsModule],
   controllers: [ConversationsController],
   providers: [ConversationsRepository, MessagesRepository, ConversationsService, InboundService, SnoozeWorker],
-  exports: [InboundService, ConversationsRepository],
+  exports: [InboundService, ConversationsService],
 })
 export class ConversationsModule {}

@@ -1,15 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import type { Principal } from '../auth/principal';
-import { ChannelCredentials } from '../channels/channel-credentials';
-import { ChannelsRepository } from '../channels/channels.repository';
-import { WhatsAppClient } from '../channels/whatsapp.client';
+import { ChannelsService } from '../channels/channels.service';
 import { notFound } from '../common/errors';
-import { ContactsRepository } from '../contacts/contacts.repository';
+import { ContactsService } from '../contacts/contacts.service';
 import { RealtimeEvents } from '../realtime/realtime-events';
-import { TeamsRepository } from '../teams/teams.repository';
-import { UsersRepository } from '../users/users.repository';
+import { TeamsService } from '../teams/teams.service';
+import { UsersService } from '../users/users.service';
 import type { Conversation, ConversationStatus, Message } from './conversation';
 import { ConversationsRepository, type ConversationFilters } from './conversations.repository';
 import { conversationView, messageView, type AssignDto, type UpdateConversationDto } from './dto/conversation.dto';
@@ -22,15 +20,13 @@ export class ConversationsService {
   private readonly logger = new Logger(ConversationsService.name);
 
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly conversations: ConversationsRepository,
     private readonly messages: MessagesRepository,
-    private readonly contacts: ContactsRepository,
-    private readonly channels: ChannelsRepository,
-    private readonly credentials: ChannelCredentials,
-    private readonly whatsapp: WhatsAppClient,
-    private readonly users: UsersRepository,
-    private readonly teams: TeamsRepository,
+    private readonly contacts: ContactsService,
+    private readonly channels: ChannelsService,
+    private readonly users: UsersService,
+    private readonly teams: TeamsService,
     private readonly realtime: RealtimeEvents,
   ) {}
 
@@ -42,6 +38,11 @@ export class ConversationsService {
     const conversation = await this.conversations.find(accountId, id);
     if (!conversation) throw notFound('conversation');
     return conversation;
+  }
+
+  /** The contact's latest `limit` conversations in the account. */
+  async ofContact(accountId: string, contactId: string, limit: number): Promise<Conversation[]> {
+    return (await this.conversations.list(accountId, { contactId }, limit, 0)).items;
   }
 
   async getWithMessages(accountId: string, id: string): Promise<{ conversation: Conversation; messages: Message[] }> {
@@ -56,7 +57,7 @@ export class ConversationsService {
    * The first public reply sets `first_reply_created_at`; the contact no longer waits.
    */
   async sendMessage(p: Principal, id: string, content: string): Promise<Message> {
-    const { message, conversation } = await this.db.transaction(async () => {
+    const { message, conversation } = await this.transactions.transaction(async () => {
       const conversation = await this.conversations.lock(p.accountId, id);
       if (!conversation) throw notFound('conversation');
       const message = await this.messages.insert({
@@ -85,7 +86,7 @@ export class ConversationsService {
 
   /** A private note: visible to agents only, never sent through the channel, no effect on response times. */
   async whisper(p: Principal, id: string, content: string): Promise<Message> {
-    const message = await this.db.transaction(async () => {
+    const message = await this.transactions.transaction(async () => {
       const conversation = await this.conversations.lock(p.accountId, id);
       if (!conversation) throw notFound('conversation');
       const note = await this.messages.insert({
@@ -108,7 +109,7 @@ export class ConversationsService {
 
   /** Sets the agent and/or team (null removes, omitted keeps); the agent must be an active user of the account. */
   async assign(p: Principal, id: string, dto: AssignDto): Promise<Conversation> {
-    const conversation = await this.db.transaction(async () => {
+    const conversation = await this.transactions.transaction(async () => {
       const current = await this.conversations.lock(p.accountId, id);
       if (!current) throw notFound('conversation');
       const assigneeId = dto.assignee_id === undefined ? current.assigneeId : dto.assignee_id;
@@ -119,7 +120,7 @@ export class ConversationsService {
         if (!user?.active) throw notFound('assignee', 'ASSIGNEE_NOT_FOUND');
         assigneeName = user.name;
       }
-      if (teamId && teamId !== current.teamId && !(await this.teams.find(p.accountId, teamId))) throw notFound('team');
+      if (teamId && teamId !== current.teamId) await this.teams.get(p.accountId, teamId);
       await this.conversations.assign(id, assigneeId, teamId);
       if (assigneeId !== current.assigneeId) {
         await this.activity(current, assigneeId ? `Assigned to ${assigneeName} by ${p.name}` : `Unassigned by ${p.name}`);
@@ -135,7 +136,7 @@ export class ConversationsService {
   async setStatus(p: Principal, id: string, status: ConversationStatus, snoozedUntil?: Date): Promise<Conversation> {
     if (snoozedUntil && status !== 'snoozed') throw new ApiError(422, 'VALIDATION_ERROR', 'snoozed_until goes with status snoozed only', { errors: [{ field: 'snoozed_until', message: 'only with status snoozed', code: 'invalid' }] });
     if (snoozedUntil && snoozedUntil.getTime() <= Date.now()) throw new ApiError(422, 'VALIDATION_ERROR', 'snoozed_until must be in the future', { errors: [{ field: 'snoozed_until', message: 'must be in the future', code: 'too_small' }] });
-    const { conversation, changed } = await this.db.transaction(async () => {
+    const { conversation, changed } = await this.transactions.transaction(async () => {
       const current = await this.conversations.lock(p.accountId, id);
       if (!current) throw notFound('conversation');
       if (current.status === status && status !== 'snoozed') return { conversation: current, changed: false };
@@ -164,8 +165,7 @@ export class ConversationsService {
       if (!channel) throw new Error('the channel was removed');
       const to = await this.contacts.sourceIdOn(conversation.contactId, channel.id);
       if (!to) throw new Error('the contact has no address on this channel');
-      const creds = this.credentials.open(channel.id, channel.credentials);
-      const providerId = await this.whatsapp.sendText(channel.phoneNumberId, creds.access_token, to, content);
+      const providerId = await this.channels.sendText(channel, to, content);
       return (await this.messages.markSent(message.id, providerId)) ?? message;
     } catch (err) {
       this.logger.warn(`message ${message.id} of conversation ${conversation.id} not sent: ${(err as Error).message}`);

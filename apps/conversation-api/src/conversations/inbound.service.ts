@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
-import { AccountsRepository } from '../accounts/accounts.repository';
-import type { Channel } from '../channels/channels.repository';
-import { ChannelsRepository } from '../channels/channels.repository';
-import { ContactsRepository } from '../contacts/contacts.repository';
+import { Transactions } from '@platform/database';
+import { AccountsService } from '../accounts/accounts.service';
+import { ChannelsService, type Channel } from '../channels/channels.service';
+import { ContactsService } from '../contacts/contacts.service';
 import { RealtimeEvents } from '../realtime/realtime-events';
 import { statusAfterIncoming, type Attachment, type MessageStatus } from './conversation';
 import { ConversationsRepository } from './conversations.repository';
@@ -30,10 +29,10 @@ export type InboundResult = { duplicate: true } | { duplicate: false; conversati
 @Injectable()
 export class InboundService {
   constructor(
-    private readonly db: Database,
-    private readonly accounts: AccountsRepository,
-    private readonly channels: ChannelsRepository,
-    private readonly contacts: ContactsRepository,
+    private readonly transactions: Transactions,
+    private readonly accounts: AccountsService,
+    private readonly channels: ChannelsService,
+    private readonly contacts: ContactsService,
     private readonly conversations: ConversationsRepository,
     private readonly messages: MessagesRepository,
     private readonly realtime: RealtimeEvents,
@@ -52,9 +51,9 @@ export class InboundService {
    * advisory lock), so concurrent redeliveries and a new sender's first messages never duplicate.
    */
   async receive(channel: Channel, m: InboundMessage): Promise<InboundResult> {
-    const result = await this.db
+    const result = await this.transactions
       .transaction(async () => {
-        await this.db.lock(`inbound:${channel.id}:${m.from}`);
+        await this.transactions.lock(`inbound:${channel.id}:${m.from}`);
         // The common case in one query: a known sender with a conversation on this channel.
         let conversation = await this.conversations.latestForSource(channel.id, m.from);
         let contactCreated = false;
@@ -62,12 +61,12 @@ export class InboundService {
         let contactId: string;
         if (conversation) {
           contactId = conversation.contactId;
-          if (!conversation.contact.name && m.profileName) await this.contacts.update(channel.accountId, contactId, { name: m.profileName });
+          if (!conversation.contact.name && m.profileName) await this.contacts.rename(channel.accountId, contactId, m.profileName);
         } else {
           const found = await this.contacts.findOrCreateBySource(channel.accountId, channel.id, m.from, { name: m.profileName, phone: `+${m.from.replace(/^\+/, '')}` });
           contactId = found.contact.id;
           contactCreated = found.created;
-          const assigneeId = channel.autoAssignment ? await this.channels.nextAssignee(channel.id, channel.assignmentCap) : null;
+          const assigneeId = channel.autoAssignment ? await this.channels.nextAssignee(channel) : null;
           const id = await this.conversations.insert({
             accountId: channel.accountId,
             displayId: await this.accounts.nextDisplayId(channel.accountId),

@@ -3,6 +3,8 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { ConversationApiConfig } from '../config';
 import { OutgoingMailsRepository, type MailStatus } from './outgoing-mails.repository';
 
+export type { MailStatus } from './outgoing-mails.repository';
+
 /**
  * The service's own mail (password reset) over SMTP_URL. Every mail is stored in `outgoing_mails`
  * with its outcome: `sent`, `failed` (the server refused it; the error is kept) or `unsent` (no

@@ -48,7 +48,7 @@ describe('conversation-api real-time events', () => {
       DATABASE_SCHEMA: db.schema,
       DB_MIGRATE_ON_START: 'true',
       REDIS_URL: redis.url,
-      CONVERSATION_REDIS_KEY_PREFIX: redis.prefix,
+      REDIS_KEY_PREFIX: redis.prefix,
       CONVERSATION_JWT_SECRET: randomBytes(32).toString('hex'),
       CONVERSATION_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       CONVERSATION_ADMIN_EMAIL: ADMIN_EMAIL,
@@ -111,8 +111,8 @@ describe('conversation-api real-time events', () => {
 
   it('keeps other accounts out of the room', async () => {
     const a = request(replicas[0].url);
-    const { AccountsService } = await import('../accounts/accounts.service');
-    await replicas[0].app.get(AccountsService).create('Elsewhere', { email: 'rt-other@conversation.test', name: 'Other', password: 'other-password-1' });
+    const { OpenAccount } = await import('../accounts/open-account');
+    await replicas[0].app.get(OpenAccount).execute('Elsewhere', { email: 'rt-other@conversation.test', name: 'Other', password: 'other-password-1' });
     const otherToken = (await a.post('/api/v1/auth/login').send({ email: 'rt-other@conversation.test', password: 'other-password-1' }).expect(200)).body.data.access_token;
     const outsider = await connect(replicas[1].url, otherToken);
     clients.push(outsider);

@@ -3,5 +3,5 @@ import { RolesController } from './roles.controller';
 import { RolesRepository } from './roles.repository';
 import { RolesService } from './roles.service';
 
-@Module({ controllers: [RolesController], providers: [RolesRepository, RolesService], exports: [RolesRepository] })
+@Module({ controllers: [RolesController], providers: [RolesRepository, RolesService], exports: [RolesService] })
 export class RolesModule {}

@@ -2,7 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { conflict, notFound } from '../common/errors';
 import type { CreateRoleDto, UpdateRoleDto } from './dto/role.dto';
+import { BUILT_IN_ROLES } from './permissions';
 import { RolesRepository, type Role } from './roles.repository';
+
+export type { Role } from './roles.repository';
 
 const builtIn = () => new ApiError(403, 'BUILT_IN_ROLE', 'Built-in roles cannot be changed or deleted', { suggestion: 'Create a custom role instead.' });
 
@@ -18,6 +21,16 @@ export class RolesService {
     const role = await this.roles.find(accountId, id);
     if (!role) throw notFound('role');
     return role;
+  }
+
+  /** The built-in roles (administrator, agent) of a new account. */
+  async createBuiltIns(accountId: string): Promise<Role[]> {
+    const created: Role[] = [];
+    for (const [name, role] of Object.entries(BUILT_IN_ROLES)) {
+      const inserted = await this.roles.insert({ accountId, name, description: role.description, permissions: role.permissions, builtIn: true });
+      if (inserted) created.push(inserted);
+    }
+    return created;
   }
 
   async create(accountId: string, dto: CreateRoleDto): Promise<Role> {

@@ -4,5 +4,5 @@ import { TeamsController } from './teams.controller';
 import { TeamsRepository } from './teams.repository';
 import { TeamsService } from './teams.service';
 
-@Module({ imports: [UsersModule], controllers: [TeamsController], providers: [TeamsRepository, TeamsService], exports: [TeamsRepository] })
+@Module({ imports: [UsersModule], controllers: [TeamsController], providers: [TeamsRepository, TeamsService], exports: [TeamsService] })
 export class TeamsModule {}

@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { conflict, notFound } from '../common/errors';
-import { UsersRepository } from '../users/users.repository';
+import { UsersService } from '../users/users.service';
 import type { CreateTeamDto, UpdateTeamDto } from './dto/team.dto';
 import { TeamsRepository, type Team } from './teams.repository';
+
+export type { Team } from './teams.repository';
 
 @Injectable()
 export class TeamsService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly teams: TeamsRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UsersService,
   ) {}
 
   list(accountId: string): Promise<Team[]> {
@@ -25,7 +27,7 @@ export class TeamsService {
   }
 
   async create(accountId: string, dto: CreateTeamDto): Promise<Team> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const id = await this.teams.insert(accountId, dto.name, dto.description ?? null);
       if (!id) throw conflict('TEAM_NAME_TAKEN', `A team named ${dto.name} exists`, 'Choose another name.');
       if (dto.member_ids?.length) await this.setMembersChecked(accountId, id, dto.member_ids);
@@ -41,7 +43,7 @@ export class TeamsService {
   }
 
   async setMembers(accountId: string, id: string, memberIds: string[]): Promise<Team> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       await this.get(accountId, id);
       await this.setMembersChecked(accountId, id, memberIds);
       return this.get(accountId, id);
@@ -54,8 +56,7 @@ export class TeamsService {
   }
 
   private async setMembersChecked(accountId: string, teamId: string, memberIds: string[]): Promise<void> {
-    const known = new Set(await this.users.existing(accountId, memberIds));
-    const unknown = memberIds.filter((m) => !known.has(m));
+    const unknown = await this.users.unknownIds(accountId, memberIds);
     if (unknown.length) {
       throw new ApiError(422, 'VALIDATION_ERROR', 'Unknown users', {
         errors: unknown.map((m) => ({ field: 'member_ids', message: `no user ${m} in this account`, code: 'unknown_user' })),

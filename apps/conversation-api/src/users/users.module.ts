@@ -5,5 +5,5 @@ import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
-@Module({ imports: [RolesModule, SessionsModule], controllers: [UsersController], providers: [UsersRepository, UsersService], exports: [UsersRepository] })
+@Module({ imports: [RolesModule, SessionsModule], controllers: [UsersController], providers: [UsersRepository, UsersService], exports: [UsersService] })
 export class UsersModule {}

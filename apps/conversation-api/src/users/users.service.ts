@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { hashPassword } from '@platform/auth';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import type { Principal } from '../auth/principal';
 import { conflict, notFound } from '../common/errors';
-import { RolesRepository } from '../roles/roles.repository';
-import { RefreshTokensRepository } from '../sessions/refresh-tokens.repository';
+import { RolesService } from '../roles/roles.service';
+import { SessionsService } from '../sessions/sessions.service';
 import type { CreateUserDto, UpdateUserDto } from './dto/user.dto';
 import { UsersRepository, type User } from './users.repository';
+
+export type { User } from './users.repository';
 
 const lastAdmin = () =>
   new ApiError(409, 'LAST_ADMINISTRATOR', 'The account must keep at least one active administrator', { suggestion: 'Make another user an administrator first.' });
@@ -15,10 +17,10 @@ const lastAdmin = () =>
 @Injectable()
 export class UsersService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly users: UsersRepository,
-    private readonly roles: RolesRepository,
-    private readonly sessions: RefreshTokensRepository,
+    private readonly roles: RolesService,
+    private readonly sessions: SessionsService,
   ) {}
 
   list(accountId: string, limit: number, offset: number) {
@@ -26,23 +28,54 @@ export class UsersService {
   }
 
   async get(accountId: string, id: string): Promise<User> {
-    const user = await this.users.find(accountId, id);
+    const user = await this.find(accountId, id);
     if (!user) throw notFound('user');
     return user;
   }
 
+  /** The account's user, or null. */
+  find(accountId: string, id: string): Promise<User | null> {
+    return this.users.find(accountId, id);
+  }
+
+  /** Any account's user by id (access tokens name the user); null when missing. */
+  findById(id: string): Promise<User | null> {
+    return this.users.findById(id);
+  }
+
+  /** Any account's user by email, case-insensitively (login is by email); null when missing. */
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findByEmail(email);
+  }
+
+  /** The ids of `ids` that are not users of the account. */
+  async unknownIds(accountId: string, ids: string[]): Promise<string[]> {
+    const known = new Set(await this.users.existing(accountId, ids));
+    return ids.filter((id) => !known.has(id));
+  }
+
   async create(accountId: string, dto: CreateUserDto): Promise<User> {
-    if (!(await this.roles.find(accountId, dto.role_id))) throw notFound('role');
-    const id = await this.users.insert({ accountId, email: dto.email, name: dto.name, passwordHash: await hashPassword(dto.password), roleId: dto.role_id });
-    if (!id) throw conflict('EMAIL_TAKEN', `A user with the email ${dto.email} exists`, 'Use another email.');
+    await this.roles.get(accountId, dto.role_id);
+    const id = await this.add(accountId, { email: dto.email, name: dto.name, passwordHash: await hashPassword(dto.password), roleId: dto.role_id });
     return this.get(accountId, id);
+  }
+
+  /** Stores a user whose password is hashed already; 409 `EMAIL_TAKEN` when the email is anyone's. */
+  async add(accountId: string, u: { email: string; name: string; passwordHash: string; roleId: string }): Promise<string> {
+    const id = await this.users.insert({ accountId, ...u });
+    if (!id) throw conflict('EMAIL_TAKEN', `A user with the email ${u.email} exists`, 'Use another email.');
+    return id;
+  }
+
+  setPassword(id: string, passwordHash: string): Promise<void> {
+    return this.users.setPassword(id, passwordHash);
   }
 
   /** Role changes and deactivation keep at least one active administrator; deactivation ends the user's sessions. */
   async update(caller: Principal, id: string, dto: UpdateUserDto): Promise<User> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const current = await this.get(caller.accountId, id);
-      if (dto.role_id && !(await this.roles.find(caller.accountId, dto.role_id))) throw notFound('role');
+      if (dto.role_id) await this.roles.get(caller.accountId, dto.role_id);
       await this.users.update(caller.accountId, id, { name: dto.name, roleId: dto.role_id, active: dto.active });
       if (current.permissions.includes('admin') && current.active && (await this.users.countActiveAdmins(caller.accountId)) === 0) throw lastAdmin();
       if (dto.active === false) await this.sessions.revokeAllOfUser(id);

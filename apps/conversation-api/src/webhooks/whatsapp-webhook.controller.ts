@@ -4,7 +4,7 @@ import { ApiOkEnvelope } from '@platform/envelopes';
 import type { Request } from 'express';
 import { Public } from '../auth/access.decorators';
 import { RawResponse } from '../common/envelope.interceptor';
-import { WebhookThrottle } from '../throttle/throttle';
+import { WebhookRateLimit } from '../rate-limit/rate-limit';
 import { WhatsAppWebhookService } from './whatsapp-webhook.service';
 
 class DeliveryResultDto {
@@ -18,7 +18,7 @@ class DeliveryResultDto {
 @ApiTags('webhooks')
 @Controller('api/v1/webhooks/whatsapp')
 @Public()
-@WebhookThrottle()
+@WebhookRateLimit()
 export class WhatsAppWebhookController {
   constructor(private readonly webhooks: WhatsAppWebhookService) {}
 

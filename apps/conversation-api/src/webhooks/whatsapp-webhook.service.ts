@@ -3,7 +3,7 @@ import { safeEqual } from '@platform/auth';
 import { ApiError } from '@platform/errors';
 import { verifyHmacSignature } from '@platform/http-safety';
 import { ChannelCredentials, type WhatsAppCredentials } from '../channels/channel-credentials';
-import { ChannelsRepository, type Channel } from '../channels/channels.repository';
+import { ChannelsService, type Channel } from '../channels/channels.service';
 import { WhatsAppClient } from '../channels/whatsapp.client';
 import { InboundService } from '../conversations/inbound.service';
 import { parseWhatsAppDelivery, PayloadError, type ParsedInbound } from './whatsapp-payload';
@@ -23,7 +23,7 @@ export class WhatsAppWebhookService {
   private readonly logger = new Logger(WhatsAppWebhookService.name);
 
   constructor(
-    private readonly channels: ChannelsRepository,
+    private readonly channels: ChannelsService,
     private readonly credentials: ChannelCredentials,
     private readonly whatsapp: WhatsAppClient,
     private readonly inbound: InboundService,

@@ -1,0 +1,22 @@
+import { Injectable } from '@nestjs/common';
+import type { Conversation } from '../conversations/conversation';
+import { ConversationsService } from '../conversations/conversations.service';
+import { ContactsService, type Contact } from './contacts.service';
+
+/** How many of a contact's conversations GET /api/v1/contacts/{id} lists (newest activity first). */
+export const CONTACT_CONVERSATIONS_SHOWN = 50;
+
+/** A contact of the account with its latest conversations (404 `CONTACT_NOT_FOUND` when it is not the account's). */
+@Injectable()
+export class ContactWithConversations {
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly conversations: ConversationsService,
+  ) {}
+
+  async execute(accountId: string, contactId: string): Promise<{ contact: Contact; conversations: Conversation[] }> {
+    const contact = await this.contacts.get(accountId, contactId);
+    const conversations = await this.conversations.ofContact(accountId, contactId, CONTACT_CONVERSATIONS_SHOWN);
+    return { contact, conversations };
+  }
+}
