@@ -2,56 +2,27 @@
 // would track, node_modules linked): `npx nx g @platform/nx-plugin:service demo-api`, then build,
 // lint, boot the new app and reach it through the gateway, and find it in npm start's app list,
 // compose and the Kubernetes manifests, with no other file edited by hand.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, freePort, waitHealthy, type TestDatabase } from '@platform/testing';
 import { parse } from 'yaml';
+import { scratchWorkspace, type ScratchWorkspace } from '../../../test/scratch-workspace';
 
-const root = path.resolve(__dirname, '../../../../..');
 const NAME = 'demo-api';
 
 /** Paths (from the root) the generator writes or re-renders; nothing else may change. */
 const GENERATED = [/^services\.json$/, /^apps\/demo-api\//, /^deploy\/k8s\//, /^docker\/compose\.yml$/, /^docker\/postgres\/init-databases\.sql$/];
 
-function workspaceFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
-  return [...new Set(listed.split('\0'))].filter((f) => f && f !== 'node_modules' && fs.statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile());
-}
-
-function copyWorkspace(files: string[]): string {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'service-generator-'));
-  for (const file of files) {
-    fs.mkdirSync(path.dirname(path.join(scratch, file)), { recursive: true });
-    fs.copyFileSync(path.join(root, file), path.join(scratch, file));
-  }
-  fs.symlinkSync(fs.realpathSync(path.join(root, 'node_modules')), path.join(scratch, 'node_modules'));
-  return scratch;
-}
-
-/** Every file below `dir` (relative), skipping node_modules, dist and the tool caches. */
-function filesBelow(dir: string, from = dir): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (['node_modules', 'dist', '.nx', '.data'].includes(e.name)) return [];
-    const full = path.join(dir, e.name);
-    return e.isDirectory() ? filesBelow(full, from) : [path.relative(from, full)];
-  });
-}
-
 describe('npx nx g @platform/nx-plugin:service demo-api in a scratch workspace', () => {
   const children: ChildProcess[] = [];
+  let workspace: ScratchWorkspace;
   let scratch: string;
-  let originals: string[];
   let database: TestDatabase;
   let demo: string;
 
-  /** Runs a command in the scratch workspace (no NX_* variable of an outer Nx run points it elsewhere). */
-  const run = (command: string, args: string[]) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('NX_')));
-    return execFileSync(command, args, { cwd: scratch, encoding: 'utf8', stdio: 'pipe', env: { ...env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' } });
-  };
+  const run = (command: string, args: string[]) => workspace.run(command, args);
 
   function boot(entry: string, env: Record<string, string>, port: number): Promise<string> {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), ...env };
@@ -66,8 +37,8 @@ describe('npx nx g @platform/nx-plugin:service demo-api in a scratch workspace',
   }
 
   beforeAll(async () => {
-    originals = workspaceFiles();
-    scratch = copyWorkspace(originals);
+    workspace = scratchWorkspace('service-generator-');
+    scratch = workspace.dir;
     run('npx', ['nx', 'g', '@platform/nx-plugin:service', NAME]);
     run(process.execPath, ['tools/build.mjs']);
     database = await createTestDatabase();
@@ -86,14 +57,11 @@ describe('npx nx g @platform/nx-plugin:service demo-api in a scratch workspace',
       await exited;
     }
     await database?.drop();
-    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+    workspace?.remove();
   }, 30_000);
 
   it('edits nothing but the new app, the registry and the files rendered from it', () => {
-    const changed = filesBelow(scratch).filter((file) => {
-      const original = path.join(root, file);
-      return !originals.includes(file) || !fs.readFileSync(original).equals(fs.readFileSync(path.join(scratch, file)));
-    });
+    const changed = workspace.changed();
     expect(changed.filter((file) => !GENERATED.some((pattern) => pattern.test(file)))).toEqual([]);
     expect(changed).toEqual(expect.arrayContaining(['services.json', 'apps/demo-api/src/service.ts', 'docker/compose.yml']));
   });

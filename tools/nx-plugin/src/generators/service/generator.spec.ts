@@ -142,9 +142,10 @@ describe('service generator', () => {
     expect(tree.read('services.json', 'utf8')).toBe(registry);
     expect(tree.read('apps/knowledge-api/src/service.ts', 'utf8')).toMatch(/name: 'knowledge-api',\s+port: 3003,\s+schema: 'knowledge',/);
     expect(tree.read('apps/knowledge-api/README.md', 'utf8')).toContain('behind the gateway at `/knowledge`');
-    // rbac and no HPA, as registered
-    expect(tree.exists('deploy/k8s/base/knowledge-api/rbac.yaml')).toBe(true);
-    expect(tree.exists('deploy/k8s/base/knowledge-api/hpa.yaml')).toBe(false);
+    // rbac and HPA as registered
+    const registered = registryOf(tree).find((s) => s.name === 'knowledge-api')!;
+    expect(tree.exists('deploy/k8s/base/knowledge-api/rbac.yaml')).toBe(Boolean(registered.rbac));
+    expect(tree.exists('deploy/k8s/base/knowledge-api/hpa.yaml')).toBe(registered.hpa === true);
   });
 
   it.each([
