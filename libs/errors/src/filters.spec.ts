@@ -8,7 +8,6 @@ import {
   UnauthorizedException,
   type ArgumentsHost,
 } from '@nestjs/common';
-import { ThrottlerException } from '@nestjs/throttler';
 import { IsEmail, IsInt, Max, ValidateNested, validateSync } from 'class-validator';
 import { plainToInstance, Type } from 'class-transformer';
 import { ApiError } from './api-error';
@@ -70,7 +69,7 @@ describe('EnvelopeErrorFilter', () => {
     [new ForbiddenException('Project disabled'), 403, 'FORBIDDEN', 'Project disabled'],
     [new NotFoundException('Contact not found'), 404, 'NOT_FOUND', 'Contact not found'],
     [new ConflictException('Template in use'), 409, 'CONFLICT', 'Template in use'],
-    [new ThrottlerException(), 429, 'RATE_LIMITED', 'Too many requests: rate limit exceeded'],
+    [new HttpException('Too many requests', 429), 429, 'RATE_LIMITED', 'Too many requests'],
     [new BadGatewayException('Upstream failed'), 502, 'BAD_GATEWAY', 'Upstream failed'],
     [new HttpException('Teapot', 418), 418, 'HTTP_418', 'Teapot'],
   ])('renders %p as %i %s', (exception, status, code, message) => {
@@ -109,7 +108,7 @@ describe('EnvelopeErrorFilter', () => {
 
   it('lets the app rename default codes (part C throttling) but never an ApiError code', () => {
     const partC = new EnvelopeErrorFilter({ codes: { 429: 'THROTTLER_LIMIT_EXCEEDED' } });
-    expect(run(partC, new ThrottlerException()).body.error.code).toBe('THROTTLER_LIMIT_EXCEEDED');
+    expect(run(partC, new HttpException('Too many requests', 429)).body.error.code).toBe('THROTTLER_LIMIT_EXCEEDED');
     expect(run(partC, new ApiError(429, 'OWN_CODE', 'x')).body.error.code).toBe('OWN_CODE');
   });
 
@@ -146,7 +145,7 @@ describe('PlainErrorFilter', () => {
       status: 502,
       body: { error: 'The social platform API failed' },
     });
-    expect(run(filter, new ThrottlerException()).status).toBe(429);
+    expect(run(filter, new HttpException('Too many requests', 429)).status).toBe(429);
   });
 
   it('answers validation failures with 400 naming each field', () => {

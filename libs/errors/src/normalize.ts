@@ -126,7 +126,7 @@ export function normalizeException(exception: unknown): NormalizedError {
     return {
       status,
       code: codeFromResponse(exception.getResponse()) ?? defaultCode(status),
-      message: readableMessage(status, messageFromResponse(exception.getResponse()) ?? exception.message),
+      message: messageFromResponse(exception.getResponse()) ?? exception.message,
       validation: false,
       unexpected: false,
     };
@@ -153,12 +153,6 @@ function listed(errors: FieldError[] | undefined): Pick<NormalizedError, 'errors
   if (!errors) return {};
   const capped = capFieldErrors(errors);
   return { errors: capped.errors, omittedErrors: capped.omitted };
-}
-
-/** Nest's throttler says "ThrottlerException: Too Many Requests"; clients get plain words. */
-function readableMessage(status: number, message: string): string {
-  if (status === 429 && message.startsWith('ThrottlerException')) return 'Too many requests: rate limit exceeded';
-  return message;
 }
 
 function messageFromResponse(response: string | object): string | undefined {
