@@ -2,16 +2,18 @@
 // Reads the registry of services, services.json at the root (docs/lib-contracts.md, "Adding a
 // service"): one line per app with its name, port, gateway prefix, database and deployment traits.
 // deploy/generate.cjs renders the Kustomize manifests, docker/compose.yml and the database init
-// script from it; the gateway's route table, the lint scopes and `npm start` read the same file.
+// script from it; the gateway's route table, `npm start` and the bench read the same file through
+// @platform/registry (libs/registry), and the lint scopes read it directly.
 //
 //   prefix:   path prefix on the gateway (null: the gateway itself).
 //   database: the app owns a database (and a migration Job); also its schema on the embedded instance.
 //   hpa:      stateless API, scaled by CPU (several replicas share nothing but the database,
-//             broker and Redis). knowledge-api keeps crawl progress and its Socket.IO rooms in
-//             memory: one replica, no HPA.
-//   rbac:     the app drives workloads through the Kubernetes API (@platform/containers): true
-//             (any Deployment of its namespace) or { deployments: [names], statefulsets: [names] }
-//             (a Role limited to scaling those).
+//             broker and Redis); false: one replica, and the app's README says why
+//             (tools/checks/registry.spec.ts holds the two together).
+//   rbac:     the app drives workloads through the Kubernetes API (@platform/containers, which
+//             its source must import: tools/checks/registry.spec.ts): true (any Deployment of its
+//             namespace) or { deployments: [names], statefulsets: [names] } (a Role limited to
+//             scaling those).
 //   configMaps: { <ConfigMap name>: <mount path> }, files the operator provides (read-only).
 //   env:      extra environment of the app's Deployment and compose service.
 //   worker:   a second Deployment of the same image with extra environment.

@@ -1,20 +1,13 @@
 // Invariants of the deployment files: every app directory under apps/ has its Kubernetes
-// manifests, its compose services and an image recipe, and they agree with ARCHITECTURE.md.
+// manifests, its compose services and an image recipe, and they agree with the registry (services.json).
+import { upstreamEnvName, type RegisteredService } from '@platform/registry';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
-interface AppEntry {
-  name: string;
-  port: number;
-  database: string | null;
-  hpa: boolean;
-  rbac?: boolean | { deployments?: string[]; statefulsets?: string[] };
-  configMaps?: Record<string, string>;
-  env?: Record<string, string>;
-  worker?: { env: Record<string, string> };
-}
+/** A line of services.json (deploy/apps.cjs reads and validates the file; the type is the registry lib's). */
+type AppEntry = RegisteredService;
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { APPS } = require('./apps.cjs') as { APPS: AppEntry[] };
@@ -213,11 +206,13 @@ describe('cross-app manifests', () => {
     expect(backends).toContainEqual({ path: '/', backend: { name: 'gateway', port: { name: 'http' } } });
   });
 
-  it('points the gateway at every deployed service', () => {
+  it('points the gateway at every deployed service, in the variables the gateway reads (upstreamEnvName)', () => {
     const data = find(objectsOf('gateway'), 'ConfigMap', 'gateway-config')!.data;
-    for (const app of DEPLOYED.filter((a) => a.name !== 'gateway')) {
-      expect(data[`GATEWAY_UPSTREAM_${app.name.toUpperCase().replace(/-/g, '_')}`]).toBe(`http://${app.name}:${app.port}`);
-    }
+    const environment = parseYaml(path.join(root, 'docker', 'compose.yml'))[0].services.gateway.environment;
+    const upstreams = (vars: Record<string, string>) => Object.fromEntries(Object.entries(vars).filter(([name]) => name.startsWith('GATEWAY_UPSTREAM_')));
+    const expected = Object.fromEntries(DEPLOYED.filter((a) => a.name !== 'gateway').map((app) => [upstreamEnvName(app.name), `http://${app.name}:${app.port}`]));
+    expect(upstreams(data)).toEqual(expected);
+    expect(upstreams(environment)).toEqual(expected);
   });
 
   it('runs the transcription workers as their own Deployment', () => {

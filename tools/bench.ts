@@ -20,7 +20,7 @@ import {
   scenarioMeasurements,
   type ScenarioResult,
 } from './bench/harness';
-import type { BenchMeasurement } from './bench/measurement';
+import type { BenchMeasurement } from '@platform/bench';
 import { BenchProcesses } from './bench/processes';
 import { SCENARIOS } from './bench/scenarios';
 import type { SuiteMessage } from './bench/suite-runner';

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '@platform/database';
 import { ConfigValidationError, startService, type RunningService, type ServiceDefinition } from '@platform/platform';
-import { SERVICES, upstreamEnvName } from '../apps/gateway/src/routes/route-table';
+import { SERVICES_BEHIND_GATEWAY, upstreamEnvName } from '@platform/registry';
 import { registeredApps } from './dev/apps';
 import { ensureDevEmailProject } from './dev/email-project';
 
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
   const gatewayDef = apps.find((entry) => entry.def.name === 'gateway')?.def;
   if (!gatewayDef) throw new Error('apps/gateway is missing: npm start runs every app behind the gateway');
   const gatewayEnv: Record<string, string> = {};
-  for (const service of SERVICES) gatewayEnv[upstreamEnvName(service.name)] = `http://127.0.0.1:${portOf(service, env)}`;
+  for (const service of SERVICES_BEHIND_GATEWAY) gatewayEnv[upstreamEnvName(service.name)] = `http://127.0.0.1:${portOf(service, env)}`;
   // Click-tracking links (automation-api) point at the gateway, where a newcomer's browser reaches them.
   const gatewayOrigin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${portOf(gatewayDef, env)}`;
   const devEnv: Record<string, Record<string, string>> = {
@@ -236,11 +236,11 @@ function printBanner(running: RunningService[], given: Record<string, string>, u
   const gateway = running.find((r) => r.name === 'gateway');
   const lines = ['', '─'.repeat(72), 'Development stack (npm start) — do not use these credentials anywhere else', ''];
   for (const app of running) {
-    const route = SERVICES.find((s) => s.name === app.name);
+    const route = SERVICES_BEHIND_GATEWAY.find((s) => s.name === app.name);
     if (!route) continue;
     lines.push(`  ${app.name.padEnd(18)} ${app.url.padEnd(24)} via gateway ${gateway?.url ?? ''}${route.prefix}   docs ${gateway?.url ?? app.url}${route.prefix}/api/docs`);
   }
-  const missing = SERVICES.filter((s) => !running.some((r) => r.name === s.name)).map((s) => s.name);
+  const missing = SERVICES_BEHIND_GATEWAY.filter((s) => !running.some((r) => r.name === s.name)).map((s) => s.name);
   if (missing.length) lines.push(`  not started (no apps/<name> yet): ${missing.join(', ')}`);
   lines.push('');
   if (Object.keys(given).length) {

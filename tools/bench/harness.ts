@@ -4,7 +4,7 @@
 // a table with each scenario's ratio to the one it is compared with, and one table of every figure
 // (scenarios and the apps' own suites) next to its baseline.
 import http from 'node:http';
-import type { BenchMeasurement } from './measurement';
+import type { BenchMeasurement } from '@platform/bench';
 import type { BenchTargets } from './processes';
 import type { Scenario } from './scenarios';
 

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, waitHealthy } from '@platform/testing';
-import { SERVICES, upstreamEnvName } from '../../apps/gateway/src/routes/route-table';
-import { BARE_PROXY, BARE_SERVER } from './measurement';
+import { BARE_PROXY, BARE_SERVER } from '@platform/bench';
+import { SERVICES_BEHIND_GATEWAY, upstreamEnvName } from '@platform/registry';
 
 /** Where each started process listens. */
 export interface BenchTargets {
@@ -36,7 +36,7 @@ const APPS: Record<string, AppSpec> = {
   gateway: {
     entry: (root) => [path.join(root, 'dist/apps/gateway/main.js')],
     env: (urls) =>
-      Object.fromEntries(SERVICES.filter((s) => urls.has(s.name)).map((s) => [upstreamEnvName(s.name), urls.get(s.name)!])),
+      Object.fromEntries(SERVICES_BEHIND_GATEWAY.filter((s) => urls.has(s.name)).map((s) => [upstreamEnvName(s.name), urls.get(s.name)!])),
   },
 };
 

@@ -1,7 +1,7 @@
 // Runs one app suite of tools/bench/suites.ts in this (child) process and sends its measurements to
 // the parent over IPC: `fork('suite-runner.js', [suiteName])`. Also runnable by hand:
 // `node dist/out/tools/bench/suite-runner.js email-api` prints the measurements.
-import type { BenchMeasurement } from './measurement';
+import type { BenchMeasurement } from '@platform/bench';
 import { APP_SUITES } from './suites';
 
 export type SuiteMessage = { measurements: BenchMeasurement[] } | { error: string };

@@ -2,7 +2,7 @@
 // autocannon scenarios, each in a child process of its own (tools/bench/suite-runner.ts) so that the
 // services they start in-process, their pools and their globals cannot affect one another.
 // A suite is loaded lazily: the runner only loads the app it runs.
-import type { BenchMeasurement } from './measurement';
+import type { BenchMeasurement } from '@platform/bench';
 
 export interface AppSuite {
   /** BENCH_ONLY matches this or one of `measures` */

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -28,5 +30,61 @@ describe('.ci/run ensure_chromium', () => {
     const { calls, log } = await ensureChromium('/nonexistent/chromium');
     expect(calls).toEqual(['apt-get update', 'apt-get install -y chromium']);
     expect(log).toContain('chromium missing: installing the chromium package');
+  });
+});
+
+/**
+ * Runs `main` of a copy of .ci/run placed in <tmp>/clone/.ci/run (with <tmp>/shared/ARCHITECTURE.md
+ * when `withContract`), npm and the service and browser steps replaced by recorders: the steps in
+ * order, each npm call with the ARCHITECTURE_MD it saw.
+ */
+async function mainSteps(withContract: boolean, env: Record<string, string> = {}): Promise<{ steps: string[]; log: string; contract: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-run-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'clone', '.ci'), { recursive: true });
+    fs.copyFileSync(script, path.join(dir, 'clone', '.ci', 'run'));
+    const contract = path.join(fs.realpathSync(dir), 'shared', 'ARCHITECTURE.md');
+    if (withContract) {
+      fs.mkdirSync(path.dirname(contract));
+      fs.writeFileSync(contract, '# contract\n');
+    }
+    const { stdout, stderr } = await run(
+      'bash',
+      [
+        '-c',
+        `source "$1"; unset ARCHITECTURE_MD; ${Object.entries(env).map(([k, v]) => `export ${k}=${JSON.stringify(v)}; `).join('')}` +
+          'npm() { echo "npm $* [ARCHITECTURE_MD=${ARCHITECTURE_MD:-}]"; }; ensure_services() { echo services; }; ensure_chromium() { echo chromium; }; main',
+        'ci-run-test',
+        path.join(dir, 'clone', '.ci', 'run'),
+      ],
+    );
+    return { steps: stdout.split('\n').filter(Boolean), log: stderr, contract };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('.ci/run main', () => {
+  it('lints before the tests, and hands the tests the contract found in shared/ beside the clone', async () => {
+    const { steps, log, contract } = await mainSteps(true);
+    expect(steps).toEqual([
+      `npm ci [ARCHITECTURE_MD=${contract}]`,
+      `npm run lint [ARCHITECTURE_MD=${contract}]`,
+      'services',
+      'chromium',
+      `npm test [ARCHITECTURE_MD=${contract}]`,
+    ]);
+    expect(log).toContain(`contract: ${contract}`);
+  });
+
+  it('runs without the contract where no shared/ sits beside the clone, and says so', async () => {
+    const { steps, log } = await mainSteps(false);
+    expect(steps).toEqual(['npm ci [ARCHITECTURE_MD=]', 'npm run lint [ARCHITECTURE_MD=]', 'services', 'chromium', 'npm test [ARCHITECTURE_MD=]']);
+    expect(log).toContain('contract: none beside the clone');
+  });
+
+  it('keeps an ARCHITECTURE_MD given to it', async () => {
+    const { steps } = await mainSteps(true, { ARCHITECTURE_MD: '/elsewhere/ARCHITECTURE.md' });
+    expect(steps.at(-1)).toBe('npm test [ARCHITECTURE_MD=/elsewhere/ARCHITECTURE.md]');
   });
 });

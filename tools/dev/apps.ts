@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ServiceDefinition } from '@platform/platform';
-import registry from '../../services.json';
+import { REGISTERED_SERVICES } from '@platform/registry';
 
 const APPS_DIR = path.resolve(__dirname, '../../apps');
 
@@ -28,5 +28,5 @@ export function loadServiceDefinition(name: string, appsDir = APPS_DIR): Service
 
 /** The definitions of every registered app that exists, in registry order. */
 export function registeredApps(appsDir = APPS_DIR): ServiceDefinition<any>[] {
-  return registry.services.flatMap(({ name }) => loadServiceDefinition(name, appsDir) ?? []);
+  return REGISTERED_SERVICES.flatMap(({ name }) => loadServiceDefinition(name, appsDir) ?? []);
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import registry from '../../services.json';
+import { REGISTERED_SERVICES } from '@platform/registry';
 
 const root = path.resolve(__dirname, '../..');
 const READY_TIMEOUT_MS = 90_000;
@@ -19,7 +19,7 @@ interface Started {
 }
 
 /** The standard port of every app in the registry (services.json), plus the offset. */
-const STANDARD_PORTS = registry.services.map((s) => s.port);
+const STANDARD_PORTS = REGISTERED_SERVICES.map((s) => s.port);
 
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {

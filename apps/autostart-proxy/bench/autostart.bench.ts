@@ -42,7 +42,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { autostartProxyService } from '../src/service';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { BARE_PROXY, BARE_SERVER, dropBenchSchema, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { BARE_PROXY, BARE_SERVER, dropBenchSchema, type BenchMeasurement } from '@platform/bench';
 import type { LoadResult } from './load-generator';
 
 const run = promisify(execFile);

@@ -1,6 +1,7 @@
 import { BaseConfig } from '@platform/platform';
 import { IsInt, IsOptional, IsUrl, Max, Min } from 'class-validator';
-import { defaultUpstream, SERVICES, upstreamEnvName } from './routes/route-table';
+import { SERVICES_BEHIND_GATEWAY, upstreamEnvName } from '@platform/registry';
+import { defaultUpstream } from './routes/route-table';
 
 const UPSTREAM_URL = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
@@ -24,9 +25,9 @@ export class GatewayConfig extends BaseConfig {
   GATEWAY_CONNECT_TIMEOUT_MS: number = 5_000;
 }
 
-// One optional upstream variable per service of the route table (services.json), validated like a
-// declared field: loadConfig reads the variables that carry class-validator metadata.
-for (const service of SERVICES) {
+// One optional upstream variable per service behind the gateway (the registry, services.json),
+// validated like a declared field: loadConfig reads the variables that carry class-validator metadata.
+for (const service of SERVICES_BEHIND_GATEWAY) {
   const variable = upstreamEnvName(service.name);
   IsOptional()(GatewayConfig.prototype, variable);
   IsUrl(UPSTREAM_URL, { message: `${variable} must be an http(s) origin such as ${defaultUpstream(service)}` })(GatewayConfig.prototype, variable);
@@ -34,5 +35,5 @@ for (const service of SERVICES) {
 
 /** The upstream URL of every service named in the config, keyed by service name. */
 export function upstreamsOf(config: GatewayConfig): Record<string, string | undefined> {
-  return Object.fromEntries(SERVICES.map((service) => [service.name, config[upstreamEnvName(service.name)]]));
+  return Object.fromEntries(SERVICES_BEHIND_GATEWAY.map((service) => [service.name, config[upstreamEnvName(service.name)]]));
 }

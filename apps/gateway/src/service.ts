@@ -1,12 +1,13 @@
 import type { ServiceDefinition } from '@platform/platform';
+import { SERVICES_BEHIND_GATEWAY, upstreamEnvName } from '@platform/registry';
 import { GatewayModule } from './app.module';
 import { GatewayConfig } from './config';
 import { GatewayErrorFilter } from './http/gateway-error.filter';
 import { GatewayProxy } from './proxy/gateway-proxy';
-import { SERVICES } from './routes/route-table';
+import { defaultUpstream } from './routes/route-table';
 
-const servicesTable = SERVICES.map(
-  (s) => `| ${s.name} | \`${s.prefix}\` | [${s.prefix}/api/docs](${s.prefix}/api/docs) | \`GATEWAY_UPSTREAM_${s.name.toUpperCase().replace(/-/g, '_')}\` (default http://127.0.0.1:${s.port}) |`,
+const servicesTable = SERVICES_BEHIND_GATEWAY.map(
+  (s) => `| ${s.name} | \`${s.prefix}\` | [${s.prefix}/api/docs](${s.prefix}/api/docs) | \`${upstreamEnvName(s.name)}\` (default ${defaultUpstream(s)}) |`,
 ).join('\n');
 
 const description = `The single entry point of the platform. A request to \`/<prefix>/<path>\` is forwarded to the
@@ -30,7 +31,7 @@ export const gatewayService: ServiceDefinition<GatewayConfig> = {
   module: (config) => GatewayModule.forRoot(config),
   // Bodies are streamed to the services, never parsed or buffered here.
   bodyParser: false,
-  errorFilter: () => new GatewayErrorFilter(SERVICES.map((s) => s.prefix)),
+  errorFilter: () => new GatewayErrorFilter(SERVICES_BEHIND_GATEWAY.map((s) => s.prefix)),
   swagger: { title: 'Gateway', description, version: '1.0.0' },
   configure: (app) => app.get(GatewayProxy).install(app),
 };

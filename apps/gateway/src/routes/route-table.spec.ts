@@ -1,10 +1,10 @@
-import { buildRouteTable, SERVICES, upstreamEnvName } from './route-table';
+import { buildRouteTable } from './route-table';
 
 describe('route table', () => {
   const table = buildRouteTable({ 'auth-api': 'http://auth.internal:8080' });
 
-  it('has the eight services of ARCHITECTURE.md with their prefixes and ports', () => {
-    expect(SERVICES.map((s) => `${s.prefix}=${s.name}:${s.port}`)).toEqual([
+  it('routes the eight services of the registry with their prefixes and ports', () => {
+    expect(buildRouteTable({}).routes.map((s) => `${s.prefix}=${s.name}:${s.port}`)).toEqual([
       '/automation=automation-api:3001',
       '/email=email-api:3002',
       '/knowledge=knowledge-api:3003',
@@ -14,11 +14,6 @@ describe('route table', () => {
       '/autostart=autostart-proxy:3007',
       '/logistics=logistics-hooks:3008',
     ]);
-  });
-
-  it('names the upstream variable after the app', () => {
-    expect(upstreamEnvName('auth-api')).toBe('GATEWAY_UPSTREAM_AUTH_API');
-    expect(upstreamEnvName('logistics-hooks')).toBe('GATEWAY_UPSTREAM_LOGISTICS_HOOKS');
   });
 
   it('uses the configured upstream, else loopback on the standard port', () => {

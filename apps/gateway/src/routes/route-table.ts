@@ -1,21 +1,9 @@
 // The gateway's routing: which prefix reaches which service, and how a request path is rewritten.
-// Plain functions (no I/O) so they are cheap on the hot path and easy to test.
-import registry from '../../../../services.json';
+// Plain functions (no I/O) so they are cheap on the hot path and easy to test. The services and the
+// names of their upstream variables come from the registry of services (@platform/registry).
+import { SERVICES_BEHIND_GATEWAY, upstreamEnvName, type ServiceBehindGateway } from '@platform/registry';
 
-/** A service behind the gateway, as ARCHITECTURE.md lists it. */
-export interface ServiceEntry {
-  /** app name, e.g. 'auth-api' */
-  readonly name: string;
-  /** path prefix on the gateway, e.g. '/auth' */
-  readonly prefix: string;
-  /** default port of the service */
-  readonly port: number;
-}
-
-/** Every service of the registry (services.json) that has a gateway prefix, in registry order. */
-export const SERVICES: readonly ServiceEntry[] = registry.services.flatMap(({ name, prefix, port }) => (prefix ? [{ name, prefix, port }] : []));
-
-export interface Route extends ServiceEntry {
+export interface Route extends ServiceBehindGateway {
   /** upstream origin, e.g. http://127.0.0.1:3004 (no trailing slash) */
   readonly upstream: URL;
 }
@@ -26,13 +14,8 @@ export interface RouteMatch {
   readonly path: string;
 }
 
-/** 'auth-api' → 'GATEWAY_UPSTREAM_AUTH_API' */
-export function upstreamEnvName(serviceName: string): `GATEWAY_UPSTREAM_${string}` {
-  return `GATEWAY_UPSTREAM_${serviceName.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
-}
-
 /** The default upstream of a service: loopback on its standard port. */
-export function defaultUpstream(service: ServiceEntry): string {
+export function defaultUpstream(service: ServiceBehindGateway): string {
   return `http://127.0.0.1:${service.port}`;
 }
 
@@ -42,7 +25,7 @@ export function defaultUpstream(service: ServiceEntry): string {
  */
 export function buildRouteTable(
   upstreams: Readonly<Record<string, string | undefined>>,
-  services: readonly ServiceEntry[] = SERVICES,
+  services: readonly ServiceBehindGateway[] = SERVICES_BEHIND_GATEWAY,
 ): RouteTable {
   const routes = services.map((service) => {
     const raw = upstreams[service.name] ?? defaultUpstream(service);
@@ -51,7 +34,7 @@ export function buildRouteTable(
   return new RouteTable(routes);
 }
 
-function parseUpstream(service: ServiceEntry, raw: string): URL {
+function parseUpstream(service: ServiceBehindGateway, raw: string): URL {
   const variable = upstreamEnvName(service.name);
   let url: URL;
   try {
