@@ -9,7 +9,7 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const swc = require('@swc/core');
-const { swcOptions, root } = require('./swc.config.cjs');
+const { swcOptions, root } = require('../swc.config.cjs');
 
 const out = path.join(root, 'dist');
 const isSource = (f) =>

@@ -16,11 +16,7 @@ const isRunnerConfig = (rel: string): boolean => /^(apps|libs)\/[^/]+\/jest\.con
  * Known arrows into tools/ that are still to be moved, each with what removes it. Keep this list
  * short: a new entry needs a reason here, and an entry whose import is gone fails below.
  */
-const PENDING: Record<string, string> = {
-  // The Jest harness of libs/testing runs TypeScript in child processes with the build's SWC
-  // settings; they move out of tools/ (or the harness into tools/jest/) with libs/testing's owners.
-  'libs/testing/jest/register-ts.cjs -> tools/swc.config.cjs': 'the SWC settings are shared by the build, Jest and this harness',
-};
+const PENDING: Record<string, string> = {};
 
 const toolsDir = path.join(root, 'tools');
 

@@ -3,7 +3,7 @@
 // the global setup that finds (or, outside CI, replaces) PostgreSQL, RabbitMQ and Redis, and the test
 // tier chosen with TEST_TIER (libs/testing/jest/tiers.cjs).
 const path = require('node:path');
-const { swcOptions, root } = require('../swc.config.cjs');
+const { swcOptions, root } = require('../../swc.config.cjs');
 const { testMatch } = require('../../libs/testing/jest/tiers.cjs');
 const { compilerOptions } = require('../../tsconfig.base.json');
 

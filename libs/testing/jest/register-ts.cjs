@@ -4,7 +4,7 @@
 // (PGlite's dynamic import() fails inside it), in a child process.
 const fs = require('node:fs');
 const swc = require('@swc/core');
-const { swcOptions } = require('../../../tools/swc.config.cjs');
+const { swcOptions } = require('../../../swc.config.cjs');
 
 const options = { ...swcOptions({ sourceMaps: 'inline' }), swcrc: false };
 

@@ -1,11 +1,12 @@
 'use strict';
-// One SWC configuration for tests (@swc/jest) and builds (tools/build.mjs).
+// One SWC configuration for tests (@swc/jest), builds (tools/build.mjs) and the TypeScript hook of
+// child processes (libs/testing/jest/register-ts.cjs); a workspace file like tsconfig.base.json, so
+// that no lib reaches into tools/.
 // Nest and TypeORM read constructor and property types through decorator metadata, so legacy
 // decorators with metadata are required; tsc is only used for type checking (`npm run typecheck`).
-const path = require('node:path');
-const { compilerOptions } = require('../tsconfig.base.json');
+const { compilerOptions } = require('./tsconfig.base.json');
 
-const root = path.resolve(__dirname, '..');
+const root = __dirname;
 
 /** @param {{ sourceMaps?: boolean | 'inline' }} [opts] */
 function swcOptions(opts = {}) {
