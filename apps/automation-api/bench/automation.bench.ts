@@ -17,7 +17,7 @@ import { DataSource } from 'typeorm';
 import { automationApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { inParallel, listenOnLoopback as listen, sendRequest, startBenchService, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { inParallel, listenOnLoopback as listen, sendRequest, startBenchService, type BenchMeasurement } from '@platform/bench';
 
 export interface AutomationBenchOptions {
   /** webhook deliveries (default 2000) */

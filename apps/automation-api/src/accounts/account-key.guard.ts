@@ -1,6 +1,7 @@
-import { Injectable, UnauthorizedException, applyDecorators, createParamDecorator, UseGuards, type ExecutionContext } from '@nestjs/common';
+import { Injectable, applyDecorators, createParamDecorator, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { ApiKeyGuard, bearerToken, type GuardRequest } from '@platform/auth';
+import { ApiError } from '@platform/errors';
 import { ErrorDto } from '../common/error.dto';
 import { AccountsService } from './accounts.service';
 import type { AccountEntity } from './entities/account.entity';
@@ -17,7 +18,7 @@ export class AccountKeyGuard extends ApiKeyGuard<AccountEntity> {
   }
 
   protected override unauthorized(): Error {
-    return new UnauthorizedException('Missing or invalid API key: send the header Authorization: Bearer <API_KEY>');
+    return new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid API key: send the header Authorization: Bearer <API_KEY>');
   }
 
   protected resolve(keyHash: string): Promise<AccountEntity | null> {

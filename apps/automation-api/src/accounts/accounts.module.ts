@@ -5,6 +5,6 @@ import { AccountsService } from './accounts.service';
 
 @Module({
   providers: [AccountsRepository, AccountsService, AccountKeyGuard],
-  exports: [AccountsService, AccountsRepository, AccountKeyGuard],
+  exports: [AccountsService, AccountKeyGuard],
 })
 export class AccountsModule {}

@@ -5,8 +5,10 @@ import { AutomationConfig } from '../config';
 import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
 import { SANDBOX, isSandbox, sandboxGraphUrl } from '../sandbox/sandbox.config';
-import { AccountsRepository } from './accounts.repository';
+import { AccountsRepository, type WebhookAccount } from './accounts.repository';
 import type { AccountEntity } from './entities/account.entity';
+
+export type { WebhookAccount } from './accounts.repository';
 
 export interface NewAccount {
   name: string;
@@ -40,6 +42,16 @@ export class AccountsService implements OnApplicationBootstrap {
 
   update(id: number, fields: Partial<AccountEntity>): Promise<void> {
     return this.accounts.update(id, fields);
+  }
+
+  /** Accounts by professional account id (webhook `entry.id`): what the webhook receiver needs of them. */
+  byIgUserIds(ids: string[]): Promise<WebhookAccount[]> {
+    return this.accounts.byIgUserIds(ids);
+  }
+
+  /** Whether an account has this webhook verify token. */
+  verifyTokenKnown(token: string): Promise<boolean> {
+    return this.accounts.verifyTokenKnown(token);
   }
 
   /** At every start: the account of AUTOMATION_API_KEY, created or updated from the IG_* variables. */

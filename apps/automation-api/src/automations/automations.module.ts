@@ -9,6 +9,6 @@ import { AutomationsService } from './automations.service';
   imports: [AccountsModule, EventsModule],
   controllers: [AutomationsController],
   providers: [AutomationsRepository, AutomationsService],
-  exports: [AutomationsService, AutomationsRepository],
+  exports: [AutomationsService],
 })
 export class AutomationsModule {}

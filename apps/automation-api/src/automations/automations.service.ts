@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { EventsService } from '../events/events.service';
 import { AUTOMATION_DEFAULTS, COMMENT_ONLY_FIELDS, FOLLOW_GATE_OPENING_BUTTON, MASKED_SECRET } from './automation.defaults';
@@ -13,7 +13,7 @@ import {
 import { AutomationsRepository, type FunnelCounts } from './automations.repository';
 import type { AutomationInputDto } from './dto/automation-input.dto';
 import { FUNNEL_COUNTERS, type AutomationDto, type AutomationResultDto, type AutomationSummaryDto, type FunnelDto } from './dto/automation.dto';
-import type { AutomationEntity, Origin, Trigger } from './entities/automation.entity';
+import type { AutomationEntity, Origin, ReelSuggestion, Trigger } from './entities/automation.entity';
 
 export interface CreateOptions {
   origin?: Origin | null;
@@ -46,7 +46,7 @@ export class AutomationsService {
   constructor(
     private readonly automations: AutomationsRepository,
     private readonly events: EventsService,
-    private readonly db: Database,
+    private readonly transactions: Transactions,
   ) {}
 
   async list(accountId: number): Promise<AutomationSummaryDto[]> {
@@ -79,7 +79,7 @@ export class AutomationsService {
     entity.imported_from = opts.imported_from ?? null;
     entity.transition_mode = opts.transition_mode ?? false;
     this.checkCombination(entity);
-    const saved = await this.db.transaction(async () => {
+    const saved = await this.transactions.transaction(async () => {
       const result = await this.automations.save(entity);
       await this.events.record(accountId, { kind: 'automation_created', automation_id: result.id, text: `${result.name} (${opts.origin ?? 'manual'})` });
       return result;
@@ -88,7 +88,7 @@ export class AutomationsService {
   }
 
   async update(accountId: number, id: number, input: AutomationInputDto): Promise<AutomationResultDto> {
-    const saved = await this.db.transaction(async () => {
+    const saved = await this.transactions.transaction(async () => {
       const entity = await this.automations.findForUpdate(accountId, id);
       if (!entity) throw notFound(id);
       const trigger = input.trigger ?? entity.trigger;
@@ -105,7 +105,7 @@ export class AutomationsService {
   }
 
   async remove(accountId: number, id: number): Promise<void> {
-    await this.db.transaction(async () => {
+    await this.transactions.transaction(async () => {
       const entity = await this.automations.findForUpdate(accountId, id);
       if (!entity) throw notFound(id);
       await this.automations.remove(accountId, id);
@@ -167,6 +167,56 @@ export class AutomationsService {
     });
   }
 
+  // ── for the engine and the reel workers (no 404: they skip what is gone) ─────────────────────
+
+  /** The account's automation, or null. */
+  find(accountId: number, id: number): Promise<AutomationEntity | null> {
+    return this.automations.find(accountId, id);
+  }
+
+  findById(id: number): Promise<AutomationEntity | null> {
+    return this.automations.findById(id);
+  }
+
+  /** The account's live automations of a trigger (the engine's rule lookup). */
+  live(accountId: number, trigger: Trigger): Promise<AutomationEntity[]> {
+    return this.automations.live(accountId, trigger);
+  }
+
+  webhookSecret(id: number): Promise<string | null> {
+    return this.automations.webhookSecret(id);
+  }
+
+  /** Accounts with next_post automations to look after, leased to this replica. */
+  claimReelAccounts(limit: number, leaseSeconds: number): Promise<number[]> {
+    return this.automations.claimReelAccounts(limit, leaseSeconds);
+  }
+
+  nextPost(accountId: number): Promise<AutomationEntity[]> {
+    return this.automations.nextPost(accountId);
+  }
+
+  /** Attaches a waiting automation to its reel; false when it is no longer waiting. */
+  attachReel(id: number, mediaId: string, at: Date): Promise<boolean> {
+    return this.automations.attachReel(id, mediaId, at);
+  }
+
+  suggestReel(id: number, suggestion: ReelSuggestion): Promise<boolean> {
+    return this.automations.suggestReel(id, suggestion);
+  }
+
+  expireReel(id: number, at: Date): Promise<boolean> {
+    return this.automations.expireReel(id, at);
+  }
+
+  reelsToBackfill(accountId: number): Promise<Array<{ id: number; reel_media_id: string }>> {
+    return this.automations.reelsToBackfill(accountId);
+  }
+
+  markReelBackfilled(id: number): Promise<void> {
+    return this.automations.markReelBackfilled(id);
+  }
+
   async funnel(accountId: number, id: number): Promise<FunnelDto> {
     const a = await this.entity(accountId, id);
     const counts = await this.automations.funnelCounts(accountId, id);
@@ -184,7 +234,7 @@ export class AutomationsService {
   }
 
   private async transition(accountId: number, id: number, kind: string, change: (a: AutomationEntity) => void): Promise<AutomationDto> {
-    const saved = await this.db.transaction(async () => {
+    const saved = await this.transactions.transaction(async () => {
       const a = await this.automations.findForUpdate(accountId, id);
       if (!a) throw notFound(id);
       change(a);

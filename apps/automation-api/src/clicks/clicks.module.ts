@@ -7,6 +7,6 @@ import { ClicksService } from './clicks.service';
 @Module({
   controllers: [ClicksController],
   providers: [ClicksRepository, ClicksService],
-  exports: [ClicksService, ClicksRepository],
+  exports: [ClicksService],
 })
 export class ClicksModule {}

@@ -6,7 +6,7 @@ import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { ClicksRepository, newClickEnvelope, type CountedClick } from './clicks.repository';
 
-/** Tokens are 12 base62 characters (EngineService); anything else cannot be a link and costs no query. */
+/** Tokens are 12 base62 characters (newClickCode, engine/engine-helpers.ts); anything else cannot be a link and costs no query. */
 const TOKEN = /^[0-9A-Za-z]{10,64}$/;
 
 /**
@@ -50,6 +50,11 @@ export class ClicksService implements OnApplicationBootstrap, BeforeApplicationS
     if (!counted) throw new ApiError(404, 'NOT_FOUND', 'Unknown link', { suggestion: 'The link may be mistyped; ask the sender for a new one.' });
     this.published(counted);
     return counted.url;
+  }
+
+  /** The tracked link of a run's button, created once (the same token when the link is sent again). */
+  linkToken(accountId: number, automationId: number, runId: string, position: number, url: string, newToken: () => string): Promise<string> {
+    return this.repo.linkToken(accountId, automationId, runId, position, url, newToken);
   }
 
   /** Counts stored clicks nobody counted (no-op for a click counted meanwhile). */

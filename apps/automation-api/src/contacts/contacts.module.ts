@@ -8,6 +8,6 @@ import { ContactsService } from './contacts.service';
   imports: [AccountsModule],
   controllers: [ContactsController],
   providers: [ContactsRepository, ContactsService],
-  exports: [ContactsService, ContactsRepository],
+  exports: [ContactsService],
 })
 export class ContactsModule {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { MAX_INT4 } from '../common/id.pipe';
 import { ContactsRepository } from './contacts.repository';
-import type { ContactDto, ContactPageDto, ListContactsQueryDto, UpdateContactDto } from './dto/contact.dto';
+import type { ContactDto, ContactPageDto, ImportContactDto, ListContactsQueryDto, UpdateContactDto } from './dto/contact.dto';
 import type { ContactEntity } from './entities/contact.entity';
 
 @Injectable()
@@ -37,6 +37,34 @@ export class ContactsService {
 
   count(accountId: number): Promise<number> {
     return this.contacts.count(accountId);
+  }
+
+  /** The person's contact row, or null (the engine, which never answers 404). */
+  find(accountId: number, igId: string): Promise<ContactEntity | null> {
+    return this.contacts.find(accountId, igId);
+  }
+
+  /** Upserts the person on an inbound (counts, first/last seen, the 24-hour messaging window). */
+  touch(accountId: number, igId: string, username: string | null, kind: 'comment' | 'message' | 'tap', at: Date): Promise<void> {
+    return this.contacts.touch(accountId, igId, username, kind, at);
+  }
+
+  /** Adds tags (set union); `source` is written when given. */
+  tag(accountId: number, igId: string, tags: string[], source?: string): Promise<void> {
+    return this.contacts.tag(accountId, igId, tags, source);
+  }
+
+  setEmail(accountId: number, igId: string, email: string): Promise<void> {
+    return this.contacts.setEmail(accountId, igId, email);
+  }
+
+  setFollows(accountId: number, igId: string, follows: boolean | null, username?: string | null): Promise<void> {
+    return this.contacts.setFollows(accountId, igId, follows, username);
+  }
+
+  /** Imported contacts, inserted or merged; joins the caller's transaction (an import is all or nothing). */
+  upsertImported(accountId: number, tool: string, contacts: ImportContactDto[]): Promise<{ created: number; updated: number }> {
+    return this.contacts.upsertImported(accountId, tool, contacts);
   }
 
   private async entity(accountId: number, igId: string): Promise<ContactEntity> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PollingWorker } from '@platform/database';
 import { hmacSignature, safeFetch } from '@platform/http-safety';
-import { AutomationsRepository } from '../automations/automations.repository';
+import { AutomationsService } from '../automations/automations.service';
 import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
 import { DeliveriesRepository, type DeliveryRow } from './deliveries.repository';
@@ -20,7 +20,7 @@ export class DeliveriesWorker extends PollingWorker {
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
-    private readonly automations: AutomationsRepository,
+    private readonly automations: AutomationsService,
     private readonly events: EventsService,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {

@@ -1,5 +1,5 @@
 import { buttonTemplate } from '../graph/graph-client';
-import { mentions, templateAsText } from './engine.service';
+import { mentions, templateAsText } from './engine-helpers';
 
 describe('templateAsText', () => {
   it('puts every link button inline as "Title: URL" under the text', () => {

@@ -4,37 +4,68 @@ import { AutomationsModule } from '../automations/automations.module';
 import { ClicksModule } from '../clicks/clicks.module';
 import { ContactsModule } from '../contacts/contacts.module';
 import { EventsModule } from '../events/events.module';
+import { ReelsModule } from '../reels/reels.module';
 import { RunsModule } from '../runs/runs.module';
 import { WebhooksController } from '../webhooks/webhooks.controller';
 import { InboundWriter } from '../webhooks/inbound-writer';
 import { WebhookAccounts } from '../webhooks/webhook-accounts';
 import { WebhooksService } from '../webhooks/webhooks.service';
+import { AdvanceRun } from './advance-run';
+import { AnnounceRun } from './announce-run';
+import { AnsweredByOther } from './answered-by-other';
+import { ApplyInput } from './apply-input';
+import { ComposeMessage } from './compose-message';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesWorker } from './deliveries.worker';
 import { EngineService } from './engine.service';
+import { FailRun } from './fail-run';
 import { InboundRepository } from './inbound.repository';
+import { InboundService } from './inbound.service';
 import { InboundWorker } from './inbound.worker';
+import { LoadRun } from './load-run';
+import { ProcessComment } from './process-comment';
+import { ProcessFollowUp } from './process-follow-up';
+import { ProcessMessage } from './process-message';
+import { ProcessPostback } from './process-postback';
+import { ReadProfile } from './read-profile';
+import { RecordTransition } from './record-transition';
 import { ReelScheduler } from './reel.scheduler';
-import { ReelsRepository } from '../reels/reels.repository';
+import { SendMessage } from './send-message';
 import { SendsRepository } from './sends.repository';
 
 /**
  * The engine (part 2): webhook receiver → durable work queue → runs (state machine, sends with
- * intents) → customer webhooks and bus events.
+ * intents) → customer webhooks and bus events. EngineService dispatches a work item to the use case
+ * of its kind; the use cases call the services of the features they span (runs, contacts,
+ * automations, events, clicks, accounts) and the engine's own repositories.
  */
 @Module({
-  imports: [AccountsModule, AutomationsModule, ClicksModule, ContactsModule, EventsModule, RunsModule],
+  imports: [AccountsModule, AutomationsModule, ClicksModule, ContactsModule, EventsModule, ReelsModule, RunsModule],
   controllers: [WebhooksController],
   providers: [
     InboundRepository,
     SendsRepository,
     DeliveriesRepository,
+    InboundService,
+    // the work item use cases and the steps they share
+    ApplyInput,
+    LoadRun,
+    AnsweredByOther,
+    ReadProfile,
+    ComposeMessage,
+    SendMessage,
+    AnnounceRun,
+    RecordTransition,
+    AdvanceRun,
+    ProcessComment,
+    ProcessMessage,
+    ProcessPostback,
+    ProcessFollowUp,
+    FailRun,
     EngineService,
     InboundWorker,
     DeliveriesWorker,
     ReelScheduler,
-    // Read by the scheduler: automations bound to a scheduled reel are not matched by caption.
-    ReelsRepository,
     WebhookAccounts,
     InboundWriter,
     WebhooksService,

@@ -3,7 +3,8 @@ import { PollingWorker } from '@platform/database';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { InboundRepository, type InboundRow } from './inbound.repository';
-import { DeferredError, EngineService, StaleRunError, isRetryable } from './engine.service';
+import { DeferredError, StaleRunError, isRetryable } from './engine-errors';
+import { EngineService } from './engine.service';
 import { retryDelayMs } from '../common/retry-delay';
 
 const BATCH = 16;

@@ -2,13 +2,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PollingWorker } from '@platform/database';
 import { AccountsService } from '../accounts/accounts.service';
 import type { AccountEntity } from '../accounts/entities/account.entity';
-import { AutomationsRepository } from '../automations/automations.repository';
+import { AutomationsService } from '../automations/automations.service';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
 import type { GraphComment } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
-import { ReelsRepository } from '../reels/reels.repository';
+import { ReelsService } from '../reels/reels.service';
 import { InboundRepository, type NewInbound } from './inbound.repository';
 import { InboundWorker } from './inbound.worker';
 import { decideReel } from './reel-matcher';
@@ -28,17 +28,19 @@ export class ReelScheduler extends PollingWorker {
   protected readonly logger = new Logger(ReelScheduler.name);
 
   constructor(
-    private readonly automations: AutomationsRepository,
+    private readonly automations: AutomationsService,
     private readonly inbound: InboundRepository,
     private readonly accounts: AccountsService,
     private readonly graph: GraphService,
     private readonly events: EventsService,
     private readonly worker: InboundWorker,
     private readonly clock: Clock,
-    private readonly reels: ReelsRepository,
+    private readonly reels: ReelsService,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {
     super(config.AUTOMATION_SCHEDULER_INTERVAL_MS);
+    // A reel the publisher attached to its automation: its earlier comments are backfilled at once.
+    reels.onReelAttached(() => this.wake());
   }
 
   /** One pass over the accounts due now; resolves with how many accounts it claimed. */

@@ -11,7 +11,7 @@ export interface SendRow {
 
 /**
  * Send intents (`run_sends`): each outgoing message of a run is recorded before the platform call
- * and confirmed after, so that a crash never sends it twice blindly (EngineService.send).
+ * and confirmed after, so that a crash never sends it twice blindly (SendMessage, engine/send-message.ts).
  */
 @Injectable()
 export class SendsRepository {

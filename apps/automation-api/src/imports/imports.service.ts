@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AutomationsService } from '../automations/automations.service';
-import { ContactsRepository } from '../contacts/contacts.repository';
+import { ContactsService } from '../contacts/contacts.service';
 import { EventsService } from '../events/events.service';
 import type { ImportRequestDto, ImportResultDto } from './dto/import.dto';
 
@@ -14,9 +14,9 @@ import type { ImportRequestDto, ImportResultDto } from './dto/import.dto';
 export class ImportsService {
   constructor(
     private readonly automations: AutomationsService,
-    private readonly contacts: ContactsRepository,
+    private readonly contacts: ContactsService,
     private readonly events: EventsService,
-    private readonly db: Database,
+    private readonly transactions: Transactions,
   ) {}
 
   async import(accountId: number, req: ImportRequestDto): Promise<ImportResultDto> {
@@ -25,7 +25,7 @@ export class ImportsService {
     if (automations.length === 0 && contacts.length === 0) {
       throw new ApiError(400, 'VALIDATION_ERROR', 'automations or contacts must contain at least one item');
     }
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const created = [];
       const notes: string[] = [];
       for (const [i, input] of automations.entries()) {

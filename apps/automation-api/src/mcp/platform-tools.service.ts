@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
 import type { AccountEntity } from '../accounts/entities/account.entity';
 import { Clock } from '../common/clock';
-import { ContactsRepository } from '../contacts/contacts.repository';
+import { ContactsService } from '../contacts/contacts.service';
 import { GraphApiError } from '../graph/graph-api.error';
 import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
@@ -14,7 +14,7 @@ export class PlatformToolsService {
   constructor(
     private readonly graph: GraphService,
     private readonly accounts: AccountsService,
-    private readonly contacts: ContactsRepository,
+    private readonly contacts: ContactsService,
     private readonly clock: Clock,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-import type { ReelSource } from '../reels/reels.repository';
+import type { ReelSource } from '../reels/reel';
 
 export const PLATFORMS = ['instagram', 'youtube'] as const;
 export type Platform = (typeof PLATFORMS)[number];

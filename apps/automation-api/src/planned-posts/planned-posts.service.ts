@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { AccountsService } from '../accounts/accounts.service';
 import { ReelsService, sourceDto } from '../reels/reels.service';
@@ -27,7 +27,7 @@ export class PlannedPostsService {
     private readonly accounts: AccountsService,
     private readonly youtube: YouTubeService,
     private readonly worker: PlannedPostsWorker,
-    private readonly db: Database,
+    private readonly transactions: Transactions,
   ) {}
 
   async create(accountId: number, input: CreatePlannedPostDto): Promise<PlannedPostDto> {
@@ -45,7 +45,7 @@ export class PlannedPostsService {
     }
     if (platforms.includes('instagram')) notes.push('instagram: published as a reel (container → status → publish); its status follows GET /reels');
     const publishAt = new Date(input.publish_at);
-    const { id, created } = await this.db.transaction(() =>
+    const { id, created } = await this.transactions.transaction(() =>
       this.posts.create({
         account_id: accountId,
         publish_at: publishAt,
@@ -75,7 +75,7 @@ export class PlannedPostsService {
 
   /** Cancels a post none of whose targets started; 409 once one did. Idempotent. */
   async cancel(accountId: number, id: number): Promise<PlannedPostDto> {
-    const cancelled = await this.db.transaction(() => this.posts.cancel(accountId, id));
+    const cancelled = await this.transactions.transaction(() => this.posts.cancel(accountId, id));
     const post = await this.get(accountId, id);
     if (!cancelled && post.status !== 'cancelled') throw new ApiError(409, 'CONFLICT', `Planned post ${id} cannot be cancelled: status ${post.status}, publishing has started`);
     return post;

@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Database, PollingWorker } from '@platform/database';
+import { PollingWorker } from '@platform/database';
 import { safeFetch } from '@platform/http-safety';
 import { AccountsService } from '../accounts/accounts.service';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
-import { ReelPublisher } from '../reels/reel.publisher';
-import { ReelsRepository } from '../reels/reels.repository';
 import { bufferBytes, VideosService, type VideoBytes } from '../videos/videos.service';
 import { YouTubeApiError } from '../youtube/youtube-client';
 import { YouTubeService } from '../youtube/youtube.service';
+import { HandTargetToReel } from './hand-target-to-reel';
 import { PlannedPostsRepository, type TargetRow } from './planned-posts.repository';
 import { retryDelayMs } from '../common/retry-delay';
 
@@ -31,13 +30,11 @@ export class PlannedPostsWorker extends PollingWorker {
 
   constructor(
     private readonly posts: PlannedPostsRepository,
-    private readonly reels: ReelsRepository,
-    private readonly publisher: ReelPublisher,
+    private readonly handToReel: HandTargetToReel,
     private readonly videos: VideosService,
     private readonly accounts: AccountsService,
     private readonly youtube: YouTubeService,
     private readonly clock: Clock,
-    private readonly db: Database,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {
     super(config.PUBLISH_POLL_MS);
@@ -63,12 +60,7 @@ export class PlannedPostsWorker extends PollingWorker {
   }
 
   private async toReel(t: TargetRow): Promise<void> {
-    const post = await this.postOf(t);
-    await this.db.transaction(async () => {
-      const reel = await this.reels.insert({ account_id: t.account_id, publish_at: t.publish_at, caption: post.caption, source: post.source, trial: false, share_to_feed: null, automation_id: null });
-      await this.posts.handToReel(t.id, reel.id);
-    });
-    this.publisher.wake();
+    await this.handToReel.execute(t, await this.postOf(t));
   }
 
   private async toYouTube(t: TargetRow): Promise<void> {

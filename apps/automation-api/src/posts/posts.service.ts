@@ -7,7 +7,7 @@ import { ApiError } from '@platform/errors';
 import { GraphApiError } from '../graph/graph-api.error';
 import { GraphService } from '../graph/graph.service';
 import type { GraphComment, GraphMedia } from '../graph/graph-client';
-import { RunsRepository } from '../runs/runs.repository';
+import { RunsService } from '../runs/runs.service';
 import type { CommentDto, PostDto } from './dto/post.dto';
 
 /** The value of Comment.answered_by for the service itself: its own name. */
@@ -59,7 +59,7 @@ export class PostsService {
   constructor(
     private readonly graph: GraphService,
     private readonly automations: AutomationsService,
-    private readonly runs: RunsRepository,
+    private readonly runs: RunsService,
   ) {}
 
   async list(account: AccountEntity, limit: number): Promise<PostDto[]> {

@@ -1,16 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Database, PollingWorker } from '@platform/database';
+import { PollingWorker } from '@platform/database';
 import { AccountsService } from '../accounts/accounts.service';
-import type { AccountEntity } from '../accounts/entities/account.entity';
-import { AutomationsRepository } from '../automations/automations.repository';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
-import { ReelScheduler } from '../engine/reel.scheduler';
-import { EventsService } from '../events/events.service';
 import { GraphApiError } from '../graph/graph-api.error';
 import type { GraphClient } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
 import { VideosService } from '../videos/videos.service';
+import { RecordPublishedReel } from './record-published-reel';
 import { ReelsRepository, type ReelRow } from './reels.repository';
 import { retryDelayMs } from '../common/retry-delay';
 
@@ -36,20 +33,23 @@ class ReelFailure extends Error {}
 @Injectable()
 export class ReelPublisher extends PollingWorker {
   protected readonly logger = new Logger(ReelPublisher.name);
+  private readonly attachedListeners: Array<() => void> = [];
 
   constructor(
     private readonly reels: ReelsRepository,
     private readonly accounts: AccountsService,
-    private readonly automations: AutomationsRepository,
     private readonly graph: GraphService,
     private readonly videos: VideosService,
-    private readonly events: EventsService,
-    private readonly scheduler: ReelScheduler,
     private readonly clock: Clock,
-    private readonly db: Database,
+    private readonly recordPublished: RecordPublishedReel,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {
     super(config.PUBLISH_POLL_MS);
+  }
+
+  /** `listener` runs after a published reel attached its automation (the engine's scheduler backfills the reel's comments). */
+  onAttached(listener: () => void): void {
+    this.attachedListeners.push(listener);
   }
 
   async tick(): Promise<number> {
@@ -81,11 +81,11 @@ export class ReelPublisher extends PollingWorker {
         case 'uploading':
           return await this.createContainer(reel, client);
         case 'processing':
-          return await this.poll(reel, client, account);
+          return await this.poll(reel, client);
         case 'ready':
-          return await this.publish(reel, 'ready', client, account);
+          return await this.publish(reel, 'ready', client);
         case 'publishing':
-          return await this.resumePublishing(reel, client, account);
+          return await this.resumePublishing(reel, client);
         default:
           return;
       }
@@ -112,14 +112,14 @@ export class ReelPublisher extends PollingWorker {
     await this.reels.step(reel.id, 'uploading', 'processing', { container_id: container.id, container_status: 'IN_PROGRESS', polls: 0, error: null }, this.later());
   }
 
-  private async poll(reel: ReelRow, client: GraphClient, account: AccountEntity): Promise<void> {
+  private async poll(reel: ReelRow, client: GraphClient): Promise<void> {
     const status = await client.getContainerStatus(reel.container_id!);
     const code = status.status_code ?? 'IN_PROGRESS';
     if (code === 'FINISHED') {
       // Ready before its time: it waits until publish_at (next_attempt_at), then goes online.
       const due = reel.publish_at.getTime() <= this.clock.now().getTime();
       if (!(await this.reels.step(reel.id, 'processing', 'ready', { container_status: code }, due ? undefined : reel.publish_at))) return;
-      if (due) await this.publish({ ...reel, status: 'ready', container_status: code }, 'ready', client, account);
+      if (due) await this.publish({ ...reel, status: 'ready', container_status: code }, 'ready', client);
       return;
     }
     if (code === 'ERROR' || code === 'EXPIRED') {
@@ -128,7 +128,7 @@ export class ReelPublisher extends PollingWorker {
     }
     if (code === 'PUBLISHED') {
       await this.reels.step(reel.id, 'processing', 'publishing', { container_status: code });
-      await this.resumePublishing({ ...reel, status: 'publishing' }, client, account);
+      await this.resumePublishing({ ...reel, status: 'publishing' }, client);
       return;
     }
     const polls = reel.polls + 1;
@@ -139,10 +139,10 @@ export class ReelPublisher extends PollingWorker {
     await this.reels.step(reel.id, 'processing', 'processing', { container_status: code, polls }, this.later());
   }
 
-  private async publish(reel: ReelRow, from: 'ready', client: GraphClient, account: AccountEntity): Promise<void> {
+  private async publish(reel: ReelRow, from: 'ready', client: GraphClient): Promise<void> {
     if (!(await this.reels.step(reel.id, from, 'publishing', {}))) return;
     const { id: mediaId } = await client.publishContainer(reel.container_id!);
-    await this.published(reel, mediaId, client, account);
+    await this.published(reel, mediaId, client);
   }
 
   /**
@@ -150,39 +150,30 @@ export class ReelPublisher extends PollingWorker {
    * container says whether it went out. PUBLISHED → the newest reel with this caption is the media;
    * FINISHED → publish again.
    */
-  private async resumePublishing(reel: ReelRow, client: GraphClient, account: AccountEntity): Promise<void> {
+  private async resumePublishing(reel: ReelRow, client: GraphClient): Promise<void> {
     const status = await client.getContainerStatus(reel.container_id!);
     if (status.status_code === 'FINISHED') {
       const { id: mediaId } = await client.publishContainer(reel.container_id!);
-      return this.published(reel, mediaId, client, account);
+      return this.published(reel, mediaId, client);
     }
     if (status.status_code === 'PUBLISHED') {
       const media = (await client.listRecentMedia(10)).find((m) => m.media_product_type === 'REELS' && (m.caption ?? '') === reel.caption);
-      if (media) return this.published(reel, media.id, client, account);
+      if (media) return this.published(reel, media.id, client);
       throw new ReelFailure('the container was published but the reel is not among the newest posts');
     }
     await this.reels.step(reel.id, 'publishing', 'failed', { container_status: status.status_code ?? null, error: status.status ?? `container ${status.status_code}` }, this.later());
   }
 
-  private async published(reel: ReelRow, mediaId: string, client: GraphClient, account: AccountEntity): Promise<void> {
+  private async published(reel: ReelRow, mediaId: string, client: GraphClient): Promise<void> {
     let permalink: string | null = null;
     try {
       permalink = (await client.getMedia(mediaId)).permalink ?? null;
     } catch (err) {
       this.logger.warn(`reel ${reel.id}: permalink of ${mediaId}: ${(err as Error).message}`);
     }
-    const now = this.clock.now();
-    let attached = false;
-    await this.db.transaction(async () => {
-      const ok = await this.reels.step(reel.id, 'publishing', 'published', { media_id: mediaId, permalink, published_at: now, container_status: 'PUBLISHED', error: null }, this.later());
-      if (!ok || reel.automation_id === null) return;
-      attached = await this.automations.attachReel(reel.automation_id, mediaId, now);
-      if (attached) {
-        await this.events.record(account.id, { automation_id: reel.automation_id, username: null, kind: 'reel_attached', text: permalink, ref: mediaId });
-      }
-    });
+    const attached = await this.recordPublished.execute(reel, mediaId, permalink, this.later());
     // The scheduler answers the comments that arrived before the attachment (backfill).
-    if (attached) this.scheduler.wake();
+    if (attached) for (const listener of this.attachedListeners) listener();
   }
 
   private async failed(reel: ReelRow, err: unknown): Promise<void> {

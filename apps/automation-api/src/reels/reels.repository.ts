@@ -6,7 +6,9 @@ export type ReelStatus = (typeof REEL_STATUSES)[number];
 /** Statuses the publisher still works on. */
 export const OPEN_REEL_STATUSES: ReelStatus[] = ['scheduled', 'uploading', 'processing', 'ready', 'publishing'];
 
-export type ReelSource = { video_url: string } | { video_id: string };
+import type { ReelSource } from './reel';
+
+export type { ReelSource } from './reel';
 
 export interface ReelRow {
   id: number;

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
-import { AutomationsRepository } from '../automations/automations.repository';
-import type { VideoRow } from '../videos/videos.repository';
-import { VideosService, toVideoDto } from '../videos/videos.service';
+import { AutomationsService } from '../automations/automations.service';
+import { VideosService, toVideoDto, type VideoRow } from '../videos/videos.service';
 import type { CreateReelDto, ListReelsQueryDto, ReelDto, ReelSourceDto, VideoSourceInputDto } from './dto/reel.dto';
-import { ReelsRepository, type ReelRow, type ReelSource } from './reels.repository';
+import { ReelsRepository, type NewReel, type ReelRow, type ReelSource } from './reels.repository';
 import { ReelPublisher } from './reel.publisher';
 
 function notFound(id: number): ApiError {
@@ -21,7 +20,7 @@ export class ReelsService {
   constructor(
     private readonly reels: ReelsRepository,
     private readonly videos: VideosService,
-    private readonly automations: AutomationsRepository,
+    private readonly automations: AutomationsService,
     private readonly publisher: ReelPublisher,
   ) {}
 
@@ -66,6 +65,21 @@ export class ReelsService {
     if (a.trigger !== 'comment' || !a.next_post) throw invalid(`automation_id ${id} must be a next_post automation (comment trigger) that waits for this reel`);
     if (a.reel_status !== 'waiting') throw new ApiError(409, 'CONFLICT', `Automation ${id} no longer waits for a reel (reel_status ${a.reel_status})`);
     if ((await this.reels.boundReel(id)) !== null) throw taken(id);
+  }
+
+  /** Stores a scheduled reel (a planned post's Instagram target); joins the caller's transaction. The caller wakes the publisher after commit. */
+  schedule(r: NewReel): Promise<ReelRow> {
+    return this.reels.insert(r);
+  }
+
+  /** Automation ids bound to an open reel of the account (they wait for that reel, never for a guess). */
+  boundAutomationIds(accountId: number): Promise<Set<number>> {
+    return this.reels.boundAutomationIds(accountId);
+  }
+
+  /** Calls `listener` after a published reel attached its next_post automation (the scheduler then backfills its comments). */
+  onReelAttached(listener: () => void): void {
+    this.publisher.onAttached(listener);
   }
 
   async list(accountId: number, q: ListReelsQueryDto): Promise<ReelDto[]> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@platform/errors';
+import { ApiError, defaultCode } from '@platform/errors';
 import { SANDBOX } from './sandbox.config';
 
 /**
@@ -48,14 +48,15 @@ export interface SandboxSent {
  * A refusal of the simulated platform: the Graph API's error (`code`, `subcode`) on /sandbox/graph,
  * and its status and message in the service's `{error}` shape on the /sandbox actions.
  */
-export class SandboxError extends DomainError {
+export class SandboxError extends ApiError {
   constructor(
     status: number,
     message: string,
-    readonly code: number,
+    /** The Graph API's error `code` (the ApiError's own `code` is the service's, e.g. NOT_FOUND). */
+    readonly graphCode: number,
     readonly subcode?: number,
   ) {
-    super(status, message);
+    super(status, defaultCode(status), message);
   }
 }
 

@@ -18,7 +18,7 @@ export class SandboxGraphController {
   @ApiExcludeEndpoint()
   async graph(@Req() req: Request, @Res() res: Response): Promise<void> {
     const fail = (e: SandboxError) =>
-      res.status(e.status).json({ error: { message: e.message, type: 'OAuthException', code: e.code, error_subcode: e.subcode, fbtrace_id: 'sandbox' } });
+      res.status(e.getStatus()).json({ error: { message: e.message, type: 'OAuthException', code: e.graphCode, error_subcode: e.subcode, fbtrace_id: 'sandbox' } });
     const path = req.path.replace(new RegExp(`^/sandbox/graph/${SANDBOX.version.replace('.', '\\.')}`), '');
     const uploadBase = `${req.protocol}://${req.get('host')}/sandbox/graph/${SANDBOX.version}/ig-api-upload`;
     if (path.startsWith('/ig-api-upload/')) {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { loadConfig } from '@platform/platform';
+import { loadConfig as loadPlatformConfig } from '@platform/platform';
 import { createTestApp, type TestApp } from '@platform/testing';
 import { waitFor } from '../../test/engine-helpers';
 import { AutomationConfig } from '../config';
@@ -115,6 +115,8 @@ describe('sandbox (e2e)', () => {
 
   it('is not used when platform credentials are set, and private webhook targets are refused in production', () => {
     const base = { PORT: '3001', AUTOMATION_API_KEY: KEY, IG_ACCESS_TOKEN: 'token', IG_APP_SECRET: 'secret', IG_VERIFY_TOKEN: 'verify' };
+    // The defaults createServiceApp gives every app (REDIS_KEY_PREFIX is BaseConfig's, `<service name>:`).
+    const loadConfig = (cls: typeof AutomationConfig, env: Record<string, string>) => loadPlatformConfig(cls, env, { REDIS_KEY_PREFIX: `${automationApiService.name}:` });
     expect(() => loadConfig(AutomationConfig, { ...base, NODE_ENV: 'production', AUTOMATION_WEBHOOK_ALLOW_PRIVATE: 'true' })).toThrow(/AUTOMATION_WEBHOOK_ALLOW_PRIVATE/);
     expect(loadConfig(AutomationConfig, { ...base, NODE_ENV: 'development', AUTOMATION_WEBHOOK_ALLOW_PRIVATE: 'true' }).AUTOMATION_WEBHOOK_ALLOW_PRIVATE).toBe(true);
     expect(isSandbox(loadConfig(AutomationConfig, { ...base, NODE_ENV: 'development' }))).toBe(false);

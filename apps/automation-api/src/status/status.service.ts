@@ -7,11 +7,11 @@ import { ContactsService } from '../contacts/contacts.service';
 import { GraphApiError } from '../graph/graph-api.error';
 import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
-import { RunsRepository } from '../runs/runs.repository';
+import { RunsService } from '../runs/runs.service';
 import type { StatusDto } from './status.dto';
 
 const DAY = 86_400_000;
-/** Prefix of the problems the engine records on the account (EngineService.fail). */
+/** Prefix of the problems the engine records on the account (FailRun, engine/fail-run.ts). */
 export const ENGINE_PROBLEM_PREFIX = 'Engine: ';
 /** Prefix of a failed scheduled token refresh (TokensService). */
 export const TOKEN_PROBLEM_PREFIX = 'Token refresh failed: ';
@@ -27,7 +27,7 @@ export class StatusService {
     private readonly accounts: AccountsService,
     private readonly automations: AutomationsService,
     private readonly contacts: ContactsService,
-    private readonly runs: RunsRepository,
+    private readonly runs: RunsService,
     private readonly graph: GraphService,
   ) {}
 

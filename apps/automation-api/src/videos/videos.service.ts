@@ -10,6 +10,8 @@ import { AutomationConfig } from '../config';
 import { VIDEO_CONTENT_TYPES, type VideoDto } from './dto/video.dto';
 import { VideosRepository, type VideoRow } from './videos.repository';
 
+export type { VideoRow } from './videos.repository';
+
 /** Bytes of a video to send somewhere: its size and a stream of any byte range. */
 export interface VideoBytes {
   size: number;

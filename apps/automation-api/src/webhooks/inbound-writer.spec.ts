@@ -1,4 +1,5 @@
-import type { InboundRepository, NewInbound } from '../engine/inbound.repository';
+import type { NewInbound } from '../engine/inbound';
+import type { InboundService } from '../engine/inbound.service';
 import { INBOUND_WRITES_IN_FLIGHT, INBOUND_WRITE_MAX_ITEMS, InboundWriter } from './inbound-writer';
 
 const item = (key: string): NewInbound => ({ account_id: 1, dedup_key: key, kind: 'comment', subject: '1:u', payload: {} });
@@ -23,7 +24,7 @@ function fakeRepo(failWhen: (keys: string[]) => boolean = () => false) {
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  return { repo: repo as unknown as InboundRepository, calls, releaseAll, inFlight: () => waiting.length };
+  return { repo: repo as unknown as InboundService, calls, releaseAll, inFlight: () => waiting.length };
 }
 
 describe('InboundWriter (group commit of webhook items)', () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InboundRepository, type NewInbound } from '../engine/inbound.repository';
+import type { NewInbound } from '../engine/inbound';
+import { InboundService } from '../engine/inbound.service';
 
 /** Insert statements of the receiver in flight at once; deliveries arriving meanwhile wait and go together. */
 export const INBOUND_WRITES_IN_FLIGHT = 2;
@@ -25,7 +26,7 @@ export class InboundWriter {
   private queue: Pending[] = [];
   private inFlight = 0;
 
-  constructor(private readonly repo: InboundRepository) {}
+  constructor(private readonly repo: InboundService) {}
 
   /** Resolves, once committed, with how many of `items` were new (not stored before, nor by a delivery written together). */
   store(items: NewInbound[]): Promise<number> {

@@ -1,4 +1,4 @@
-import type { AccountsRepository, WebhookAccount } from '../accounts/accounts.repository';
+import type { AccountsService, WebhookAccount } from '../accounts/accounts.service';
 import { WEBHOOK_ACCOUNTS_CACHED, WEBHOOK_ACCOUNT_FRESH_MS, WebhookAccounts } from './webhook-accounts';
 
 /** A repository over a mutable account table that records every lookup. */
@@ -11,7 +11,7 @@ function fakeRepo(rows: WebhookAccount[]) {
       return rows.filter((r) => wanted.has(r.ig_user_id)).map((r) => ({ ...r }));
     }),
   };
-  return { repo: repo as unknown as AccountsRepository, reads };
+  return { repo: repo as unknown as AccountsService, reads };
 }
 
 describe('WebhookAccounts (the receiver’s account cache)', () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AccountsRepository, type WebhookAccount } from '../accounts/accounts.repository';
+import { AccountsService, type WebhookAccount } from '../accounts/accounts.service';
 
 /** How long the receiver uses an account row (id, app secret) it read, without reading it again. */
 export const WEBHOOK_ACCOUNT_FRESH_MS = 10_000;
@@ -24,7 +24,7 @@ export interface FoundAccounts {
 export class WebhookAccounts {
   private readonly cache = new Map<string, { account: WebhookAccount; until: number }>();
 
-  constructor(private readonly repo: AccountsRepository) {}
+  constructor(private readonly repo: AccountsService) {}
 
   /** The known accounts among `igUserIds`; `fresh` reads every one from the database. */
   async find(igUserIds: string[], fresh = false): Promise<FoundAccounts> {

@@ -1,14 +1,14 @@
-import { DomainError } from '@platform/errors';
-import type { InboundKind, NewInbound } from '../engine/inbound.repository';
+import { ApiError } from '@platform/errors';
+import type { InboundKind, NewInbound } from '../engine/inbound';
 
 /**
  * A signed delivery whose shape is not the platform's (`changes: {}`, `entry: [null]`, an id that
  * is an object): answered 400 in the service's `{error}` shape, and kept for inspection, never
  * processed (WebhooksService).
  */
-export class UnreadableDeliveryError extends DomainError {
+export class UnreadableDeliveryError extends ApiError {
   constructor(readonly reason: string) {
-    super(400, `Unreadable delivery: ${reason}; it was kept for inspection and will not be processed`);
+    super(400, 'BAD_REQUEST', `Unreadable delivery: ${reason}; it was kept for inspection and will not be processed`);
   }
 }
 

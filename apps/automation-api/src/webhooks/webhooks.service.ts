@@ -4,8 +4,9 @@ import { ApiError } from '@platform/errors';
 import { verifyHmacSignature } from '@platform/http-safety';
 import { mayNeedStripping, stripNul } from '../common/strip-nul';
 import { AutomationConfig } from '../config';
-import { AccountsRepository, type WebhookAccount } from '../accounts/accounts.repository';
-import { InboundRepository, type NewInbound } from '../engine/inbound.repository';
+import { AccountsService, type WebhookAccount } from '../accounts/accounts.service';
+import type { NewInbound } from '../engine/inbound';
+import { InboundService } from '../engine/inbound.service';
 import { InboundWorker } from '../engine/inbound.worker';
 import { InboundWriter } from './inbound-writer';
 import { WebhookAccounts } from './webhook-accounts';
@@ -19,18 +20,18 @@ import { entryIds, itemsFor, readDelivery, UnreadableDeliveryError, type Deliver
  * one database statement: the accounts come from a short-lived cache (WebhookAccounts) and the
  * items of concurrent deliveries are inserted together (InboundWriter). A signed delivery that is
  * not in the platform's shape is answered 400 and kept for inspection, unprocessed
- * (webhook-payload.ts, InboundRepository.keepUnreadable).
+ * (webhook-payload.ts, InboundService.keepUnreadable).
  */
 @Injectable()
 export class WebhooksService {
   private readonly logger = new Logger(WebhooksService.name);
 
   constructor(
-    private readonly repo: AccountsRepository,
+    private readonly repo: AccountsService,
     private readonly accounts: WebhookAccounts,
     private readonly writer: InboundWriter,
     private readonly worker: InboundWorker,
-    private readonly inbound: InboundRepository,
+    private readonly inbound: InboundService,
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
   ) {}
 
