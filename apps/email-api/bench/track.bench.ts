@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { emailApiService } from '../src/service';
 // The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
-import { dropBenchSchema, type BenchMeasurement } from '../../../tools/bench/measurement';
+import { dropBenchSchema, type BenchMeasurement } from '@platform/bench';
 
 export interface EmailTrackBenchOptions {
   /** Requests sent (default 3000). */

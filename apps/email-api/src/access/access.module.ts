@@ -2,8 +2,10 @@ import { Global, Module } from '@nestjs/common';
 import { RateLimiter } from '@platform/rate-limit';
 import { EmailApiConfig } from '../config';
 import { ProjectRateLimiter } from '../rate-limit/project-rate-limiter';
+import { AccountsService } from './accounts.service';
 import { MembersRepository } from './members.repository';
 import { ProjectAccessGuard } from './project-access.guard';
+import { ProjectDirectory } from './project-directory.service';
 import { ProjectsRepository } from './projects.repository';
 import { SessionGuard } from './session.guard';
 import { SessionService } from './session.service';
@@ -20,6 +22,8 @@ import { UsersRepository } from './users.repository';
     UsersRepository,
     ProjectsRepository,
     MembersRepository,
+    AccountsService,
+    ProjectDirectory,
     SessionService,
     SessionGuard,
     ProjectAccessGuard,
@@ -30,6 +34,6 @@ import { UsersRepository } from './users.repository';
       useFactory: (limiter: RateLimiter, config: EmailApiConfig) => new ProjectRateLimiter(limiter, config.EMAIL_RATE_LIMIT_PER_MINUTE),
     },
   ],
-  exports: [UsersRepository, ProjectsRepository, MembersRepository, SessionService, SessionGuard, ProjectAccessGuard, ProjectRateLimiter],
+  exports: [AccountsService, ProjectDirectory, SessionService, SessionGuard, ProjectAccessGuard, ProjectRateLimiter],
 })
 export class AccessModule {}

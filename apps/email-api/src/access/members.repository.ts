@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
+import type { Member } from './project';
 import type { ProjectRole } from './roles';
-
-export interface Member {
-  userId: string;
-  email: string;
-  name: string | null;
-  role: ProjectRole;
-  createdAt: Date;
-}
 
 interface MemberRow {
   user_id: string;

@@ -9,10 +9,11 @@ import { ApiErrors, type ErrorDocs } from '../common/api-errors.decorator';
 import { SESSION_COOKIE } from '../config';
 import { ProjectRateLimiter } from '../rate-limit/project-rate-limiter';
 import { invalidApiKey, missingAuth, missingProject, notLoggedIn, projectAccessDenied, projectDisabled, roleRequired } from './errors';
-import { ProjectsRepository, type Project } from './projects.repository';
+import type { Project } from './project';
+import { ProjectDirectory } from './project-directory.service';
 import type { ProjectRole } from './roles';
 import { SessionService } from './session.service';
-import type { User } from './users.repository';
+import type { User } from './user';
 
 export interface ProjectAccessOptions {
   /** The public key (pk_) is accepted: only POST /v1/track (the spec's one public-key endpoint). */
@@ -63,7 +64,7 @@ export class ProjectAccessGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly projects: ProjectsRepository,
+    private readonly projects: ProjectDirectory,
     private readonly sessions: SessionService,
     @Inject(ProjectRateLimiter) private readonly limiter: ProjectRateLimiter,
   ) {}

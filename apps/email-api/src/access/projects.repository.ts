@@ -1,22 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
+import type { NewKeys, Project, ProjectWithRole } from './project';
 import type { ProjectRole } from './roles';
-
-export interface Project {
-  id: string;
-  name: string;
-  publicKey: string;
-  secretKeyHint: string;
-  keysRotatedAt: Date;
-  disabled: boolean;
-  disabledReason: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface ProjectWithRole extends Project {
-  role: ProjectRole;
-}
 
 interface ProjectRow {
   id: string;
@@ -45,12 +30,6 @@ function toProject(r: ProjectRow): Project {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
-}
-
-export interface NewKeys {
-  publicKey: string;
-  secretKeyHash: string;
-  secretKeyHint: string;
 }
 
 @Injectable()

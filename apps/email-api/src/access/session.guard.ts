@@ -5,7 +5,7 @@ import { ApiErrors } from '../common/api-errors.decorator';
 import { SESSION_COOKIE } from '../config';
 import { notLoggedIn } from './errors';
 import { SessionService } from './session.service';
-import type { User } from './users.repository';
+import type { User } from './user';
 
 /** Dashboard user endpoints (`/users/@me…`): the session cookie set by POST /auth/login. */
 @Injectable()

@@ -3,7 +3,8 @@ import { JwtService } from '@nestjs/jwt';
 import type { Response } from 'express';
 import { EmailApiConfig, SESSION_COOKIE, SESSION_TTL_SECONDS } from '../config';
 import { loadSessionSecret } from './session-secret';
-import { UsersRepository, type User } from './users.repository';
+import type { User } from './user';
+import { UsersRepository } from './users.repository';
 
 interface SessionClaims {
   sub: string;

@@ -1,18 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  /** Null for accounts created by an OAuth login that never set a password. */
-  passwordHash: string | null;
-  emailVerifiedAt: Date | null;
-  sessionVersion: number;
-  createdAt: Date;
-}
-
-export type TokenPurpose = 'verify_email' | 'reset_password';
+import type { TokenPurpose, User } from './user';
 
 interface UserRow {
   id: string;

@@ -2,18 +2,14 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
 import { ApiErrors, PARAM_ERRORS } from '../common/api-errors.decorator';
-import { DEFAULT_LIMIT } from '../common/list-query.dto';
-import { decodeCursor, toPage } from '../common/pagination';
-import { ActivityRepository } from './activity.repository';
+import { ActivityService } from './activity.service';
 import { ACTIVITY_TYPES, ActivityPageDto, ActivityQueryDto, ActivityStatsDto, RecentCountDto, SinceQueryDto } from './dto/activity.dto';
-
-const DAY = 24 * 60 * 60 * 1000;
 
 @ApiTags('Activity')
 @ProjectAccess({ session: true })
 @Controller('activity')
 export class ActivityController {
-  constructor(private readonly activity: ActivityRepository) {}
+  constructor(private readonly activity: ActivityService) {}
 
   @Get()
   @ApiOperation({
@@ -22,33 +18,24 @@ export class ActivityController {
   })
   @ApiOkResponse({ type: ActivityPageDto })
   @ApiErrors(PARAM_ERRORS, { 400: '`INVALID_CURSOR`: the cursor is not one this list returned' })
-  async list(@CurrentProject() ctx: ProjectContext, @Query() query: ActivityQueryDto) {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const after = decodeCursor(query.cursor);
-    const filter = { type: query.type, contactId: query.contactId };
-    const [rows, total] = await Promise.all([this.activity.page(ctx.project.id, limit, after, filter), after ? null : this.activity.count(ctx.project.id, filter)]);
-    return toPage(rows, limit, total);
+  list(@CurrentProject() ctx: ProjectContext, @Query() query: ActivityQueryDto) {
+    return this.activity.list(ctx.project.id, query);
   }
 
   @Get('stats')
   @ApiOperation({ summary: 'Counts by type since `since` (default 30 days): `{since, total, events, emails, byType}`' })
   @ApiOkResponse({ type: ActivityStatsDto })
   @ApiErrors(PARAM_ERRORS)
-  async stats(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
-    const since = query.since ?? new Date(Date.now() - 30 * DAY);
-    const byType = await this.activity.countsByType(ctx.project.id, since);
-    const total = Object.values(byType).reduce((a, b) => a + b, 0);
-    const events = byType['event'] ?? 0;
-    return { since, total, events, emails: total - events, byType };
+  stats(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
+    return this.activity.stats(ctx.project.id, query.since);
   }
 
   @Get('recent-count')
   @ApiOperation({ summary: 'Number of activity items since `since` (default 24 hours)' })
   @ApiOkResponse({ type: RecentCountDto })
   @ApiErrors(PARAM_ERRORS)
-  async recentCount(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
-    const since = query.since ?? new Date(Date.now() - DAY);
-    return { since, count: await this.activity.count(ctx.project.id, { since }) };
+  recentCount(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
+    return this.activity.recentCount(ctx.project.id, query.since);
   }
 
   @Get('types')

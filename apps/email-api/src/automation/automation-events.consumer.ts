@@ -11,8 +11,9 @@ import {
   type EventEnvelope,
 } from '@platform/messaging';
 import { isEmail } from 'class-validator';
-import { ProjectsRepository, type Project } from '../access/projects.repository';
-import { ContactsRepository } from '../contacts/contacts.repository';
+import type { Project } from '../access/project';
+import { ProjectDirectory } from '../access/project-directory.service';
+import { ContactsService } from '../contacts/contacts.service';
 import { TrackService, type TrackInput } from '../events/track.service';
 
 export const AUTOMATION_CONSUMER = 'email-api.automation';
@@ -41,8 +42,8 @@ export class AutomationEventsConsumer {
   private readonly logger = new Logger('AutomationEventsConsumer');
 
   constructor(
-    private readonly projects: ProjectsRepository,
-    private readonly contacts: ContactsRepository,
+    private readonly projects: ProjectDirectory,
+    private readonly contacts: ContactsService,
     private readonly tracking: TrackService,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EmailCampaignBatch, EventConsumer, OnEvent, type EmailCampaignBatchData, type EventEnvelope } from '@platform/messaging';
-import { CampaignsService } from './campaigns.service';
+import { FanOutCampaignBatch } from './fan-out-batch';
 
 /**
  * The campaign fan-out over RabbitMQ: each `email.campaign_batch` message writes the next 500
@@ -10,10 +10,10 @@ import { CampaignsService } from './campaigns.service';
 @Injectable()
 @EventConsumer('email-api.campaigns')
 export class CampaignFanoutConsumer {
-  constructor(private readonly campaigns: CampaignsService) {}
+  constructor(private readonly fanOut: FanOutCampaignBatch) {}
 
   @OnEvent(EmailCampaignBatch)
   async batch(event: EventEnvelope<EmailCampaignBatchData>): Promise<void> {
-    await this.campaigns.fanOutBatch(event.data.campaignId, event.data.batch);
+    await this.fanOut.execute(event.data.campaignId, event.data.batch);
   }
 }

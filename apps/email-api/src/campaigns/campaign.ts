@@ -1,3 +1,4 @@
+import type { AudienceChoice } from '../segments/audience';
 import type { Condition } from '../segments/condition';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
@@ -91,4 +92,9 @@ export interface CampaignStats {
   complained: number;
   unsubscribed: number;
   failed: number;
+}
+
+/** The campaign's audience as the segments service takes it. */
+export function audienceOf(r: Pick<CampaignRow, 'audience_type' | 'segment_id' | 'audience_condition'>): AudienceChoice {
+  return { type: r.audience_type, segmentId: r.segment_id, condition: r.audience_condition };
 }

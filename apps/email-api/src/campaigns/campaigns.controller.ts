@@ -3,7 +3,13 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
 import { ApiErrors, JSON_BODY_ERRORS, PARAM_ERRORS } from '../common/api-errors.decorator';
 import { uuidPipe } from '../common/uuid.pipe';
+import { CancelCampaign } from './cancel-campaign';
 import { CampaignsService } from './campaigns.service';
+import { CreateCampaign } from './create-campaign';
+import { DuplicateCampaign } from './duplicate-campaign';
+import { LaunchCampaign } from './launch-campaign';
+import { ReplaceCampaign } from './replace-campaign';
+import { SendCampaignTest } from './send-test';
 import { CampaignBodyDto, CampaignDto, CampaignListQueryDto, CampaignPageDto, CampaignStatsDto, CampaignTestResultDto, SendCampaignDto, TestCampaignDto } from './dto/campaigns.dto';
 
 const NOT_FOUND = { 404: '`CAMPAIGN_NOT_FOUND`: no campaign with this id in the project; `TEMPLATE_NOT_FOUND`: the templateId names no template of the project' };
@@ -17,7 +23,15 @@ const CampaignId = () => Param('id', uuidPipe('CAMPAIGN_NOT_FOUND', 'Campaign'))
 @ProjectAccess({ session: true })
 @Controller('campaigns')
 export class CampaignsController {
-  constructor(private readonly campaigns: CampaignsService) {}
+  constructor(
+    private readonly campaigns: CampaignsService,
+    private readonly createCampaign: CreateCampaign,
+    private readonly replaceCampaign: ReplaceCampaign,
+    private readonly duplicateCampaign: DuplicateCampaign,
+    private readonly launchCampaign: LaunchCampaign,
+    private readonly cancelCampaign: CancelCampaign,
+    private readonly sendTest: SendCampaignTest,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'Campaigns, page-based, newest first', description: '`{data, total, page, pageSize, totalPages}`; filter by `status`.' })
@@ -32,7 +46,7 @@ export class CampaignsController {
   @ApiCreatedResponse({ type: CampaignDto })
   @ApiErrors(JSON_BODY_ERRORS, NOT_FOUND, BODY)
   create(@CurrentProject() ctx: ProjectContext, @Body() body: CampaignBodyDto) {
-    return this.campaigns.create(ctx.project.id, body);
+    return this.createCampaign.execute(ctx.project.id, body);
   }
 
   @Get(':id')
@@ -48,7 +62,7 @@ export class CampaignsController {
   @ApiOkResponse({ type: CampaignDto })
   @ApiErrors(JSON_BODY_ERRORS, PARAM_ERRORS, NOT_FOUND, BODY, { 409: '`CAMPAIGN_NOT_DRAFT`: the campaign is not a DRAFT' })
   replace(@CurrentProject() ctx: ProjectContext, @CampaignId() id: string, @Body() body: CampaignBodyDto) {
-    return this.campaigns.replace(ctx.project.id, id, body);
+    return this.replaceCampaign.execute(ctx.project.id, id, body);
   }
 
   @Delete(':id')
@@ -65,7 +79,7 @@ export class CampaignsController {
   @ApiCreatedResponse({ type: CampaignDto })
   @ApiErrors(PARAM_ERRORS, NOT_FOUND, { 422: '`VALIDATION_ERROR` (`domain_not_verified`): the sender\'s domain is no longer verified' })
   duplicate(@CurrentProject() ctx: ProjectContext, @CampaignId() id: string) {
-    return this.campaigns.duplicate(ctx.project.id, id);
+    return this.duplicateCampaign.execute(ctx.project.id, id);
   }
 
   @Post(':id/send')
@@ -83,7 +97,7 @@ export class CampaignsController {
     422: '`VALIDATION_ERROR` (`domain_not_verified`): the sender\'s domain is no longer verified',
   })
   send(@CurrentProject() ctx: ProjectContext, @CampaignId() id: string, @Body() body: SendCampaignDto) {
-    return this.campaigns.send(ctx.project.id, id, body.scheduledFor);
+    return this.launchCampaign.execute(ctx.project.id, id, body.scheduledFor);
   }
 
   @Post(':id/cancel')
@@ -92,7 +106,7 @@ export class CampaignsController {
   @ApiOkResponse({ type: CampaignDto })
   @ApiErrors(PARAM_ERRORS, NOT_FOUND, { 409: '`CAMPAIGN_NOT_CANCELLABLE`: the campaign is neither SCHEDULED nor SENDING' })
   cancel(@CurrentProject() ctx: ProjectContext, @CampaignId() id: string) {
-    return this.campaigns.cancel(ctx.project.id, id);
+    return this.cancelCampaign.execute(ctx.project.id, id);
   }
 
   @Post(':id/test')
@@ -101,7 +115,7 @@ export class CampaignsController {
   @ApiOkResponse({ type: CampaignTestResultDto })
   @ApiErrors(JSON_BODY_ERRORS, PARAM_ERRORS, NOT_FOUND, { 422: '`VALIDATION_ERROR` (`domain_not_verified`): the sender\'s domain is no longer verified' })
   test(@CurrentProject() ctx: ProjectContext, @CampaignId() id: string, @Body() body: TestCampaignDto) {
-    return this.campaigns.test(ctx.project.id, id, body.email);
+    return this.sendTest.execute(ctx.project.id, id, body.email);
   }
 
   @Get(':id/stats')

@@ -10,10 +10,32 @@ import { CampaignScheduler } from './campaign-scheduler.worker';
 import { CampaignsController } from './campaigns.controller';
 import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
+import { CancelCampaign } from './cancel-campaign';
+import { CheckCampaignBody } from './check-campaign-body';
+import { CreateCampaign } from './create-campaign';
+import { DuplicateCampaign } from './duplicate-campaign';
+import { FanOutCampaignBatch } from './fan-out-batch';
+import { LaunchCampaign } from './launch-campaign';
+import { ReplaceCampaign } from './replace-campaign';
+import { SendCampaignTest } from './send-test';
 
 @Module({
   imports: [ContactsModule, DomainsModule, EmailsModule, SegmentsModule, TemplatesModule],
   controllers: [CampaignsController],
-  providers: [CampaignsRepository, CampaignsService, CampaignMail, CampaignFanoutConsumer, CampaignScheduler],
+  providers: [
+    CampaignsRepository,
+    CampaignsService,
+    CampaignMail,
+    CheckCampaignBody,
+    CreateCampaign,
+    ReplaceCampaign,
+    DuplicateCampaign,
+    LaunchCampaign,
+    CancelCampaign,
+    SendCampaignTest,
+    FanOutCampaignBatch,
+    CampaignFanoutConsumer,
+    CampaignScheduler,
+  ],
 })
 export class CampaignsModule {}

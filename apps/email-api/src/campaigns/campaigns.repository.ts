@@ -111,9 +111,4 @@ export class CampaignsRepository {
     );
     return row!;
   }
-
-  /** Whether the segment is of this project (a campaign's audience). */
-  async segmentExists(projectId: string, segmentId: string): Promise<boolean> {
-    return (await this.db.one(`SELECT 1 FROM ${this.db.table('segments')} WHERE project_id = $1 AND id = $2 FOR SHARE`, [projectId, segmentId])) !== null;
-  }
 }

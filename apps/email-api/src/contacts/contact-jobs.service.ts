@@ -1,14 +1,14 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { isEmail } from 'class-validator';
 import { toJobView, type JobRow, type JobType, type JobView, type RowError } from '../jobs/job';
-import { JobsRepository } from '../jobs/jobs.repository';
-import { JOB_LEASE_SECONDS, JobFailure, JobsWorker } from '../jobs/jobs.worker';
+import { JobsService } from '../jobs/jobs.service';
+import { JobFailure } from '../jobs/jobs.worker';
 import { RESERVED_DATA_KEYS, normalizeEmail } from './contact';
 import { ContactsRepository } from './contacts.repository';
+import { ContactsService } from './contacts.service';
 import { CsvError, parseBooleanCell, parseCsv } from './csv';
-import { SubscriptionEvents } from './subscription-events';
 
 const IMPORT_BATCH = 250;
 const BULK_TYPES: JobType[] = ['BULK_SUBSCRIBE', 'BULK_UNSUBSCRIBE', 'BULK_DELETE'];
@@ -47,16 +47,15 @@ function layoutOf(header: string[]): CsvLayout {
 @Injectable()
 export class ContactJobsService implements OnModuleInit {
   constructor(
-    private readonly db: Database,
-    private readonly jobs: JobsRepository,
-    private readonly worker: JobsWorker,
-    private readonly contacts: ContactsRepository,
-    private readonly subscriptions: SubscriptionEvents,
+    private readonly transactions: Transactions,
+    private readonly jobs: JobsService,
+    private readonly contacts: ContactsService,
+    private readonly contactRows: ContactsRepository,
   ) {}
 
   onModuleInit(): void {
-    this.worker.register('IMPORT', (job) => this.runImport(job));
-    for (const type of BULK_TYPES) this.worker.register(type, (job) => this.runBulk(job));
+    this.jobs.register('IMPORT', (job) => this.runImport(job));
+    for (const type of BULK_TYPES) this.jobs.register(type, (job) => this.runBulk(job));
   }
 
   async queueImport(projectId: string, file: { buffer: Buffer; originalname?: string } | undefined): Promise<{ jobId: string; total: number; message: string }> {
@@ -80,15 +79,13 @@ export class ContactJobsService implements OnModuleInit {
     }
     if (records.length === 0) throw new ApiError(422, 'VALIDATION_ERROR', 'Validation failed', { errors: [{ field: 'file', message: 'the CSV is empty', code: 'too_small' }] });
     layoutOf(records[0].fields);
-    const job = await this.jobs.create(projectId, 'IMPORT', { filename: file.originalname ?? null }, text, records.length - 1);
-    this.worker.wake();
+    const job = await this.jobs.queue(projectId, 'IMPORT', { filename: file.originalname ?? null }, text, records.length - 1);
     return { jobId: job.id, total: job.total, message: 'Import queued; poll GET /contacts/import/:jobId' };
   }
 
   async queueBulk(projectId: string, type: JobType, contactIds: string[]): Promise<{ jobId: string; total: number; message: string }> {
     const ids = [...new Set(contactIds)];
-    const job = await this.jobs.create(projectId, type, { contactIds: ids }, null, ids.length);
-    this.worker.wake();
+    const job = await this.jobs.queue(projectId, type, { contactIds: ids }, null, ids.length);
     return { jobId: job.id, total: job.total, message: 'Bulk action queued; poll GET /contacts/bulk/:jobId' };
   }
 
@@ -113,7 +110,7 @@ export class ContactJobsService implements OnModuleInit {
     const counts = { created: previous.created ?? 0, updated: previous.updated ?? 0, failed: previous.failed ?? 0 };
     for (let start = job.processed; start < rows.length; start += IMPORT_BATCH) {
       const batch = rows.slice(start, start + IMPORT_BATCH);
-      await this.db.transaction(async () => {
+      await this.transactions.transaction(async () => {
         const errors: RowError[] = [];
         for (const record of batch) {
           const cells = record.fields;
@@ -136,15 +133,12 @@ export class ContactJobsService implements OnModuleInit {
             const value = cells[column.index];
             if (value !== undefined && value.trim() !== '') set[column.key] = value.trim();
           }
-          const result = await this.contacts.upsert(job.project_id, email, subscribed, true, { set, unset: [] });
+          const result = await this.contacts.record(job.project_id, email, { subscribed, defaultSubscribed: true, patch: { set, unset: [] } });
           if (result.isNew) counts.created += 1;
           else counts.updated += 1;
-          if (result.previousSubscribed !== null && result.previousSubscribed !== result.contact.subscribed) {
-            await this.subscriptions.changed(job.project_id, result.contact, result.contact.subscribed);
-          }
         }
         counts.failed += errors.length;
-        await this.jobs.progress(job.id, start + batch.length, errors, JOB_LEASE_SECONDS, counts);
+        await this.jobs.progress(job.id, start + batch.length, errors, counts);
       });
     }
     await this.jobs.complete(job.id, { ...counts, total: rows.length });
@@ -152,20 +146,17 @@ export class ContactJobsService implements OnModuleInit {
 
   private async runBulk(job: JobRow): Promise<void> {
     const ids = (job.payload['contactIds'] as string[] | undefined) ?? [];
-    await this.db.transaction(async () => {
-      const existing = new Set(await this.contacts.existingIds(job.project_id, ids));
+    await this.transactions.transaction(async () => {
+      const existing = new Set(await this.contactRows.existingIds(job.project_id, ids));
       const notFound = ids.filter((id) => !existing.has(id));
       const errors: RowError[] = ids.flatMap((id, i) => (existing.has(id) ? [] : [{ row: i + 1, id, message: 'contact not found in this project' }]));
       let changed = 0;
       if (job.type === 'BULK_DELETE') {
-        changed = await this.contacts.deleteMany(job.project_id, [...existing]);
+        changed = await this.contactRows.deleteMany(job.project_id, [...existing]);
       } else {
-        const subscribed = job.type === 'BULK_SUBSCRIBE';
-        const updated = await this.contacts.setSubscribed(job.project_id, [...existing], subscribed);
-        for (const contact of updated) await this.subscriptions.changed(job.project_id, contact, subscribed);
-        changed = updated.length;
+        changed = (await this.contacts.setSubscribed(job.project_id, [...existing], job.type === 'BULK_SUBSCRIBE')).length;
       }
-      await this.jobs.progress(job.id, ids.length, errors, JOB_LEASE_SECONDS);
+      await this.jobs.progress(job.id, ids.length, errors);
       await this.jobs.complete(
         job.id,
         { requested: ids.length, [job.type === 'BULK_DELETE' ? 'deleted' : 'updated']: changed, unchanged: existing.size - changed, notFound: notFound.length },

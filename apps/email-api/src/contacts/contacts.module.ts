@@ -10,6 +10,6 @@ import { SubscriptionEvents } from './subscription-events';
   imports: [JobsModule],
   controllers: [ContactsController],
   providers: [ContactsRepository, ContactsService, ContactJobsService, SubscriptionEvents],
-  exports: [ContactsRepository, SubscriptionEvents],
+  exports: [ContactsService, SubscriptionEvents],
 })
 export class ContactsModule {}

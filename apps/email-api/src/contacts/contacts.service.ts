@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError, type FieldError } from '@platform/errors';
 import { DEFAULT_LIMIT } from '../common/list-query.dto';
 import { decodeCursor, toPage, type CursorPage } from '../common/pagination';
-import { RESERVED_DATA_KEYS, STANDARD_FIELDS, dataPatch, normalizeEmail, type Contact } from './contact';
+import { RESERVED_DATA_KEYS, STANDARD_FIELDS, dataPatch, normalizeEmail, type Contact, type DataPatch } from './contact';
 import { ContactsRepository } from './contacts.repository';
 import { SubscriptionEvents } from './subscription-events';
 
@@ -50,7 +50,7 @@ export function customFieldName(field: string): string {
 @Injectable()
 export class ContactsService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly contacts: ContactsRepository,
     private readonly subscriptions: SubscriptionEvents,
   ) {}
@@ -78,13 +78,49 @@ export class ContactsService {
     correlationId?: string,
   ): Promise<{ contact: Contact; isNew: boolean }> {
     assertDataKeys(input.data);
-    return this.db.transaction(async () => {
-      const result = await this.contacts.upsert(projectId, normalizeEmail(input.email), input.subscribed, true, dataPatch(input.data));
-      if (result.previousSubscribed !== null && result.previousSubscribed !== result.contact.subscribed) {
-        await this.subscriptions.changed(projectId, result.contact, result.contact.subscribed, correlationId);
-      }
-      return { contact: result.contact, isNew: result.isNew };
-    });
+    return this.transactions.transaction(() =>
+      this.record(projectId, normalizeEmail(input.email), { subscribed: input.subscribed, defaultSubscribed: true, patch: dataPatch(input.data) }, correlationId),
+    );
+  }
+
+  /**
+   * Creates the contact or updates it by email (`subscribed` changes only when given; new contacts
+   * get `defaultSubscribed`; `patch` merges into `data`) and records a change of subscription
+   * (`contact.subscribed|unsubscribed`), in the open transaction. The email must be normalized.
+   */
+  async record(
+    projectId: string,
+    email: string,
+    change: { subscribed?: boolean; defaultSubscribed: boolean; patch?: DataPatch },
+    correlationId?: string,
+  ): Promise<{ contact: Contact; isNew: boolean }> {
+    const result = await this.contacts.upsert(projectId, email, change.subscribed, change.defaultSubscribed, change.patch ?? { set: {}, unset: [] });
+    if (result.previousSubscribed !== null && result.previousSubscribed !== result.contact.subscribed) {
+      await this.subscriptions.changed(projectId, result.contact, result.contact.subscribed, correlationId);
+    }
+    return { contact: result.contact, isNew: result.isNew };
+  }
+
+  /** Sets `subscribed` on the contacts and records each change, in the open transaction; answers the contacts that changed. */
+  async setSubscribed(projectId: string, ids: string[], subscribed: boolean, correlationId?: string): Promise<Array<{ id: string; email: string }>> {
+    const changed = await this.contacts.setSubscribed(projectId, ids, subscribed);
+    for (const contact of changed) await this.subscriptions.changed(projectId, contact, subscribed, correlationId);
+    return changed;
+  }
+
+  /** The contact with this (normalized) email, or null. */
+  findByEmail(projectId: string, email: string): Promise<Contact | null> {
+    return this.contacts.findByEmail(projectId, email);
+  }
+
+  /** The contacts of the project among these (normalized) emails, ordered by email. */
+  findByEmails(projectId: string, emails: string[]): Promise<Array<Pick<Contact, 'id' | 'email' | 'subscribed'>>> {
+    return this.contacts.findByEmails(projectId, emails);
+  }
+
+  /** A contact by id in any project, with its project (unsubscribe links carry only the contact id). */
+  findAnyById(id: string): Promise<(Contact & { projectId: string }) | null> {
+    return this.contacts.findAnyById(id);
   }
 
   async update(
@@ -94,7 +130,7 @@ export class ContactsService {
     correlationId?: string,
   ): Promise<Contact> {
     assertDataKeys(input.data);
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const result = await this.contacts.update(projectId, id, {
         email: input.email ? normalizeEmail(input.email) : undefined,
         subscribed: input.subscribed,

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { EmailApiConfig } from '../config';
@@ -24,7 +24,7 @@ export class DomainsService {
   private readonly dkimCache = new Map<string, { key: DkimKey | null; until: number }>();
 
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly config: EmailApiConfig,
     private readonly domains: DomainsRepository,
     private readonly dns: DnsChecker,
@@ -96,7 +96,7 @@ export class DomainsService {
 
   /** 409 while a template or an unfinished campaign uses it. */
   async remove(projectId: string, id: string): Promise<void> {
-    await this.db.transaction(async () => {
+    await this.transactions.transaction(async () => {
       const row = await this.domains.lock(projectId, id);
       if (!row) throw domainNotFound();
       const usage = await this.domains.usage(id);

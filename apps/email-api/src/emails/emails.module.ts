@@ -18,6 +18,6 @@ import { UnsubscribeService } from './unsubscribe.service';
   imports: [ContactsModule, IdempotencyModule, DomainsModule, TemplatesModule],
   controllers: [SendController, UnsubscribeController],
   providers: [EmailsRepository, MailQueue, MimeBuilder, SendService, SendWorker, SmtpTransport, UnsubscribeLinks, UnsubscribeService],
-  exports: [MailQueue, EmailsRepository, UnsubscribeLinks],
+  exports: [MailQueue, UnsubscribeLinks],
 })
 export class EmailsModule {}

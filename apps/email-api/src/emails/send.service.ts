@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError, type FieldError } from '@platform/errors';
 import { EmailApiConfig } from '../config';
 import { dataPatch } from '../contacts/contact';
-import { ContactsRepository } from '../contacts/contacts.repository';
-import { assertDataKeys } from '../contacts/contacts.service';
-import { SubscriptionEvents } from '../contacts/subscription-events';
+import { assertDataKeys, ContactsService } from '../contacts/contacts.service';
 import type { StoredAttachment } from './email';
 import type { SendEmailDto } from './dto/send.dto';
 import { MailQueue } from './mail-queue.service';
@@ -28,10 +26,9 @@ export interface SendResult {
 @Injectable()
 export class SendService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly config: EmailApiConfig,
-    private readonly contacts: ContactsRepository,
-    private readonly subscriptions: SubscriptionEvents,
+    private readonly contacts: ContactsService,
     private readonly queue: MailQueue,
     private readonly links: UnsubscribeLinks,
     private readonly templates: TemplatesService,
@@ -51,7 +48,7 @@ export class SendService {
 
   /** Contacts, their subscription events and the emails in one transaction (or the open one: Idempotency-Key). */
   send(projectId: string, dto: SendEmailDto, correlationId?: string): Promise<SendResult> {
-    return this.db.transaction(() => this.queueAll(projectId, dto, correlationId));
+    return this.transactions.transaction(() => this.queueAll(projectId, dto, correlationId));
   }
 
   private async queueAll(projectId: string, dto: SendEmailDto, correlationId: string | undefined): Promise<SendResult> {
@@ -72,11 +69,7 @@ export class SendService {
     }));
     const out: SendResult['emails'] = [];
     for (const to of recipients) {
-      const upsert = await this.contacts.upsert(projectId, to.email, dto.subscribed, false, dataPatch(dto.data));
-      const contact = upsert.contact;
-      if (upsert.previousSubscribed !== null && upsert.previousSubscribed !== contact.subscribed) {
-        await this.subscriptions.changed(projectId, contact, contact.subscribed, correlationId);
-      }
+      const { contact } = await this.contacts.record(projectId, to.email, { subscribed: dto.subscribed, defaultSubscribed: false, patch: dataPatch(dto.data) }, correlationId);
       const unsubscribeUrl = this.links.url(contact.id);
       const vars = { ...contact.data, ...(dto.data ?? {}), data: { ...contact.data, ...(dto.data ?? {}) }, email: contact.email, id: contact.id, subscribed: contact.subscribed, name: to.name ?? contact.data['name'], unsubscribeUrl, manageUrl: unsubscribeUrl };
       const mailHeaders = { ...headers };

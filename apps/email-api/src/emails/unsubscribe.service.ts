@@ -1,17 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import { ContactsRepository } from '../contacts/contacts.repository';
-import { SubscriptionEvents } from '../contacts/subscription-events';
+import { ContactsService } from '../contacts/contacts.service';
 import { UnsubscribeLinks } from './unsubscribe-links';
 
 @Injectable()
 export class UnsubscribeService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly links: UnsubscribeLinks,
-    private readonly contacts: ContactsRepository,
-    private readonly subscriptions: SubscriptionEvents,
+    private readonly contacts: ContactsService,
   ) {}
 
   /** The contact a link points to (for the confirmation page). */
@@ -29,11 +27,7 @@ export class UnsubscribeService {
   /** Unsubscribes the contact of the link (idempotent); records `contact.unsubscribed` when it changed. */
   async unsubscribe(token: string, correlationId?: string): Promise<{ email: string; changed: boolean }> {
     const contact = await this.contactOf(token);
-    const changed = await this.db.transaction(async () => {
-      const updated = await this.contacts.setSubscribed(contact.projectId, [contact.id], false);
-      for (const c of updated) await this.subscriptions.changed(contact.projectId, c, false, correlationId);
-      return updated.length > 0;
-    });
+    const changed = await this.transactions.transaction(async () => (await this.contacts.setSubscribed(contact.projectId, [contact.id], false, correlationId)).length > 0);
     return { email: contact.email, changed };
   }
 }

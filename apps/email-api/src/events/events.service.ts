@@ -2,15 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { DEFAULT_LIMIT } from '../common/list-query.dto';
 import { decodeCursor, toPage } from '../common/pagination';
-import { ContactsRepository } from '../contacts/contacts.repository';
-import { contactNotFound } from '../contacts/contacts.service';
+import { ContactsService } from '../contacts/contacts.service';
 import { EventsRepository } from './events.repository';
 
 @Injectable()
 export class EventsService {
   constructor(
     private readonly events: EventsRepository,
-    private readonly contacts: ContactsRepository,
+    private readonly contacts: ContactsService,
   ) {}
 
   async recent(projectId: string, query: { limit?: number; cursor?: string; name?: string }) {
@@ -22,7 +21,7 @@ export class EventsService {
   }
 
   async ofContact(projectId: string, contactId: string, query: { limit?: number; cursor?: string; name?: string }) {
-    if (!(await this.contacts.findById(projectId, contactId))) throw contactNotFound();
+    await this.contacts.get(projectId, contactId); // 404 CONTACT_NOT_FOUND
     const limit = query.limit ?? DEFAULT_LIMIT;
     const after = decodeCursor(query.cursor);
     const filter = { contactId, name: query.name };

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { EmailEventTracked, Outbox } from '@platform/messaging';
 import { SERVICE_NAME } from '@platform/platform';
 import { randomUUID } from 'node:crypto';
@@ -38,7 +38,7 @@ const MAX_CORRELATION_ID = 200;
 @Injectable()
 export class TrackService implements OnModuleInit {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly writes: TrackRepository,
     private readonly events: EventsRepository,
     private readonly outbox: Outbox,
@@ -60,7 +60,7 @@ export class TrackService implements OnModuleInit {
    */
   async track(projectId: string, input: TrackInput, correlationId?: string): Promise<TrackResult> {
     if (input.subscribed === undefined) return this.save(projectId, input, correlationId);
-    return this.db.transaction(() => this.save(projectId, input, correlationId));
+    return this.transactions.transaction(() => this.save(projectId, input, correlationId));
   }
 
   private async save(projectId: string, input: TrackInput, correlationId: string | undefined): Promise<TrackResult> {
@@ -109,7 +109,7 @@ export class TrackService implements OnModuleInit {
     data: Record<string, unknown> | null,
     correlationId?: string,
   ): Promise<string> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const event = await this.events.insert(projectId, contact.id, name, data);
       await this.publish(projectId, contact, event.id, name, data, false, correlationId);
       return event.id;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { createHash } from 'node:crypto';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -22,7 +22,7 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 @Injectable()
 export class IdempotencyService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly keys: IdempotencyRepository,
   ) {}
 
@@ -34,14 +34,14 @@ export class IdempotencyService {
     status: number,
     fn: () => Promise<T>,
   ): Promise<IdempotentResult<T>> {
-    if (key === undefined) return { status, body: await this.db.transaction(fn), replayed: false };
+    if (key === undefined) return { status, body: await this.transactions.transaction(fn), replayed: false };
     if (!KEY.test(key)) {
       throw new ApiError(400, 'INVALID_IDEMPOTENCY_KEY', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters', {
         suggestion: 'Use a UUID per logical operation as the Idempotency-Key.',
       });
     }
     const hash = createHash('sha256').update(JSON.stringify(request ?? null)).digest('hex');
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const earlier = await this.keys.claim(projectId, scope, key, hash);
       if (earlier) {
         if (earlier.request_hash !== hash) {

@@ -2,7 +2,7 @@ import { loadConfig } from '@platform/platform';
 import { EmailApiConfig } from '../config';
 import { authorizeUrl, callbackUrl, configuredProviders, githubProfile, googleProfile, newAuthorization, pkceChallenge } from './oauth-providers';
 
-const config = (env: Record<string, string>) => loadConfig(EmailApiConfig, env, { PORT: 3002 });
+const config = (env: Record<string, string>) => loadConfig(EmailApiConfig, env, { PORT: 3002, REDIS_KEY_PREFIX: 'email-api:' });
 
 describe('OAuth providers', () => {
   it('configures exactly the providers with a client id and secret, on the real endpoints by default', () => {

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { hashApiKey, safeEqual } from '@platform/auth';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import { UsersRepository, type User } from '../access/users.repository';
+import { AccountsService } from '../access/accounts.service';
+import type { User } from '../access/user';
 import { EmailApiConfig } from '../config';
 import { OAuthClient, providerError } from './oauth-client';
 import { authorizeUrl, callbackUrl, configuredProviders, newAuthorization, type OAuthProfile, type OAuthProvider, type OAuthProviderName } from './oauth-providers';
@@ -36,8 +37,8 @@ export class OAuthService {
 
   constructor(
     private readonly config: EmailApiConfig,
-    private readonly db: Database,
-    private readonly users: UsersRepository,
+    private readonly transactions: Transactions,
+    private readonly users: AccountsService,
     private readonly repo: OAuthRepository,
     private readonly client: OAuthClient,
   ) {
@@ -80,7 +81,7 @@ export class OAuthService {
 
   private async loginOrCreate(provider: OAuthProviderName, profile: OAuthProfile): Promise<User> {
     const verifiedEmail = profile.emailVerified ? profile.email : null;
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       // A linked account is found by the provider's id, whatever its email is today.
       const linkedUserId = await this.repo.touchAccount(provider, profile.providerUserId, verifiedEmail);
       if (linkedUserId) {
@@ -102,7 +103,7 @@ export class OAuthService {
             suggestion: 'Ask an administrator for an account, then log in with the same email.',
           });
         }
-        user = (await this.users.insert(verifiedEmail, profile.name, null, true)) ?? (await this.users.findByEmail(verifiedEmail));
+        user = (await this.users.create(verifiedEmail, profile.name, null, true)) ?? (await this.users.findByEmail(verifiedEmail));
         if (!user) throw new Error('user vanished while being created');
       }
       await this.repo.link(provider, profile.providerUserId, user.id, verifiedEmail);

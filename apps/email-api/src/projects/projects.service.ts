@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { generateApiKey, hashApiKey } from '@platform/auth';
 import { ApiError } from '@platform/errors';
-import { MembersRepository } from '../access/members.repository';
+import { AccountsService } from '../access/accounts.service';
+import type { NewKeys, Project } from '../access/project';
 import { projectNotFound, type ProjectContext } from '../access/project-access.guard';
-import { ProjectsRepository, type NewKeys, type Project } from '../access/projects.repository';
+import { ProjectDirectory } from '../access/project-directory.service';
 import type { ProjectRole } from '../access/roles';
-import { UsersRepository } from '../access/users.repository';
 import { ProjectStatsRepository } from './project-stats.repository';
 
 export function projectView(p: Project, role?: ProjectRole) {
@@ -31,9 +31,8 @@ function newKeys(): NewKeys & { secretKey: string } {
 @Injectable()
 export class ProjectsService {
   constructor(
-    private readonly projects: ProjectsRepository,
-    private readonly members: MembersRepository,
-    private readonly users: UsersRepository,
+    private readonly projects: ProjectDirectory,
+    private readonly users: AccountsService,
     private readonly stats: ProjectStatsRepository,
   ) {}
 
@@ -112,39 +111,39 @@ export class ProjectsService {
   }
 
   listMembers(ctx: ProjectContext) {
-    return this.members.list(ctx.project.id);
+    return this.projects.listMembers(ctx.project.id);
   }
 
   async addMember(ctx: ProjectContext, email: string, role: ProjectRole = 'MEMBER') {
     this.assertMayGrant(ctx, role);
     const user = await this.users.findByEmail(email);
     if (!user) throw new ApiError(404, 'USER_NOT_FOUND', 'No account with this email', { suggestion: 'Ask the person to sign up first (POST /auth/signup), then add them.' });
-    if (!(await this.members.add(ctx.project.id, user.id, role))) {
+    if (!(await this.projects.addMember(ctx.project.id, user.id, role))) {
       throw new ApiError(409, 'ALREADY_MEMBER', 'This user is already a member of the project', { suggestion: 'Change their role with PATCH /projects/:id/members/:userId.' });
     }
-    return (await this.members.find(ctx.project.id, user.id))!;
+    return (await this.projects.findMember(ctx.project.id, user.id))!;
   }
 
   async updateMember(ctx: ProjectContext, userId: string, role: ProjectRole) {
-    const target = await this.members.find(ctx.project.id, userId);
+    const target = await this.projects.findMember(ctx.project.id, userId);
     if (!target) throw memberNotFound();
     this.assertMayGrant(ctx, role);
     if (target.role === 'OWNER') this.assertMayGrant(ctx, 'OWNER');
-    const result = await this.members.setRole(ctx.project.id, userId, role);
+    const result = await this.projects.setRole(ctx.project.id, userId, role);
     if (result === 'missing') throw memberNotFound();
     if (result === 'last-owner') throw lastOwner();
-    return (await this.members.find(ctx.project.id, userId))!;
+    return (await this.projects.findMember(ctx.project.id, userId))!;
   }
 
   async removeMember(ctx: ProjectContext, userId: string): Promise<void> {
-    const target = await this.members.find(ctx.project.id, userId);
+    const target = await this.projects.findMember(ctx.project.id, userId);
     if (!target) throw memberNotFound();
     const self = ctx.user?.id === userId;
     if (!self) {
       if (ctx.role && ctx.role === 'MEMBER') throw new ApiError(403, 'FORBIDDEN', 'Only owners and admins remove other members', { suggestion: 'Ask an owner or admin.' });
       if (target.role === 'OWNER') this.assertMayGrant(ctx, 'OWNER');
     }
-    const result = await this.members.remove(ctx.project.id, userId);
+    const result = await this.projects.removeMember(ctx.project.id, userId);
     if (result === 'missing') throw memberNotFound();
     if (result === 'last-owner') throw lastOwner();
   }

@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { ApiError } from '@platform/errors';
 
 /** A segment condition (also a campaign's FILTERED audience). */
 export interface Condition {
@@ -57,16 +57,18 @@ const FAMILY_OPS: Record<string, Operator[]> = {
 const TIME_OPS = new Set<Operator>(['within', 'olderThan', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin']);
 const MAX_DEPTH = 5;
 const MAX_FILTERS = 100;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** A calendar day (`YYYY-MM-DD`): compared as the whole UTC day. */
+export const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DATA_PATH = /^[A-Za-z0-9_-]{1,100}(\.[A-Za-z0-9_-]{1,100}){0,4}$/;
 
-export class ConditionError extends DomainError {
+export class ConditionError extends ApiError {
   constructor(message: string) {
-    super(400, message, { code: 'INVALID_CONDITION', suggestion: 'A condition is {logic: "AND"|"OR", groups: [{filters: [{field, operator, value?, unit?}], conditions?}]}; see the Segments section of the API description.' });
+    super(400, 'INVALID_CONDITION', message, { suggestion: 'A condition is {logic: "AND"|"OR", groups: [{filters: [{field, operator, value?, unit?}], conditions?}]}; see the Segments section of the API description.' });
   }
 }
 
-function family(field: string): string {
+/** The family of a filter's field (email, subscribed, date, data, event, activity, segment); unknown fields throw. */
+export function family(field: string): string {
   if (field === 'email') return 'email';
   if (field === 'subscribed') return 'subscribed';
   if (field === 'createdAt' || field === 'updatedAt') return 'date';
@@ -139,175 +141,4 @@ export interface SegmentRef {
   id: string;
   type: 'DYNAMIC' | 'STATIC';
   condition: Condition | null;
-}
-
-/**
- * Compiles a condition into one SQL boolean expression over the contacts row `c` (parameters
- * appended to `params`), so that a count or a page is one query run by PostgreSQL.
- */
-export class ConditionCompiler {
-  constructor(
-    private readonly tables: { events: string; emails: string; segmentMembers: string; tryTimestamp: string },
-    private readonly segments: Map<string, SegmentRef>,
-  ) {}
-
-  compile(condition: Condition, params: unknown[], stack: string[] = []): string {
-    const groups = condition.groups.map((g) => {
-      const parts = g.filters.map((f) => this.filter(f, params, stack));
-      if (g.conditions) parts.push(this.compile(g.conditions, params, stack));
-      return parts.length ? `(${parts.join(' AND ')})` : 'TRUE';
-    });
-    return `(${groups.join(condition.logic === 'AND' ? ' AND ' : ' OR ')})`;
-  }
-
-  /** Membership of a segment as an expression over `c`. */
-  membership(segment: SegmentRef, params: unknown[], stack: string[] = []): string {
-    if (stack.includes(segment.id)) throw new ConditionError(`Segments reference each other in a cycle: ${[...stack, segment.id].join(' → ')}`);
-    if (segment.type === 'STATIC') {
-      return `EXISTS (SELECT 1 FROM ${this.tables.segmentMembers} sm WHERE sm.segment_id = ${p(params, segment.id)}::uuid AND sm.contact_id = c.id AND sm.exited_at IS NULL)`;
-    }
-    return this.compile(segment.condition!, params, [...stack, segment.id]);
-  }
-
-  private filter(f: Filter, params: unknown[], stack: string[]): string {
-    const fam = family(f.field);
-    const op = f.operator;
-    const interval = () => `make_interval(${f.unit === 'days' ? 'days' : f.unit === 'hours' ? 'hours' : 'mins'} => ${p(params, Math.round(Number(f.value)))}::int)`;
-    switch (fam) {
-      case 'email':
-        return textOp('c.email', op, f.value, params);
-      case 'subscribed':
-        return op === 'equals' ? `c.subscribed = ${p(params, f.value)}::boolean` : `c.subscribed <> ${p(params, f.value)}::boolean`;
-      case 'date': {
-        const col = f.field === 'createdAt' ? 'c.created_at' : 'c.updated_at';
-        return dateOp(col, op, f.value, params, interval);
-      }
-      case 'data': {
-        const path = p(params, f.field.slice(5).split('.'));
-        const json = `(c.data #> ${path}::text[])`;
-        const text = `(c.data #>> ${path}::text[])`;
-        if (op === 'exists') return `${json} IS NOT NULL AND ${json} <> 'null'::jsonb`;
-        if (op === 'notExists') return `(${json} IS NULL OR ${json} = 'null'::jsonb)`;
-        if (op === 'within' || op === 'olderThan') {
-          const ts = `${this.tables.tryTimestamp}(${text})`;
-          return op === 'within' ? `${ts} >= now() - ${interval()}` : `${ts} < now() - ${interval()}`;
-        }
-        if (op === 'contains' || op === 'notContains') {
-          const like = `${text} ILIKE ${p(params, `%${escapeLike(String(f.value))}%`)}`;
-          return op === 'contains' ? `coalesce(${like}, false)` : `(${text} IS NOT NULL AND NOT ${like})`;
-        }
-        const v = f.value;
-        if (op === 'equals' || op === 'notEquals') {
-          let eq: string;
-          if (typeof v === 'number') eq = `(jsonb_typeof(${json}) = 'number' AND ${text}::numeric = ${p(params, v)}::numeric)`;
-          else if (typeof v === 'boolean') eq = `(${json} = ${p(params, JSON.stringify(v))}::jsonb)`;
-          else if (DAY.test(String(v))) eq = `(jsonb_typeof(${json}) = 'string' AND left(${text}, 10) = ${p(params, v)})`;
-          else eq = `(jsonb_typeof(${json}) = 'string' AND ${text} = ${p(params, v)})`;
-          return op === 'equals' ? `coalesce(${eq}, false)` : `(${json} IS NOT NULL AND ${json} <> 'null'::jsonb AND NOT coalesce(${eq}, false))`;
-        }
-        const cmp = { greaterThan: '>', lessThan: '<', greaterThanOrEqual: '>=', lessThanOrEqual: '<=' }[op as 'greaterThan'];
-        if (typeof v === 'number') return `coalesce(jsonb_typeof(${json}) = 'number' AND ${text}::numeric ${cmp} ${p(params, v)}::numeric, false)`;
-        return `coalesce(jsonb_typeof(${json}) = 'string' AND ${text} COLLATE "C" ${cmp} ${p(params, v)}::text COLLATE "C", false)`;
-      }
-      case 'event': {
-        const name = p(params, f.field.slice(6));
-        const any = (extra = '') => `EXISTS (SELECT 1 FROM ${this.tables.events} ev WHERE ev.contact_id = c.id AND ev.name = ${name}${extra})`;
-        return triggerOp(op, any, 'ev.created_at', interval);
-      }
-      case 'activity': {
-        const kind = f.field.slice(6);
-        const column = { sent: 'em.sent_at', delivered: 'em.sent_at', opened: 'em.opened_at', clicked: 'em.clicked_at', bounced: 'coalesce(em.bounced_at, em.updated_at)', complained: 'em.complained_at' }[kind]!;
-        const where = {
-          sent: `em.status = 'SENT'`,
-          delivered: `em.status = 'SENT' AND em.bounced_at IS NULL`,
-          opened: 'em.opened_at IS NOT NULL',
-          clicked: 'em.clicked_at IS NOT NULL',
-          bounced: `(em.bounced_at IS NOT NULL OR em.status = 'FAILED')`,
-          complained: 'em.complained_at IS NOT NULL',
-        }[kind]!;
-        const any = (extra = '') => `EXISTS (SELECT 1 FROM ${this.tables.emails} em WHERE em.contact_id = c.id AND ${where}${extra})`;
-        return triggerOp(op, any, column, interval);
-      }
-      case 'segment': {
-        const id = (f.field === 'segment' ? String(f.value) : f.field.slice(8)).toLowerCase();
-        const ref = this.segments.get(id);
-        if (!ref) throw new ConditionError(`Segment ${id} does not exist in this project`);
-        const member = this.membership(ref, params, stack);
-        return op === 'memberOfSegment' ? `coalesce(${member}, false)` : `NOT coalesce(${member}, false)`;
-      }
-    }
-    throw new ConditionError(`Unknown field ${f.field}`);
-  }
-}
-
-function p(params: unknown[], value: unknown): string {
-  params.push(value);
-  return `$${params.length}`;
-}
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-function textOp(col: string, op: Operator, value: unknown, params: unknown[]): string {
-  switch (op) {
-    case 'equals':
-      return `${col} = lower(${p(params, value)})`;
-    case 'notEquals':
-      return `${col} <> lower(${p(params, value)})`;
-    case 'contains':
-      return `${col} ILIKE ${p(params, `%${escapeLike(String(value))}%`)}`;
-    case 'notContains':
-      return `${col} NOT ILIKE ${p(params, `%${escapeLike(String(value))}%`)}`;
-    case 'exists':
-      return `${col} <> ''`;
-    default:
-      return `${col} = ''`;
-  }
-}
-
-function dateOp(col: string, op: Operator, value: unknown, params: unknown[], interval: () => string): string {
-  if (op === 'within') return `${col} >= now() - ${interval()}`;
-  if (op === 'olderThan') return `${col} < now() - ${interval()}`;
-  const v = String(value);
-  if (DAY.test(v)) {
-    // A day: the whole UTC day.
-    const start = `${p(params, `${v}T00:00:00Z`)}::timestamptz`;
-    const end = `(${start} + interval '1 day')`;
-    switch (op) {
-      case 'equals':
-        return `(${col} >= ${start} AND ${col} < ${end})`;
-      case 'notEquals':
-        return `(${col} < ${start} OR ${col} >= ${end})`;
-      case 'greaterThan':
-        return `${col} >= ${end}`;
-      case 'greaterThanOrEqual':
-        return `${col} >= ${start}`;
-      case 'lessThan':
-        return `${col} < ${start}`;
-      default:
-        return `${col} < ${end}`;
-    }
-  }
-  const ts = `${p(params, new Date(v).toISOString())}::timestamptz`;
-  const cmp = { equals: '=', notEquals: '<>', greaterThan: '>', lessThan: '<', greaterThanOrEqual: '>=', lessThanOrEqual: '<=' }[op as 'equals'];
-  return `${col} ${cmp} ${ts}`;
-}
-
-function triggerOp(op: Operator, any: (extra?: string) => string, column: string, interval: () => string): string {
-  switch (op) {
-    case 'triggered':
-      return any();
-    case 'notTriggered':
-      return `NOT ${any()}`;
-    case 'triggeredWithin':
-      return any(` AND ${column} >= now() - ${interval()}`);
-    case 'notTriggeredWithin':
-      return `NOT ${any(` AND ${column} >= now() - ${interval()}`)}`;
-    default: {
-      // triggeredOlderThan: it happened, and not since then.
-      const i = interval();
-      return `(${any(` AND ${column} < now() - ${i}`)} AND NOT ${any(` AND ${column} >= now() - ${i}`)})`;
-    }
-  }
 }

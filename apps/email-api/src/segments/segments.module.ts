@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
+import { AudienceRepository } from './audience.repository';
 import { SegmentsController } from './segments.controller';
 import { SegmentsRepository } from './segments.repository';
 import { SegmentsService } from './segments.service';
@@ -7,7 +8,7 @@ import { SegmentsService } from './segments.service';
 @Module({
   imports: [ContactsModule],
   controllers: [SegmentsController],
-  providers: [SegmentsRepository, SegmentsService],
-  exports: [SegmentsService, SegmentsRepository],
+  providers: [SegmentsRepository, AudienceRepository, SegmentsService],
+  exports: [SegmentsService],
 })
 export class SegmentsModule {}

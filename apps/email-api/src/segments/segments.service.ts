@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import { toContact, type Contact } from '../contacts/contact';
-import { ContactsRepository } from '../contacts/contacts.repository';
-import { ConditionCompiler, ConditionError, validateCondition, type Condition, type SegmentRef } from './condition';
+import type { Contact } from '../contacts/contact';
+import { ContactsService } from '../contacts/contacts.service';
+import { AudienceRepository } from './audience.repository';
+import type { Audience, AudienceChoice } from './audience';
+import { ConditionError, validateCondition, type Condition } from './condition';
 import { slugify, toSegment, type Segment, type SegmentRow } from './segment';
-import { SegmentsRepository, type Audience } from './segments.repository';
+import { SegmentsRepository } from './segments.repository';
 
 export const segmentNotFound = () => new ApiError(404, 'SEGMENT_NOT_FOUND', 'Segment not found', { suggestion: 'List the project\'s segments with GET /segments.' });
 
@@ -22,9 +24,10 @@ export interface CreateSegment {
 @Injectable()
 export class SegmentsService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly segments: SegmentsRepository,
-    private readonly contacts: ContactsRepository,
+    private readonly audiences: AudienceRepository,
+    private readonly contacts: ContactsService,
   ) {}
 
   async list(projectId: string): Promise<Segment[]> {
@@ -46,8 +49,8 @@ export class SegmentsService {
     if (dto.type === 'DYNAMIC' && (dto.condition === undefined || dto.condition === null)) throw new ConditionError('A DYNAMIC segment needs a condition');
     if (dto.type === 'STATIC' && dto.trackMembership) throw new ConditionError('trackMembership is for DYNAMIC segments (STATIC membership is always kept)');
     const condition = dto.type === 'DYNAMIC' ? (dto.condition as Condition) : null;
-    return this.db.transaction(async () => {
-      if (condition) await this.audienceOf(projectId, condition, null);
+    return this.transactions.transaction(async () => {
+      if (condition) await this.checkCondition(projectId, condition, null);
       const row = await this.segments.insert(projectId, {
         name: dto.name,
         slug: slugify(dto.name),
@@ -56,19 +59,19 @@ export class SegmentsService {
         condition,
         trackMembership: dto.trackMembership ?? false,
       });
-      const count = await this.segments.count(projectId, await this.membershipOf(projectId, row!));
+      const count = await this.audiences.count(projectId, membership(row!));
       return toSegment((await this.segments.saveCount(row!.id, count))!);
     });
   }
 
   async update(projectId: string, id: string, dto: { name?: string; description?: string | null; condition?: unknown; trackMembership?: boolean }): Promise<Segment> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const row = await this.row(projectId, id, true);
       if (row.type === 'STATIC' && dto.condition !== undefined) throw staticCondition();
       if (row.type === 'STATIC' && dto.trackMembership) throw new ConditionError('trackMembership is for DYNAMIC segments');
       if (dto.condition !== undefined) {
         if (dto.condition === null) throw new ConditionError('A DYNAMIC segment needs a condition');
-        await this.audienceOf(projectId, dto.condition as Condition, id);
+        await this.checkCondition(projectId, dto.condition as Condition, id);
       }
       const updated = await this.segments.update(id, {
         name: dto.name,
@@ -77,13 +80,13 @@ export class SegmentsService {
         condition: dto.condition as Condition | undefined,
         trackMembership: dto.trackMembership,
       });
-      const count = await this.segments.count(projectId, await this.membershipOf(projectId, updated!));
+      const count = await this.audiences.count(projectId, membership(updated!));
       return toSegment((await this.segments.saveCount(id, count))!);
     });
   }
 
   async remove(projectId: string, id: string): Promise<void> {
-    await this.db.transaction(async () => {
+    await this.transactions.transaction(async () => {
       await this.row(projectId, id, true);
       const campaigns = await this.segments.activeCampaigns(id);
       if (campaigns) {
@@ -102,15 +105,15 @@ export class SegmentsService {
   /** Live contacts of the segment, a page at a time (newest first). */
   async contactsPage(projectId: string, id: string, page: number, pageSize: number): Promise<{ data: Contact[]; total: number; page: number; pageSize: number; totalPages: number }> {
     const row = await this.row(projectId, id);
-    const audience = await this.membershipOf(projectId, row);
-    const [total, rows] = await Promise.all([this.segments.count(projectId, audience), this.segments.page(projectId, audience, pageSize, (page - 1) * pageSize)]);
-    return { data: rows.map(toContact), total, page, pageSize, totalPages: Math.ceil(total / pageSize) };
+    const audience = membership(row);
+    const [total, data] = await Promise.all([this.audiences.count(projectId, audience), this.audiences.page(projectId, audience, pageSize, (page - 1) * pageSize)]);
+    return { data, total, page, pageSize, totalPages: Math.ceil(total / pageSize) };
   }
 
   /** POST /segments/:id/refresh: the count only. */
   async refresh(projectId: string, id: string): Promise<Segment> {
     const row = await this.row(projectId, id);
-    const count = await this.segments.count(projectId, await this.membershipOf(projectId, row));
+    const count = await this.audiences.count(projectId, membership(row));
     return toSegment((await this.segments.saveCount(id, count))!);
   }
 
@@ -120,25 +123,26 @@ export class SegmentsService {
     if (row.type !== 'DYNAMIC' || !row.track_membership) {
       throw new ApiError(400, 'SEGMENT_NOT_TRACKED', 'Only DYNAMIC segments with trackMembership compute their membership', { suggestion: 'PATCH the segment with {"trackMembership": true}, or use POST /segments/{id}/refresh for the count.' });
     }
-    const audience = await this.audienceOf(projectId, row.condition!, row.id);
+    const segment = { id: row.id, slug: row.slug, name: row.name, condition: row.condition! };
+    await this.checkCondition(projectId, segment.condition, row.id);
     let added = 0;
     let removed = 0;
     let after: string | null = null;
     for (;;) {
-      const batch = await this.db.transaction(() => this.segments.computeBatch(projectId, row, audience, after, COMPUTE_BATCH));
+      const batch = await this.transactions.transaction(() => this.audiences.computeBatch(projectId, segment, after, COMPUTE_BATCH));
       added += batch.added;
       removed += batch.removed;
       if (!batch.last) break;
       after = batch.last;
     }
-    const total = await this.segments.count(projectId, await this.membershipOf(projectId, row));
+    const total = await this.audiences.count(projectId, membership(row));
     await this.segments.saveCount(id, total);
     return { added, removed, total };
   }
 
   /** STATIC members: add by email (optionally creating missing contacts). */
   async addMembers(projectId: string, id: string, emails: string[], createMissing: boolean, subscribed: boolean | undefined): Promise<{ added: number; created: number; notFound: string[] }> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const row = await this.row(projectId, id, true);
       if (row.type !== 'STATIC') throw notStatic();
       const wanted = [...new Set(emails.map((e) => e.trim().toLowerCase()))];
@@ -149,63 +153,72 @@ export class SegmentsService {
       let created = 0;
       if (createMissing) {
         for (const email of missing) {
-          const r = await this.contacts.upsert(projectId, email, subscribed, subscribed ?? true, { set: {}, unset: [] });
+          const r = await this.contacts.record(projectId, email, { subscribed, defaultSubscribed: subscribed ?? true });
           ids.push(r.contact.id);
           created += 1;
         }
       }
       const added = await this.segments.addMembers(id, ids);
-      const count = await this.segments.count(projectId, await this.membershipOf(projectId, row));
+      const count = await this.audiences.count(projectId, membership(row));
       await this.segments.saveCount(id, count);
       return { added, created, notFound: createMissing ? [] : missing };
     });
   }
 
   async removeMembers(projectId: string, id: string, emails: string[]): Promise<{ removed: number; notFound: string[] }> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const row = await this.row(projectId, id, true);
       if (row.type !== 'STATIC') throw notStatic();
       const wanted = [...new Set(emails.map((e) => e.trim().toLowerCase()))];
       const found = await this.contacts.findByEmails(projectId, wanted);
       const known = new Set(found.map((c) => c.email));
       const removed = await this.segments.removeMembers(id, found.map((c) => c.id));
-      const count = await this.segments.count(projectId, await this.membershipOf(projectId, row));
+      const count = await this.audiences.count(projectId, membership(row));
       await this.segments.saveCount(id, count);
       return { removed, notFound: wanted.filter((e) => !known.has(e)) };
     });
   }
 
-  /** Validates and compiles a condition (referenced segments of the project; cycles give 400). */
-  async audienceOf(projectId: string, condition: Condition, selfId: string | null): Promise<Audience> {
-    const { segments: refs } = validateCondition(condition);
-    const compiler = await this.compiler(projectId, refs);
-    // $1 is the project id in every query: the condition's parameters start at $2.
-    const params: unknown[] = [null];
-    const sql = compiler.compile(condition, params, selfId ? [selfId] : []);
-    return { sql, params: params.slice(1) };
+  /** Validates a condition and compiles it against the project's segments (unknown segments and cycles: 400 INVALID_CONDITION). */
+  private checkCondition(projectId: string, condition: Condition, selfId: string | null): Promise<void> {
+    return this.audiences.check(projectId, { kind: 'condition', condition, selfId });
   }
 
-  /** Who belongs to a segment: its compiled condition, or its STATIC members. */
-  async membershipOf(projectId: string, row: SegmentRow): Promise<Audience> {
-    const compiler = await this.compiler(projectId, row.condition ? validateCondition(row.condition).segments : []);
-    const params: unknown[] = [null];
-    const sql = compiler.membership({ id: row.id, type: row.type, condition: row.condition }, params);
-    return { sql, params: params.slice(1) };
+  /**
+   * A campaign's FILTERED audience: checks the condition (field errors under `path`) and that the
+   * segments it references exist without a cycle; answers it as a Condition.
+   */
+  async checkAudienceCondition(projectId: string, input: unknown, path: string): Promise<Condition> {
+    validateCondition(input, path);
+    const condition = input as Condition;
+    await this.checkCondition(projectId, condition, null);
+    return condition;
   }
 
-  /** The membership of a segment by id (campaign audiences). */
-  async audienceOfSegment(projectId: string, segmentId: string): Promise<Audience> {
-    return this.membershipOf(projectId, await this.row(projectId, segmentId));
+  /** Whether the segment is of this project; it cannot be deleted until the open transaction ends. */
+  existsLocked(projectId: string, id: string): Promise<boolean> {
+    return this.segments.existsLocked(projectId, id);
   }
 
-  private async compiler(projectId: string, refs: string[]): Promise<ConditionCompiler> {
-    const map = new Map<string, SegmentRef>();
-    if (refs.length) {
-      for (const s of await this.segments.list(projectId)) map.set(s.id, { id: s.id, type: s.type, condition: s.condition });
-    }
-    return new ConditionCompiler(this.segments.tables, map);
+  /** How many subscribed contacts a campaign audience reaches (404 SEGMENT_NOT_FOUND for a missing segment). */
+  async countRecipients(projectId: string, choice: AudienceChoice): Promise<number> {
+    return this.audiences.count(projectId, await this.resolve(projectId, choice), true);
+  }
+
+  /** The next `limit` subscribed contacts of a campaign audience after `afterId`, in id order (the fan-out's cursor). */
+  async recipients(projectId: string, choice: AudienceChoice, afterId: string | null, limit: number): Promise<Contact[]> {
+    return this.audiences.recipients(projectId, await this.resolve(projectId, choice), afterId, limit);
+  }
+
+  private async resolve(projectId: string, choice: AudienceChoice): Promise<Audience> {
+    if (choice.type === 'SEGMENT') return membership(await this.row(projectId, choice.segmentId!));
+    if (choice.type === 'FILTERED') return { kind: 'condition', condition: choice.condition!, selfId: null };
+    return { kind: 'all' };
   }
 }
+
+/** Who belongs to a segment: its condition's matches, or its STATIC members. */
+const membership = (row: SegmentRow): Audience => ({ kind: 'segment', segment: { id: row.id, type: row.type, condition: row.condition } });
 
 const staticCondition = () => new ApiError(400, 'STATIC_SEGMENT_CONDITION', 'A STATIC segment takes no condition: its members are added with POST /segments/{id}/members', { suggestion: 'Drop `condition`, or create a DYNAMIC segment.' });
 const notStatic = () => new ApiError(400, 'NOT_STATIC_SEGMENT', 'Members are added to and removed from STATIC segments only; a DYNAMIC segment\'s members follow its condition', { suggestion: 'Change the condition of the dynamic segment instead.' });

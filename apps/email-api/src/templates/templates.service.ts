@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { DomainsService } from '../domains/domains.service';
 import { TemplatesRepository, toTemplate, type Template, type TemplateRow } from './templates.repository';
@@ -16,7 +16,7 @@ export interface TemplateFields {
 @Injectable()
 export class TemplatesService {
   constructor(
-    private readonly db: Database,
+    private readonly transactions: Transactions,
     private readonly templates: TemplatesRepository,
     private readonly domains: DomainsService,
   ) {}
@@ -36,14 +36,14 @@ export class TemplatesService {
   }
 
   create(projectId: string, t: TemplateFields): Promise<Template> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const domain = await this.domains.requireVerifiedSender(projectId, t.from);
       return toTemplate(await this.templates.insert(projectId, domain.id, { ...t, from: t.from.toLowerCase() }));
     });
   }
 
   update(projectId: string, id: string, patch: Partial<TemplateFields>): Promise<Template> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const row = await this.row(projectId, id, true);
       const next = { name: patch.name ?? row.name, subject: patch.subject ?? row.subject, body: patch.body ?? row.body, from: (patch.from ?? row.from_email).toLowerCase() };
       const domainId = patch.from !== undefined ? (await this.domains.requireVerifiedSender(projectId, next.from)).id : row.domain_id;
@@ -52,7 +52,7 @@ export class TemplatesService {
   }
 
   duplicate(projectId: string, id: string): Promise<Template> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       const row = await this.row(projectId, id);
       const domain = await this.domains.requireVerifiedSender(projectId, row.from_email);
       return toTemplate(await this.templates.insert(projectId, domain.id, { name: `${row.name} (copy)`, subject: row.subject, body: row.body, from: row.from_email }));
@@ -65,7 +65,7 @@ export class TemplatesService {
   }
 
   remove(projectId: string, id: string): Promise<void> {
-    return this.db.transaction(async () => {
+    return this.transactions.transaction(async () => {
       await this.row(projectId, id, true);
       const used = await this.templates.campaigns(id, true);
       if (used.length) {

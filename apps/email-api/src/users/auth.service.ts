@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { hashApiKey, hashPassword, verifyPassword } from '@platform/auth';
-import { Database } from '@platform/database';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { randomBytes } from 'node:crypto';
-import { UsersRepository, type TokenPurpose, type User } from '../access/users.repository';
+import { AccountsService } from '../access/accounts.service';
+import type { TokenPurpose, User } from '../access/user';
 import { EmailApiConfig } from '../config';
 import { MailQueue } from '../emails/mail-queue.service';
 import { escapeHtml } from '../emails/render';
@@ -24,8 +25,8 @@ export const invalidToken = () =>
 export class AuthService {
   constructor(
     private readonly config: EmailApiConfig,
-    private readonly db: Database,
-    private readonly users: UsersRepository,
+    private readonly transactions: Transactions,
+    private readonly users: AccountsService,
     private readonly mail: MailQueue,
   ) {}
 
@@ -33,7 +34,7 @@ export class AuthService {
     if (this.config.DISABLE_SIGNUPS) {
       throw new ApiError(403, 'SIGNUPS_DISABLED', 'Signups are disabled on this server', { suggestion: 'Ask an administrator for an account.' });
     }
-    const user = await this.users.insert(email, name?.trim() || null, await hashPassword(password));
+    const user = await this.users.create(email, name?.trim() || null, await hashPassword(password));
     if (!user) {
       throw new ApiError(409, 'EMAIL_TAKEN', 'An account with this email already exists', { suggestion: 'Log in, or reset the password with POST /auth/request-password-reset.' });
     }
@@ -55,7 +56,7 @@ export class AuthService {
   }
 
   async verifyEmail(token: string): Promise<void> {
-    await this.db.transaction(async () => {
+    await this.transactions.transaction(async () => {
       const userId = await this.users.consumeToken('verify_email', hashApiKey(token));
       if (!userId) throw invalidToken();
       await this.users.markVerified(userId);
@@ -70,7 +71,7 @@ export class AuthService {
   /** New password; the token is spent and every existing session of the user ends. */
   async resetPassword(token: string, password: string): Promise<void> {
     const passwordHash = await hashPassword(password);
-    await this.db.transaction(async () => {
+    await this.transactions.transaction(async () => {
       const userId = await this.users.consumeToken('reset_password', hashApiKey(token));
       if (!userId) throw invalidToken();
       await this.users.setPassword(userId, passwordHash);
@@ -82,9 +83,8 @@ export class AuthService {
 
   private async sendToken(user: User, purpose: TokenPurpose): Promise<void> {
     const token = randomBytes(32).toString('base64url');
-    await this.users.revokeTokens(user.id, purpose);
     const ttl = purpose === 'verify_email' ? VERIFY_TTL_SECONDS : RESET_TTL_SECONDS;
-    await this.users.insertToken(user.id, purpose, hashApiKey(token), ttl);
+    await this.users.issueToken(user.id, purpose, hashApiKey(token), ttl);
     const verify = purpose === 'verify_email';
     const subject = verify ? 'Verify your email address' : 'Reset your password';
     const action = verify ? 'POST /auth/verify-email' : 'POST /auth/reset-password';

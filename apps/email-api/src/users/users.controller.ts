@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
 import { MANAGERS } from '../access/roles';
 import { CurrentUser, UserSession } from '../access/session.guard';
-import type { User } from '../access/users.repository';
+import type { User } from '../access/user';
 import { ApiErrors, JSON_BODY_ERRORS } from '../common/api-errors.decorator';
 import { CreatedProjectDto, MyProjectDto, ProjectDto, ProjectResetDto, ProjectSecurityDto, RotatedProjectDto } from '../projects/dto/project-response.dto';
 import { CreateProjectDto, ResetProjectDto, UpdateProjectDto } from '../projects/dto/projects.dto';

@@ -1,0 +1,69 @@
+import type { UnsubscribeLinks } from '../emails/unsubscribe-links';
+import { CAMPAIGN, PROJECT, campaignRow, fakeCampaignRows, fakeOutbox, fakeTransactions } from '../../test/campaign-fakes';
+import type { CampaignRow } from './campaign';
+import { CampaignMail } from './campaign-mail';
+import { FANOUT_BATCH, FanOutCampaignBatch } from './fan-out-batch';
+
+const contact = (n: number) => ({ id: `cnt_${String(n).padStart(4, '0')}`, email: `c${n}@x.test`, subscribed: true, data: { n } });
+
+function setup(row: CampaignRow | null, available: number) {
+  const { transactions, state } = fakeTransactions();
+  const inTx = () => state.open > 0;
+  const { rows, calls } = fakeCampaignRows(row);
+  const { outbox, enqueued } = fakeOutbox(inTx);
+  const asked: Array<{ choice: unknown; after: string | null; limit: number }> = [];
+  const segments = {
+    recipients: async (_p: string, choice: unknown, after: string | null, limit: number) => (asked.push({ choice, after, limit }), Array.from({ length: Math.min(available, limit) }, (_, i) => contact(i + 1))),
+  };
+  const batches: Array<{ projectId: string; campaign: unknown; mails: Array<Record<string, unknown>>; inTransaction: boolean }> = [];
+  const events: string[] = [];
+  const queue = {
+    enqueueCampaignBatch: async (projectId: string, campaign: unknown, mails: Array<Record<string, unknown>>) => (batches.push({ projectId, campaign, mails, inTransaction: inTx() }), Math.max(0, mails.length - 1)),
+    flush: () => void events.push(`flush(inTransaction=${inTx()})`),
+  };
+  const links = { url: (id: string) => `https://mail.test/u/${id}` } as unknown as UnsubscribeLinks;
+  const fanOut = new FanOutCampaignBatch(transactions, rows, segments as never, new CampaignMail(links), queue as never, outbox);
+  return { fanOut, calls, enqueued, asked, batches, events };
+}
+
+describe('FanOutCampaignBatch', () => {
+  it('queues the next full batch after the cursor, moves the cursor and enqueues the next message, in one transaction', async () => {
+    const row = campaignRow({ status: 'SENDING', fanout_after: 'cnt_0000', template_id: 'tpl-1', audience_type: 'FILTERED', audience_condition: { logic: 'AND', groups: [] } });
+    const { fanOut, calls, enqueued, asked, batches, events } = setup(row, FANOUT_BATCH + 10);
+    await fanOut.execute(CAMPAIGN, 4);
+    expect(asked).toEqual([{ choice: { type: 'FILTERED', segmentId: null, condition: row.audience_condition }, after: 'cnt_0000', limit: FANOUT_BATCH }]);
+    expect(batches).toHaveLength(1);
+    expect(batches[0]).toMatchObject({ projectId: PROJECT, campaign: { id: CAMPAIGN, templateId: 'tpl-1' }, inTransaction: true });
+    expect(batches[0].mails).toHaveLength(FANOUT_BATCH);
+    expect(batches[0].mails[0]).toMatchObject({ contactId: 'cnt_0001', to: 'c1@x.test', from: 'news@brand.test', subject: 'Hello c1@x.test', headers: expect.objectContaining({ 'List-Unsubscribe': '<https://mail.test/u/cnt_0001>' }) });
+    expect(calls).toEqual([['lockForFanout', CAMPAIGN], ['advance', CAMPAIGN, `cnt_${String(FANOUT_BATCH).padStart(4, '0')}`, FANOUT_BATCH - 1, false]]);
+    expect(enqueued).toEqual([{ type: 'email.campaign_batch', data: { projectId: PROJECT, campaignId: CAMPAIGN, batch: 5 }, inTransaction: true }]);
+    expect(events).toEqual(['flush(inTransaction=false)']);
+  });
+
+  it('ends the fan-out with a short batch and enqueues nothing more', async () => {
+    const { fanOut, calls, enqueued } = setup(campaignRow({ status: 'SENDING' }), 3);
+    await fanOut.execute(CAMPAIGN, 1);
+    expect(calls[1]).toEqual(['advance', CAMPAIGN, 'cnt_0003', 2, true]);
+    expect(enqueued).toEqual([]);
+  });
+
+  it('ends an empty fan-out without moving the cursor', async () => {
+    const { fanOut, calls, batches } = setup(campaignRow({ status: 'SENDING' }), 0);
+    await fanOut.execute(CAMPAIGN, 1);
+    expect(batches[0].mails).toEqual([]);
+    expect(calls[1]).toEqual(['advance', CAMPAIGN, null, 0, true]);
+  });
+
+  it.each([
+    ['a cancelled campaign', campaignRow({ status: 'CANCELLED' })],
+    ['a finished fan-out (a redelivered message)', campaignRow({ status: 'SENDING', fanout_done: true })],
+    ['a deleted campaign', null],
+  ])('does nothing for %s', async (_name, row) => {
+    const { fanOut, calls, asked, enqueued } = setup(row, 10);
+    await fanOut.execute(CAMPAIGN, 2);
+    expect(calls).toEqual([['lockForFanout', CAMPAIGN]]);
+    expect(asked).toEqual([]);
+    expect(enqueued).toEqual([]);
+  });
+});
