@@ -12,7 +12,6 @@ import { IsEmail, IsInt, Max, ValidateNested, validateSync } from 'class-validat
 import { plainToInstance, Type } from 'class-transformer';
 import { ApiError } from './api-error';
 import { DetailErrorFilter } from './detail-error.filter';
-import { DomainError } from './domain-error';
 import { EnvelopeErrorFilter } from './envelope-error.filter';
 import { PlainErrorFilter } from './plain-error.filter';
 import { MAX_FIELD_ERRORS, RequestValidationException, validationExceptionFactory } from './request-validation.exception';
@@ -235,16 +234,16 @@ describe('capped field error lists', () => {
   });
 });
 
-describe('domain errors', () => {
-  class MediaMissing extends DomainError {
-    constructor(readonly code: number) {
-      super(404, 'no media 42', { suggestion: 'List the posts first.' });
+describe('ApiError subclasses of domain code', () => {
+  class MediaMissing extends ApiError {
+    constructor(readonly graphCode: number) {
+      super(404, 'NOT_FOUND', 'no media 42', { suggestion: 'List the posts first.' });
     }
   }
 
   it('are answered with their status and message in every shape', () => {
     expect(run(new PlainErrorFilter(), new MediaMissing(100))).toMatchObject({ status: 404, body: { error: 'no media 42' } });
-    expect(run(new DetailErrorFilter(), new DomainError(409, 'already done'))).toMatchObject({ status: 409, body: { detail: 'already done' } });
+    expect(run(new DetailErrorFilter(), new ApiError(409, 'CONFLICT', 'already done'))).toMatchObject({ status: 409, body: { detail: 'already done' } });
     const { status, body } = run(new EnvelopeErrorFilter(), new MediaMissing(100));
     expect(status).toBe(404);
     expect(body.error).toMatchObject({ code: 'NOT_FOUND', message: 'no media 42', statusCode: 404, suggestion: 'List the posts first.' });
@@ -252,14 +251,14 @@ describe('domain errors', () => {
 
   it('keep their own code and field errors in the envelope', () => {
     const errors = [{ field: 'media_id', message: 'unknown', code: 'not_found' }];
-    const { body } = run(new EnvelopeErrorFilter(), new DomainError(422, 'Bad rows', { code: 'ROWS_INVALID', errors }));
+    const { body } = run(new EnvelopeErrorFilter(), new ApiError(422, 'ROWS_INVALID', 'Bad rows', { errors }));
     expect(body.error).toMatchObject({ code: 'ROWS_INVALID', statusCode: 422, errors });
   });
 
   it('with a status that is no error status are unexpected: 500, logged, message hidden', () => {
     const log = { error: jest.fn(), warn: jest.fn() };
     for (const status of [200, 302, 600, 404.5, Number.NaN]) {
-      expect(run(new PlainErrorFilter(), new DomainError(status, 'secret detail'), { log })).toMatchObject({ status: 500, body: { error: 'Internal server error' } });
+      expect(run(new PlainErrorFilter(), new ApiError(status, 'ODD', 'secret detail'), { log })).toMatchObject({ status: 500, body: { error: 'Internal server error' } });
     }
     expect(log.error).toHaveBeenCalledTimes(5);
   });

@@ -1,5 +1,4 @@
 export { ApiError, type ApiErrorOptions } from './api-error';
-export { DomainError, type DomainErrorOptions } from './domain-error';
 export {
   RequestValidationException,
   validationExceptionFactory,

@@ -2,7 +2,6 @@ import { HttpException, HttpStatus, Logger, type ArgumentsHost } from '@nestjs/c
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './api-error';
-import { DomainError } from './domain-error';
 import { capFieldErrors, RequestValidationException, type FieldError } from './request-validation.exception';
 
 /** The parts every filter renders, whatever the exception was. */
@@ -98,7 +97,7 @@ export function normalizeException(exception: unknown): NormalizedError {
       unexpected: false,
     };
   }
-  if (exception instanceof ApiError) {
+  if (exception instanceof ApiError && isErrorStatus(exception.getStatus())) {
     return {
       status: exception.getStatus(),
       code: exception.code,
@@ -110,18 +109,7 @@ export function normalizeException(exception: unknown): NormalizedError {
       unexpected: false,
     };
   }
-  if (exception instanceof DomainError && Number.isInteger(exception.status) && exception.status >= 400 && exception.status < 600) {
-    return {
-      status: exception.status,
-      code: exception.options.code ?? defaultCode(exception.status),
-      message: exception.message,
-      ...listed(exception.options.errors),
-      suggestion: exception.options.suggestion,
-      validation: false,
-      unexpected: false,
-    };
-  }
-  if (exception instanceof HttpException) {
+  if (exception instanceof HttpException && isErrorStatus(exception.getStatus())) {
     const status = exception.getStatus();
     return {
       status,
@@ -214,3 +202,8 @@ export function send(host: ArgumentsHost, error: NormalizedError, body: unknown)
 }
 
 export type { RequestWithId };
+
+/** An ApiError (any HttpException) stands for an HTTP error: a status outside 400-599 is a bug, answered as one (500). */
+function isErrorStatus(status: number): boolean {
+  return Number.isInteger(status) && status >= 400 && status < 600;
+}
