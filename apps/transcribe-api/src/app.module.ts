@@ -6,8 +6,11 @@ import type { TranscribeConfig } from './config';
 import { EnginesService } from './engines/engines.service';
 import { HealthController } from './health/health.controller';
 import { InfoController } from './info/info.controller';
+import { JobsController } from './jobs/jobs.controller';
+import { JobsService } from './jobs/jobs.service';
 import { CreateOutboxTables1796100000000 } from './migrations/1796100000000-CreateOutboxTables';
 import { QueueModule } from './queue/queue.module';
+import { AsrController } from './transcribe/asr.controller';
 import { TranscribeController } from './transcribe/transcribe.controller';
 import { TranscribeService } from './transcribe/transcribe.service';
 import { TranscriptionRunner } from './transcribe/transcription-runner';
@@ -44,11 +47,11 @@ export class TranscribeApiModule {
             ]
           : []),
       ],
-      controllers: [HealthController, ...(serveApi ? [InfoController, TranscribeController] : [])],
+      controllers: [HealthController, ...(serveApi ? [InfoController, TranscribeController, AsrController, JobsController] : [])],
       providers: [
         EnginesService,
         TranscriptionRunner,
-        ...(serveApi ? [TranscribeService, UploadErrorsInterceptor] : []),
+        ...(serveApi ? [TranscribeService, JobsService, UploadErrorsInterceptor] : []),
         ...(runWorkers ? [TranscriptionWorker] : []),
         ...(serveApi && runWorkers ? [UploadJanitor] : []),
       ],

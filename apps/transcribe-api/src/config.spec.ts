@@ -28,4 +28,12 @@ describe('TranscribeConfig', () => {
     expect(message).toMatch(/TRANSCRIBE_MAX_UPLOAD_BYTES/);
     expect(() => loadConfig(TranscribeConfig, { TRANSCRIBE_ROLE: 'worker', REDIS_URL: 'redis://r:6379' }, { PORT: 3006, REDIS_KEY_PREFIX: 'transcribe-api:' })).not.toThrow();
   });
+
+  it('takes an API key and a protocol per engine, and refuses diarization on an OpenAI-compatible engine', () => {
+    const env = { WHISPER_PROTOCOL: 'asr', WHISPER_DIARIZATION: 'true', WHISPER_API_KEY: 'sk-1', FASTER_WHISPER_DIARIZATION: 'true' };
+    expect(() => loadConfig(TranscribeConfig, env, { PORT: 3006, REDIS_KEY_PREFIX: 'transcribe-api:' })).toThrow(/FASTER_WHISPER_DIARIZATION=true needs FASTER_WHISPER_PROTOCOL=asr/);
+    const c = loadConfig(TranscribeConfig, { ...env, FASTER_WHISPER_DIARIZATION: 'false' }, { PORT: 3006, REDIS_KEY_PREFIX: 'transcribe-api:' });
+    expect(c).toMatchObject({ WHISPER_PROTOCOL: 'asr', WHISPER_DIARIZATION: true, WHISPER_API_KEY: 'sk-1', FASTER_WHISPER_PROTOCOL: 'openai', WHISPER_SYNC_CONCURRENCY: 1 });
+    expect(() => loadConfig(TranscribeConfig, { WHISPER_PROTOCOL: 'grpc' }, { PORT: 3006, REDIS_KEY_PREFIX: 'transcribe-api:' })).toThrow(/WHISPER_PROTOCOL/);
+  });
 });

@@ -100,7 +100,7 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
     // what the engine received: the same bytes and the OpenAI fields
     expect(engine.requests).toHaveLength(1);
     expect(engine.requests[0].file?.data.equals(wav)).toBe(true);
-    expect(engine.requests[0].fields).toMatchObject({ model: 'whisper-1', language: 'fr', response_format: 'verbose_json', 'timestamp_granularities[]': 'segment' });
+    expect(engine.requests[0].fields).toMatchObject({ model: 'whisper-1', language: 'fr', response_format: 'verbose_json', 'timestamp_granularities[]': 'word' });
     expect(await uploads()).toEqual([]); // removed after the synchronous answer
   });
 

@@ -34,10 +34,23 @@ describe('EngineClient against an OpenAI-compatible engine', () => {
   it('sends the file from disk with the OpenAI fields and reads verbose_json', async () => {
     engine.respondWith({ text: 'hello', language: 'en', duration: 0.2, segments: [{ id: 0, start: 0, end: 0.2, text: 'hello' }] });
     const out = await client().transcribe(file, { language: 'en' });
-    expect(out).toEqual({ text: 'hello', language: 'en', duration: 0.2, segments: [{ id: 0, start: 0, end: 0.2, text: 'hello' }] });
+    expect(out).toEqual({
+      text: 'hello',
+      language: 'en',
+      duration: 0.2,
+      segments: [{ id: 0, start: 0, end: 0.2, text: 'hello' }],
+      words: [{ word: ' hello', start: 0, end: 0.2, probability: 0.9 }],
+    });
     const [req] = engine.requests;
     expect(req.path).toBe('/v1/audio/transcriptions');
-    expect(req.fields).toEqual({ model: 'Systran/faster-whisper-small', response_format: 'verbose_json', 'timestamp_granularities[]': 'segment', language: 'en' });
+    expect(req.fieldList).toEqual([
+      ['model', 'Systran/faster-whisper-small'],
+      ['response_format', 'verbose_json'],
+      ['timestamp_granularities[]', 'segment'],
+      ['timestamp_granularities[]', 'word'],
+      ['language', 'en'],
+    ]);
+    expect(req.apiKey).toBeNull();
     expect(req.file).toMatchObject({ field: 'file', filename: 'meeting.wav', contentType: 'audio/wav', size: wav.length });
     expect(req.file!.data.equals(wav)).toBe(true);
   });
@@ -103,7 +116,7 @@ describe('EngineClient against an OpenAI-compatible engine', () => {
     try {
       const port = (server.address() as { port: number }).port;
       const out = await client({ baseUrl: `http://127.0.0.1:${port}` }).transcribe(file, { language: 'fr', task: 'translate' });
-      expect(out).toMatchObject({ text: 'Hello everyone.', language: 'french', segments: [{ text: 'Hello everyone.' }] });
+      expect(out).toMatchObject({ text: 'Hello everyone.', language: 'fr', segments: [{ text: 'Hello everyone.' }] });
       expect(seen).toHaveLength(1);
       expect(seen[0].url).toBe('/v1/audio/translations');
       expect(seen[0].body).toMatch(/name="response_format"\r\n\r\nverbose_json/);
@@ -113,6 +126,25 @@ describe('EngineClient against an OpenAI-compatible engine', () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
+  });
+
+  it('sends the API key as a bearer token, and the prompt', async () => {
+    const strict = await startFakeTranscriptionEngine({ apiKey: 'sk-hosted' });
+    try {
+      const keyed = client({ baseUrl: strict.url, apiKey: 'sk-hosted' });
+      await expect(keyed.transcribe(file, { prompt: 'Kubernetes, Nx' })).resolves.toMatchObject({ text: 'Transcript of meeting.' });
+      await expect(keyed.check()).resolves.toBeUndefined();
+      expect(strict.requests[0]).toMatchObject({ apiKey: 'sk-hosted', fields: { prompt: 'Kubernetes, Nx' } });
+      await expect(client({ baseUrl: strict.url, apiKey: 'sk-wrong' }).transcribe(file)).rejects.toThrow(/HTTP 401: Incorrect API key/);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('detects the language of an OpenAI-compatible engine from a transcription, without a confidence', async () => {
+    engine.respondWith({ language: 'german' });
+    await expect(client().detectLanguage(file)).resolves.toEqual({ language_code: 'de', confidence: null });
+    expect(engine.requests[0].path).toBe('/v1/audio/transcriptions');
   });
 
   it('check() passes on /health, and falls back to /v1/models', async () => {
@@ -132,16 +164,84 @@ describe('EngineClient against an OpenAI-compatible engine', () => {
   });
 });
 
+describe('EngineClient against a whisper-asr-webservice engine (/asr)', () => {
+  let engine: FakeTranscriptionEngine;
+  let dir: string;
+  let file: { path: string; filename: string; mediaType: string };
+  let asr: EngineClient;
+
+  beforeAll(async () => {
+    engine = await startFakeTranscriptionEngine({ diarization: true, apiKey: 'proxy-key' });
+    dir = await mkdtemp(join(tmpdir(), 'engine-asr-'));
+    file = { path: join(dir, 'a.upload'), filename: 'panel.wav', mediaType: 'audio/wav' };
+    await writeFile(file.path, makeWav({ seconds: 0.2 }));
+    asr = new EngineClient({ engine: 'whisper', protocol: 'asr', diarization: true, apiKey: 'proxy-key', baseUrl: engine.url, model: 'unused', timeoutMs: 5_000, attempts: 2, retryBaseMs: 1 });
+  });
+  afterAll(async () => {
+    await asr.close();
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => engine.reset());
+
+  it('posts audio_file to /asr with the options as query parameters and reads the JSON output', async () => {
+    engine.respondWith({ language: 'fr', segments: [{ id: 0, start: 0, end: 1, text: ' Bonjour.' }] });
+    const out = await asr.transcribe(file, { language: 'fr', task: 'transcribe', prompt: 'Panel', vadFilter: true });
+    const [req] = engine.requests;
+    expect(req).toMatchObject({ path: '/asr', apiKey: 'proxy-key', file: { field: 'audio_file', filename: 'panel.wav' } });
+    expect(req.query).toEqual({ encode: 'true', task: 'transcribe', output: 'json', word_timestamps: 'true', language: 'fr', initial_prompt: 'Panel', vad_filter: 'true' });
+    expect(out).toMatchObject({ text: ' Bonjour.', language: 'fr', segments: [{ id: 0, start: 0, end: 1, text: ' Bonjour.', avg_logprob: -0.25, words: [{ word: ' Bonjour.', start: 0, end: 1 }] }] });
+  });
+
+  it('asks WhisperX for speakers and keeps them on segments and words', async () => {
+    engine.respondWith({ segments: [{ id: 0, start: 0, end: 1, text: 'Hi.' }, { id: 1, start: 1, end: 2, text: 'Hello.' }] });
+    const out = await asr.transcribe(file, { diarize: { minSpeakers: 2, maxSpeakers: 2 } });
+    expect(engine.requests[0].query).toMatchObject({ diarize: 'true', min_speakers: '2', max_speakers: '2' });
+    expect(out.text).toBe('Hi. Hello.'); // WhisperX's document has no text: joined from the segments
+    expect(out.segments.map((s) => s.speaker)).toEqual(['SPEAKER_00', 'SPEAKER_01']);
+    expect(out.words).toEqual([expect.objectContaining({ word: ' Hi.', speaker: 'SPEAKER_00' }), expect.objectContaining({ word: ' Hello.', speaker: 'SPEAKER_01' })]);
+    expect(asr.capabilities).toEqual({ vadFilter: true, diarize: true, languageConfidence: true });
+  });
+
+  it('detects the language with /detect-language, confidence included', async () => {
+    engine.detectLanguageWith({ language_code: 'it', confidence: 0.82 });
+    await expect(asr.detectLanguage(file)).resolves.toEqual({ language_code: 'it', confidence: 0.82 });
+    expect(engine.requests[0]).toMatchObject({ path: '/detect-language', query: { encode: 'true' } });
+  });
+
+  it('retries a 503 of /asr, and health falls back to /openapi.json', async () => {
+    engine.failNext({ status: 503 });
+    await expect(asr.transcribe(file)).resolves.toMatchObject({ segments: [expect.anything()] });
+    expect(engine.requests).toHaveLength(2);
+    await expect(asr.check()).resolves.toBeUndefined();
+  });
+});
+
 describe('engine client helpers', () => {
   it('parseEngineResponse normalises segments and derives the duration when missing', () => {
     expect(parseEngineResponse({ text: 'a', segments: [{ start: 0, end: 3.5, text: 'a', tokens: [1] }] })).toEqual({
       text: 'a',
       language: null,
       duration: 3.5,
-      segments: [{ id: 0, start: 0, end: 3.5, text: 'a' }],
+      segments: [{ id: 0, start: 0, end: 3.5, text: 'a', tokens: [1] }],
     });
     expect(parseEngineResponse({ text: 'plain json' })).toEqual({ text: 'plain json', language: null, duration: null, segments: [] });
     expect(() => parseEngineResponse({ transcript: 'x' })).toThrow(/without a "text" field/);
+  });
+
+  it('parseEngineResponse keeps probabilities and words, maps language names, reads faster-whisper tuples', () => {
+    const verbose = parseEngineResponse({
+      text: 'hi there',
+      language: 'english',
+      duration: 2,
+      segments: [{ id: 3, seek: 0, start: 0, end: 2, text: 'hi there', avg_logprob: -0.2, no_speech_prob: 0.01, compression_ratio: 1.1, temperature: 0 }],
+      words: [{ word: 'hi', start: 0, end: 0.5 }, { word: 'there', start: 0.6, end: 2, probability: 0.7 }, { word: '42' }],
+    });
+    expect(verbose.language).toBe('en');
+    expect(verbose.segments[0]).toEqual({ id: 3, seek: 0, start: 0, end: 2, text: 'hi there', avg_logprob: -0.2, no_speech_prob: 0.01, compression_ratio: 1.1, temperature: 0 });
+    expect(verbose.words).toEqual([{ word: 'hi', start: 0, end: 0.5 }, { word: 'there', start: 0.6, end: 2, probability: 0.7 }]);
+    const tuples = parseEngineResponse({ text: ' a', language: 'en', segments: [[0, 0, 0, 1.5, ' a', [50364], 0, -0.3, 1.0, 0.02, [[0, 1.5, ' a', 0.9]]]] });
+    expect(tuples.segments[0]).toMatchObject({ id: 0, start: 0, end: 1.5, text: ' a', avg_logprob: -0.3, no_speech_prob: 0.02, words: [{ start: 0, end: 1.5, word: ' a', probability: 0.9 }] });
   });
 
   it('backoffMs doubles, stays within ±20 %, honours Retry-After and is capped', () => {

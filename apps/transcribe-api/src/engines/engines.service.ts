@@ -1,29 +1,75 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { TranscribeConfig } from '../config';
-import { ENGINES, type EngineName } from '../jobs/job-record';
-import { EngineClient } from './engine-client';
+import { ENGINES, QUEUES, type EngineName } from '../jobs/job-record';
+import { ConcurrencyGate } from './concurrency-gate';
+import { EngineClient, type EngineProtocol } from './engine-client';
 
 export type EngineHealth = 'healthy' | 'unhealthy' | 'not_configured';
 
-/** The two engine clients, built from WHISPER_URL and FASTER_WHISPER_URL (absent when unset). */
+/** One engine's settings, read from its variables (`WHISPER_*` or `FASTER_WHISPER_*`). */
+export interface EngineSettings {
+  url?: string;
+  model: string;
+  protocol: EngineProtocol;
+  apiKey?: string;
+  diarization: boolean;
+  syncConcurrency: number;
+  workerConcurrency: number;
+}
+
+export function engineSettings(config: TranscribeConfig, engine: EngineName): EngineSettings {
+  return engine === 'whisper'
+    ? {
+        url: config.WHISPER_URL,
+        model: config.WHISPER_MODEL,
+        protocol: config.WHISPER_PROTOCOL,
+        apiKey: config.WHISPER_API_KEY,
+        diarization: config.WHISPER_DIARIZATION,
+        syncConcurrency: config.WHISPER_SYNC_CONCURRENCY,
+        workerConcurrency: config.WHISPER_WORKER_CONCURRENCY ?? config.TRANSCRIBE_WORKER_CONCURRENCY,
+      }
+    : {
+        url: config.FASTER_WHISPER_URL,
+        model: config.FASTER_WHISPER_MODEL,
+        protocol: config.FASTER_WHISPER_PROTOCOL,
+        apiKey: config.FASTER_WHISPER_API_KEY,
+        diarization: config.FASTER_WHISPER_DIARIZATION,
+        syncConcurrency: config.FASTER_WHISPER_SYNC_CONCURRENCY,
+        workerConcurrency: config.FASTER_WHISPER_WORKER_CONCURRENCY ?? config.TRANSCRIBE_WORKER_CONCURRENCY,
+      };
+}
+
+/**
+ * The two engine clients, built from WHISPER_* and FASTER_WHISPER_* (absent when the URL is unset),
+ * and per engine the gate that bounds the synchronous calls this process sends it.
+ */
 @Injectable()
 export class EnginesService implements OnApplicationShutdown {
   private readonly clients = new Map<EngineName, EngineClient>();
+  private readonly gates = new Map<EngineName, ConcurrencyGate>();
 
   constructor(private readonly config: TranscribeConfig) {
-    const urls: Record<EngineName, [string | undefined, string]> = {
-      whisper: [config.WHISPER_URL, config.WHISPER_MODEL],
-      'faster-whisper': [config.FASTER_WHISPER_URL, config.FASTER_WHISPER_MODEL],
-    };
     for (const engine of ENGINES) {
-      const [url, model] = urls[engine];
-      if (!url) continue;
+      const settings = engineSettings(config, engine);
+      this.gates.set(
+        engine,
+        new ConcurrencyGate({
+          limit: settings.syncConcurrency,
+          queueSize: config.TRANSCRIBE_SYNC_QUEUE_SIZE,
+          maxWaitMs: config.TRANSCRIBE_SYNC_MAX_WAIT_SECONDS * 1000,
+          defaultCallSeconds: QUEUES[engine].defaultJobSeconds,
+        }),
+      );
+      if (!settings.url) continue;
       this.clients.set(
         engine,
         new EngineClient({
           engine,
-          baseUrl: url,
-          model,
+          baseUrl: settings.url,
+          model: settings.model,
+          protocol: settings.protocol,
+          apiKey: settings.apiKey,
+          diarization: settings.diarization,
           timeoutMs: config.TRANSCRIBE_ENGINE_TIMEOUT_SECONDS * 1000,
           attempts: config.TRANSCRIBE_ENGINE_ATTEMPTS,
           retryBaseMs: config.TRANSCRIBE_ENGINE_RETRY_BASE_MS,
@@ -37,8 +83,25 @@ export class EnginesService implements OnApplicationShutdown {
     return this.clients.get(engine);
   }
 
+  /** The bound on this process's synchronous calls to `engine`. */
+  gate(engine: EngineName): ConcurrencyGate {
+    return this.gates.get(engine)!;
+  }
+
+  settings(engine: EngineName): EngineSettings {
+    return engineSettings(this.config, engine);
+  }
+
+  /** What the engine honours beyond language and task, for GET / (empty when not configured). */
+  capabilityNames(engine: EngineName): string[] {
+    const client = this.clients.get(engine);
+    if (!client) return [];
+    const { vadFilter, diarize, languageConfidence } = client.capabilities;
+    return ['word_timestamps', 'initial_prompt', 'translate', ...(vadFilter ? ['vad_filter'] : []), ...(diarize ? ['diarize'] : []), ...(languageConfidence ? ['language_confidence'] : [])];
+  }
+
   model(engine: EngineName): string {
-    return engine === 'whisper' ? this.config.WHISPER_MODEL : this.config.FASTER_WHISPER_MODEL;
+    return this.settings(engine).model;
   }
 
   /** The variable that configures `engine`, for error messages. */

@@ -1,4 +1,4 @@
-import { estimateWaitSeconds, isEngineName, QUEUES, toJobRecord, type JobSnapshot } from './job-record';
+import { estimateWaitSeconds, expiryOf, isEngineName, progressOf, QUEUES, realTimeFactorOf, statusMessage, toJobRecord, type JobSnapshot } from './job-record';
 
 const snapshot = (over: Partial<JobSnapshot>): JobSnapshot => ({
   input: {
@@ -65,4 +65,42 @@ it('isEngineName accepts only the two engines', () => {
   expect(isEngineName('faster-whisper')).toBe(true);
   expect(isEngineName('openai')).toBe(false);
   expect(isEngineName(undefined)).toBe(false);
+});
+
+describe('progress and expiry', () => {
+  const started = new Date('2026-01-01T00:00:00Z');
+  it.each([
+    // audio s, rtf, elapsed s → total, remaining, percent
+    [600, 0.1, 30, 60, 30, 50],
+    [600, 0.1, 90, 60, 0, 99],
+    [null, 0.1, 30, null, null, null],
+    [600, null, 30, null, null, null],
+  ])('audio %s s at factor %s after %s s', (audio, rtf, elapsed, total, remaining, percent) => {
+    expect(progressOf(started, audio, rtf, started.getTime() + elapsed * 1000)).toEqual({
+      elapsed_seconds: elapsed,
+      audio_seconds: audio,
+      real_time_factor: rtf,
+      estimated_total_seconds: total,
+      estimated_remaining_seconds: remaining,
+      percent,
+    });
+  });
+
+  it('expires an unread record a TTL after its end, a read one the shorter TTL after the first read', () => {
+    const ended = new Date('2026-01-01T00:00:00Z');
+    const ttl = { ttlSeconds: 3600, readTtlSeconds: 600 };
+    expect(expiryOf(null, null, ttl)).toBeNull();
+    expect(expiryOf(ended, null, ttl)?.toISOString()).toBe('2026-01-01T01:00:00.000Z');
+    expect(expiryOf(ended, new Date('2026-01-01T00:05:00Z'), ttl)?.toISOString()).toBe('2026-01-01T00:15:00.000Z');
+    expect(expiryOf(ended, new Date('2026-01-01T00:55:00Z'), ttl)?.toISOString()).toBe('2026-01-01T01:00:00.000Z');
+  });
+
+  it('measures the real-time factor over results with a duration', () => {
+    expect(realTimeFactorOf([])).toBeNull();
+    expect(realTimeFactorOf([{ processing_time: 5, duration: 50 }, { processing_time: 3, duration: 10 }, null, { processing_time: 1, duration: null }])).toBeCloseTo(0.2);
+  });
+
+  it('says what a cancelled job means', () => {
+    expect(statusMessage({ status: 'cancelled', position: null, error: null, engine: 'whisper' })).toMatch(/cancelled/);
+  });
 });

@@ -1,5 +1,5 @@
 import { deleteKeysByPrefix, testServices, uniqueSuffix } from '@platform/testing';
-import { QUEUES, type JobInput, type TranscriptionResult } from '../jobs/job-record';
+import { CANCELLED, QUEUES, type JobInput, type TranscriptionResult } from '../jobs/job-record';
 import { BullmqTranscriptionQueue } from './bullmq-queue';
 
 const { redisUrl } = testServices();
@@ -39,26 +39,83 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
   const prefix = `test-${uniqueSuffix()}`;
   afterAll(() => deleteKeysByPrefix(redisUrl!, `${prefix}:`, [0, 1]));
 
-  it('keeps an ended job for TRANSCRIBE_RESULT_TTL_SECONDS, then forgets it', async () => {
-    const queue = new BullmqTranscriptionQueue(QUEUES.whisper, {
+  let clock = Date.now();
+  const queues: BullmqTranscriptionQueue[] = [];
+  const open = (ttlSeconds = 60, readTtlSeconds = 10) => {
+    const q = new BullmqTranscriptionQueue(QUEUES.whisper, {
       redisUrl: redisUrl!,
-      prefix,
-      ttlSeconds: 1,
+      prefix: `${prefix}-${queues.length}`,
+      ttlSeconds,
+      readTtlSeconds,
+      now: () => clock,
       lockDurationMs: 30_000,
       stalledIntervalMs: 30_000,
       maxStalledCount: 1,
     });
-    try {
-      queue.startWorker(async () => result, { concurrency: 1 });
-      await queue.add(input('short-lived'));
-      await until(async () => (await queue.get('short-lived'))?.status === 'finished', 'the job to finish');
-      expect(await queue.get('short-lived')).toMatchObject({ status: 'finished', result: { text: 'kept for a second' } });
-      expect((await queue.stats()).finished).toBe(1);
-      // no other job ends to trigger BullMQ's own age check: the periodic sweep removes it
-      await until(async () => (await queue.get('short-lived')) === null, 'the record to expire');
-      expect((await queue.stats()).finished).toBe(0);
-    } finally {
-      await queue.close();
-    }
+    queues.push(q);
+    return q;
+  };
+  afterAll(() => Promise.all(queues.map((q) => q.close())));
+  beforeEach(() => {
+    clock = Date.now(); // BullMQ stamps the end of a job by the system clock
+  });
+
+  it('keeps an ended job TRANSCRIBE_RESULT_TTL_SECONDS by the clock, a read one TRANSCRIBE_READ_RESULT_TTL_SECONDS after the first read', async () => {
+    const queue = open(60, 10);
+    queue.startWorker(async () => result, { concurrency: 1 });
+    await queue.add(input('unread'));
+    await queue.add(input('read'));
+    await until(async () => (await queue.get('read'))?.status === 'finished' && (await queue.get('unread'))?.status === 'finished', 'the jobs to finish');
+    expect((await queue.stats()).finished).toBe(2);
+    expect(await queue.realTimeFactor()).toBeCloseTo(0.01);
+    await queue.markRead('read');
+    const first = (await queue.get('read'))!.readAt!.getTime();
+    expect(first).toBe(clock);
+    clock += 5_000;
+    await queue.markRead('read'); // only the first read counts
+    expect((await queue.get('read'))!.readAt!.getTime()).toBe(first);
+    await queue.sweep();
+    expect(await queue.get('read')).not.toBeNull();
+    clock += 5_000;
+    await queue.sweep();
+    expect(await queue.get('read')).toBeNull();
+    expect(await queue.get('unread')).toMatchObject({ status: 'finished' });
+    clock += 51_000; // 61 s after the start of the test, more than 60 s after the job ended
+    await queue.sweep();
+    expect(await queue.get('unread')).toBeNull();
+    expect((await queue.stats()).finished).toBe(0);
+  });
+
+  it('cancels a queued job (a tombstone remains), a running one through the worker, deletes an ended one, and lists them', async () => {
+    const queue = open();
+    const seen: AbortSignal[] = [];
+    queue.startWorker(
+      (job, ctx) =>
+        new Promise((resolve, reject) => {
+          if (job.job_id === 'quick') return resolve(result);
+          seen.push(ctx.signal);
+          ctx.signal.addEventListener('abort', () => reject(new Error('engine request aborted')));
+        }),
+      { concurrency: 1 },
+    );
+    await queue.add(input('long'));
+    await until(async () => (await queue.get('long'))?.status === 'started', 'the long job to start');
+    await queue.add(input('waiting'));
+    await expect(queue.cancel('waiting')).resolves.toMatchObject({ outcome: 'cancelled', was: 'queued' });
+    expect(await queue.get('waiting')).toMatchObject({ status: 'cancelled' });
+    await expect(queue.cancel('long')).resolves.toMatchObject({ outcome: 'cancelled', was: 'started' });
+    await until(async () => seen[0]?.aborted === true, 'the worker to abort the running job');
+    expect(seen[0].reason).toBe(CANCELLED);
+    await until(async () => (await queue.get('long'))?.status === 'cancelled' && (await queue.stats()).started === 0, 'the job to end cancelled');
+    await queue.add(input('quick'));
+    await until(async () => (await queue.get('quick'))?.status === 'finished', 'the quick job');
+    expect((await queue.list(['cancelled'])).map((s) => s.input.job_id).sort()).toEqual(['long', 'waiting']);
+    expect((await queue.list(['finished'])).map((s) => s.input.job_id)).toEqual(['quick']);
+    expect(await queue.list([])).toHaveLength(3);
+    await expect(queue.cancel('quick')).resolves.toMatchObject({ outcome: 'deleted', was: 'finished' });
+    await expect(queue.cancel('waiting')).resolves.toMatchObject({ outcome: 'deleted', was: 'cancelled' });
+    expect(await queue.get('quick')).toBeNull();
+    expect(await queue.get('waiting')).toBeNull();
+    await expect(queue.cancel('never')).resolves.toBeNull();
   });
 });

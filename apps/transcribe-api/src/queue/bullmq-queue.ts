@@ -1,13 +1,12 @@
 import { redisOptions } from '@platform/rate-limit';
 import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import Redis from 'ioredis';
-import type { JobInput, JobSnapshot, JobStatus, QueueSpec, QueueStats, TranscriptionResult } from '../jobs/job-record';
-import { SHUTDOWN, TranscriptionQueue, type JobProcessor, type WorkerOptions } from './transcription-queue';
+import { CANCELLED, CANCELLED_REASON, realTimeFactorOf, type JobInput, type JobSnapshot, type JobStatus, type QueueSpec, type QueueStats, type TranscriptionResult } from '../jobs/job-record';
+import { SHUTDOWN, TranscriptionQueue, type CancelOutcome, type JobProcessor, type QueueTimes, type WorkerOptions } from './transcription-queue';
 
-export interface BullmqQueueOptions {
+export interface BullmqQueueOptions extends QueueTimes {
   redisUrl: string;
   prefix: string;
-  ttlSeconds: number;
   lockDurationMs: number;
   stalledIntervalMs: number;
   maxStalledCount: number;
@@ -26,6 +25,21 @@ const ABANDONED_MESSAGE =
   'the worker running this job stopped (crashed or was killed) more often than TRANSCRIBE_MAX_STALLED_COUNT allows, so the job was abandoned';
 
 const readableReason = (reason: string | undefined): string => (reason === STALLED_REASON ? ABANDONED_MESSAGE : reason || 'the job failed');
+
+/** BullMQ states of each status (`cancelled` jobs are failed ones with CANCELLED_REASON, or tombstones of queued ones). */
+const STATES: Record<JobStatus, Array<'waiting' | 'prioritized' | 'delayed' | 'active' | 'completed' | 'failed'>> = {
+  queued: ['waiting', 'prioritized', 'delayed'],
+  started: ['active'],
+  finished: ['completed'],
+  failed: ['failed'],
+  cancelled: ['failed'],
+};
+
+/** A queued job removed by a cancel: what its record still shows until it expires. */
+interface Tombstone {
+  input: JobInput;
+  cancelled_at: number;
+}
 
 /** Rejects when `promise` takes longer than `ms`: calls made while Redis is down fail instead of waiting. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -66,6 +80,9 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
   private readonly redis: Redis;
   private worker?: Worker<JobInput, TranscriptionResult>;
   private readonly running = new Set<AbortController>();
+  private readonly byJob = new Map<string, AbortController>();
+  /** The worker's subscription to cancel messages (DELETE from any API process). */
+  private subscriber?: Redis;
   private shuttingDown = false;
   private readonly cleaner: NodeJS.Timeout;
 
@@ -82,7 +99,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     });
     this.queue.on('error', () => undefined); // surfaced through check() and failing calls
     // removeOnComplete/removeOnFail only act when another job ends; this sweep enforces the TTL.
-    this.cleaner = setInterval(() => void this.clean(), Math.min(60, opts.ttlSeconds) * 1000);
+    this.cleaner = setInterval(() => void this.sweep().catch(() => undefined), Math.min(60, opts.ttlSeconds, opts.readTtlSeconds) * 1000);
     this.cleaner.unref();
   }
 
@@ -98,6 +115,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     const job = await this.queue.add('transcribe', input, {
       jobId: input.job_id,
       attempts: 1,
+      // BullMQ's own removal by age, on real time; sweep() also applies the clock and the read TTL.
       removeOnComplete: { age: this.opts.ttlSeconds },
       removeOnFail: { age: this.opts.ttlSeconds },
     });
@@ -111,9 +129,128 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
   private async getNow(jobId: string): Promise<JobSnapshot | null> {
     // State first, then the job: a job that ends in between is read with its result.
     const state = await this.queue.getJobState(jobId);
-    if (state === 'unknown') return null;
+    if (state === 'unknown') return this.tombstone(jobId);
     const job = await this.queue.getJob(jobId);
-    return job ? this.toSnapshot(job, state) : null;
+    if (!job) return this.tombstone(jobId);
+    const snapshot = await this.toSnapshot(job, state);
+    if (!snapshot) return null;
+    const client = this.redis;
+    const [readScore, cancelling] = await Promise.all([client.zscore(this.key('read'), jobId), snapshot.status === 'started' ? client.exists(this.key(`cancel:${jobId}`)) : 0]);
+    if (readScore !== null) snapshot.readAt = new Date(Number(readScore) - this.opts.readTtlSeconds * 1000);
+    // Cancelled while running: the worker is aborting it; the record says so at once.
+    if (cancelling) return { ...snapshot, status: 'cancelled', endedAt: new Date(this.opts.now()) };
+    return snapshot;
+  }
+
+  private key(name: string): string {
+    return `${this.queue.toKey('transcribe')}:${name}`;
+  }
+
+  private async tombstone(jobId: string): Promise<JobSnapshot | null> {
+    const client = this.redis;
+    const raw = await client.hget(this.key('cancelled'), jobId);
+    return raw ? this.tombstoneSnapshot(JSON.parse(raw) as Tombstone) : null;
+  }
+
+  private tombstoneSnapshot(t: Tombstone): JobSnapshot {
+    return { input: t.input, status: 'cancelled', startedAt: null, endedAt: new Date(t.cancelled_at), result: null, error: null, position: null, attempts: 0, readAt: null };
+  }
+
+  async list(statuses: readonly JobStatus[]): Promise<JobSnapshot[]> {
+    return withTimeout(this.listNow(statuses), this.timeoutMs, 'when listing jobs');
+  }
+
+  private async listNow(statuses: readonly JobStatus[]): Promise<JobSnapshot[]> {
+    const wanted = statuses.length ? statuses : (Object.keys(STATES) as JobStatus[]);
+    const out: JobSnapshot[] = [];
+    const states = new Set(wanted.flatMap((s) => STATES[s]));
+    for (const state of states) {
+      const jobs = await this.queue.getJobs([state], 0, -1, false);
+      for (const job of jobs) {
+        if (!job) continue;
+        const snapshot = await this.toSnapshot(job, state, false);
+        if (snapshot && wanted.includes(snapshot.status)) out.push(snapshot);
+      }
+    }
+    if (wanted.includes('cancelled')) {
+      const client = this.redis;
+      const all = await client.hvals(this.key('cancelled'));
+      out.push(...all.map((raw) => this.tombstoneSnapshot(JSON.parse(raw) as Tombstone)));
+    }
+    return out;
+  }
+
+  async cancel(jobId: string): Promise<CancelOutcome | null> {
+    return withTimeout(this.cancelNow(jobId), this.timeoutMs, 'when cancelling a job');
+  }
+
+  private async cancelNow(jobId: string): Promise<CancelOutcome | null> {
+    const client = this.redis;
+    const job = await this.queue.getJob(jobId);
+    if (!job) {
+      const raw = await client.hget(this.key('cancelled'), jobId);
+      if (!raw) return null;
+      await client.hdel(this.key('cancelled'), jobId);
+      return { outcome: 'deleted', input: (JSON.parse(raw) as Tombstone).input, was: 'cancelled' };
+    }
+    const state = await job.getState();
+    const was = (await this.toSnapshot(job, state, false))?.status ?? 'queued';
+    if (was === 'queued') {
+      try {
+        await job.remove(); // refused when a worker took it meanwhile: then it is cancelled as a running job
+        const tombstone: Tombstone = { input: job.data, cancelled_at: this.opts.now() };
+        await client.hset(this.key('cancelled'), jobId, JSON.stringify(tombstone));
+        return { outcome: 'cancelled', input: job.data, was };
+      } catch {
+        // taken by a worker: fall through
+      }
+    }
+    if (was === 'queued' || was === 'started') {
+      // Marker first, then the message: the worker either sees the marker when it starts the job, or gets the message.
+      await client.set(this.key(`cancel:${jobId}`), '1', 'EX', Math.max(60, Math.ceil(this.opts.lockDurationMs / 1000) * 10));
+      await client.publish(this.key('cancel'), jobId);
+      return { outcome: 'cancelled', input: job.data, was: 'started' };
+    }
+    await job.remove();
+    await client.zrem(this.key('read'), jobId);
+    return { outcome: 'deleted', input: job.data, was };
+  }
+
+  async markRead(jobId: string): Promise<void> {
+    const client = this.redis;
+    // NX: the first read counts. The score is when the record goes.
+    await withTimeout(client.zadd(this.key('read'), 'NX', this.opts.now() + this.opts.readTtlSeconds * 1000, jobId), this.timeoutMs, 'when noting a read');
+  }
+
+  /**
+   * Removes records read more than readTtlSeconds ago, and ended ones older than ttlSeconds by the
+   * clock; tombstones of cancelled queued jobs likewise. Replicas sweep at once safely: a read
+   * record is removed by the replica whose ZREM took it.
+   */
+  async sweep(): Promise<number> {
+    const client = this.redis;
+    const now = this.opts.now();
+    let removed = 0;
+    for (const jobId of await client.zrangebyscore(this.key('read'), '-inf', now)) {
+      if ((await client.zrem(this.key('read'), jobId)) !== 1) continue;
+      const job = await this.queue.getJob(jobId);
+      if (job && (await job.isActive())) continue;
+      await job?.remove().catch(() => undefined);
+      removed += job ? 1 : 0;
+    }
+    // BullMQ's clean takes a grace against its own clock: shift it so the cut-off is now - ttl by ours.
+    const graceMs = Math.max(0, this.opts.ttlSeconds * 1000 + (Date.now() - now));
+    removed += (await this.queue.clean(graceMs, 1000, 'completed')).length;
+    removed += (await this.queue.clean(graceMs, 1000, 'failed')).length;
+    for (const [jobId, raw] of Object.entries(await client.hgetall(this.key('cancelled')))) {
+      if ((JSON.parse(raw) as Tombstone).cancelled_at + this.opts.ttlSeconds * 1000 <= now && (await client.hdel(this.key('cancelled'), jobId)) === 1) removed += 1;
+    }
+    return removed;
+  }
+
+  async realTimeFactor(): Promise<number | null> {
+    const jobs = await withTimeout(this.queue.getJobs(['completed'], 0, AVERAGE_OVER - 1, false), this.timeoutMs, 'when reading finished jobs');
+    return realTimeFactorOf(jobs.map((j) => j?.returnvalue));
   }
 
   async stats(): Promise<QueueStats> {
@@ -148,15 +285,20 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     if (this.worker) return;
     /** Jobs the processor ran in this process: their failures were handled there. */
     const ran = new WeakSet<TranscriptionJob>();
+    this.listenForCancels();
     this.worker = new Worker<JobInput, TranscriptionResult>(
       this.spec.queueName,
       async (job, token) => {
         ran.add(job);
         const controller = new AbortController();
         this.running.add(controller);
+        this.byJob.set(job.id!, controller);
         try {
+          // Registered first, then the marker checked: a cancel is either seen here or heard on the channel.
+          if (await this.redis.exists(this.key(`cancel:${job.id}`))) controller.abort(CANCELLED);
           return await processor(job.data, { signal: controller.signal, attempt: job.attemptsStarted });
         } catch (err) {
+          if (controller.signal.aborted && controller.signal.reason === CANCELLED) throw new Error(CANCELLED_REASON);
           if (this.shuttingDown && controller.signal.aborted) {
             // Stopped with this process: hand the job back to the wait list at once (another worker,
             // or this one after a restart, takes it); WaitingError tells BullMQ it did not fail.
@@ -166,6 +308,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
           throw err;
         } finally {
           this.running.delete(controller);
+          this.byJob.delete(job.id!);
         }
       },
       {
@@ -187,6 +330,14 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     });
   }
 
+  private listenForCancels(): void {
+    const subscriber = new Redis(redisOptions(this.opts.redisUrl, { db: this.spec.redisDb, maxRetriesPerRequest: null }));
+    subscriber.on('error', () => undefined); // reconnects by itself; the marker covers messages missed meanwhile
+    subscriber.on('message', (_channel: string, jobId: string) => this.byJob.get(jobId)?.abort(CANCELLED));
+    void subscriber.subscribe(this.key('cancel')).catch(() => undefined);
+    this.subscriber = subscriber;
+  }
+
   async check(): Promise<void> {
     const ping = this.queue.client.then((client) => (client as unknown as { ping(): Promise<string> }).ping());
     const pong = await withTimeout(ping, Math.min(this.timeoutMs, 2_500), 'PING');
@@ -198,20 +349,13 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     clearInterval(this.cleaner);
     for (const controller of this.running) controller.abort(SHUTDOWN);
     try {
+      // A worker closed before its connections were up would report their closing as an unhandled error.
+      await withTimeout<unknown>(this.worker?.waitUntilReady() ?? Promise.resolve(), this.timeoutMs, 'when starting the worker').catch(() => undefined);
       await this.worker?.close(); // waits for the aborted jobs to be handed back
     } finally {
       await withTimeout(this.queue.close(), this.timeoutMs, 'when closing').catch(() => undefined);
+      this.subscriber?.disconnect();
       this.redis.disconnect();
-    }
-  }
-
-  private async clean(): Promise<void> {
-    try {
-      const graceMs = this.opts.ttlSeconds * 1000;
-      await this.queue.clean(graceMs, 1000, 'completed');
-      await this.queue.clean(graceMs, 1000, 'failed');
-    } catch {
-      // Redis unreachable: the next sweep tries again
     }
   }
 
@@ -219,9 +363,10 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     return { input, status: 'queued', startedAt: null, endedAt: null, result: null, error: null, position: null, attempts: 0 };
   }
 
-  private async toSnapshot(job: TranscriptionJob, state: string): Promise<JobSnapshot | null> {
-    const status = statusOf(state);
+  private async toSnapshot(job: TranscriptionJob, state: string, withPosition = true): Promise<JobSnapshot | null> {
+    let status = statusOf(state);
     if (!status) return null;
+    if (status === 'failed' && job.failedReason === CANCELLED_REASON) status = 'cancelled';
     return {
       input: job.data,
       status,
@@ -229,7 +374,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
       endedAt: (status === 'finished' || status === 'failed') && job.finishedOn ? new Date(job.finishedOn) : null,
       result: status === 'finished' ? (job.returnvalue ?? null) : null,
       error: status === 'failed' ? readableReason(job.failedReason) : null,
-      position: status === 'queued' ? await this.positionOf(job.id!) : null,
+      position: status === 'queued' && withPosition ? await this.positionOf(job.id!) : null,
       attempts: job.attemptsStarted ?? 0,
     };
   }

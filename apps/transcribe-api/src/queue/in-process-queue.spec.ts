@@ -1,5 +1,5 @@
 import type { JobInput, TranscriptionResult } from '../jobs/job-record';
-import { QUEUES } from '../jobs/job-record';
+import { CANCELLED, QUEUES } from '../jobs/job-record';
 import { InProcessTranscriptionQueue } from './in-process-queue';
 import { SHUTDOWN, type JobContext } from './transcription-queue';
 
@@ -40,8 +40,10 @@ const flush = () => new Promise((r) => setImmediate(r));
 
 describe('InProcessTranscriptionQueue', () => {
   let queue: InProcessTranscriptionQueue;
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  const times = (ttlSeconds = 60, readTtlSeconds = 10) => ({ ttlSeconds, readTtlSeconds, now: () => clock });
   beforeEach(() => {
-    queue = new InProcessTranscriptionQueue(QUEUES['faster-whisper'], 60);
+    queue = new InProcessTranscriptionQueue(QUEUES['faster-whisper'], times());
   });
   afterEach(() => queue.close());
 
@@ -76,23 +78,59 @@ describe('InProcessTranscriptionQueue', () => {
     pending.get('c')!.resolve(result('c'));
   });
 
-  it('forgets ended jobs after the retention time', async () => {
-    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+  it('forgets ended jobs after the retention time, read ones sooner', async () => {
+    const q = new InProcessTranscriptionQueue(QUEUES.whisper, times(60, 10));
     try {
-      const q = new InProcessTranscriptionQueue(QUEUES.whisper, 5);
       q.startWorker(async () => result('x'), { concurrency: 1 });
-      await q.add(input('old'));
-      await flush();
-      await flush();
-      expect(await q.get('old')).toMatchObject({ status: 'finished' });
-      expect((await q.stats()).finished).toBe(1);
-      jest.advanceTimersByTime(5_001);
-      expect(await q.get('old')).toBeNull();
+      await q.add(input('unread'));
+      await q.add(input('read'));
+      for (let i = 0; i < 4; i++) await flush();
+      expect((await q.stats()).finished).toBe(2);
+      await q.markRead('read');
+      clock += 10_000;
+      expect(await q.sweep()).toBe(1);
+      expect(await q.get('read')).toBeNull();
+      expect(await q.get('unread')).toMatchObject({ status: 'finished', readAt: null });
+      clock += 50_000;
+      expect(await q.sweep()).toBe(1);
+      expect(await q.get('unread')).toBeNull();
       expect((await q.stats()).finished).toBe(0);
-      await q.close();
     } finally {
-      jest.useRealTimers();
+      await q.close();
     }
+  });
+
+  it('cancels a queued job (out of the line) and a running one (its signal aborted), and deletes an ended one', async () => {
+    const { pending, processor } = controlledProcessor();
+    for (const id of ['run', 'wait', 'done']) await queue.add(input(id));
+    queue.startWorker(processor, { concurrency: 1 });
+    await flush();
+    await expect(queue.cancel('wait')).resolves.toMatchObject({ outcome: 'cancelled', was: 'queued' });
+    expect(await queue.get('done')).toMatchObject({ position: 0 });
+    const { ctx } = pending.get('run')!;
+    await expect(queue.cancel('run')).resolves.toMatchObject({ outcome: 'cancelled', was: 'started' });
+    expect(ctx.signal.reason).toBe(CANCELLED);
+    await flush();
+    await flush();
+    expect(await queue.get('run')).toMatchObject({ status: 'cancelled' });
+    expect(await queue.get('wait')).toMatchObject({ status: 'cancelled' });
+    expect(pending.has('wait')).toBe(false);
+    pending.get('done')!.resolve(result('ok'));
+    await flush();
+    await flush();
+    expect((await queue.list(['cancelled'])).map((s) => s.input.job_id).sort()).toEqual(['run', 'wait']);
+    expect((await queue.list([])).length).toBe(3);
+    await expect(queue.cancel('done')).resolves.toMatchObject({ outcome: 'deleted', was: 'finished' });
+    expect(await queue.get('done')).toBeNull();
+    await expect(queue.cancel('nope')).resolves.toBeNull();
+  });
+
+  it('measures the real-time factor of finished jobs', async () => {
+    queue.startWorker(async () => ({ ...result('x'), processing_time: 2, duration: 10 }), { concurrency: 1 });
+    expect(await queue.realTimeFactor()).toBeNull();
+    await queue.add(input('a'));
+    for (let i = 0; i < 3; i++) await flush();
+    expect(await queue.realTimeFactor()).toBeCloseTo(0.2);
   });
 
   it('aborts running jobs with the shutdown reason on close and records nothing for them', async () => {

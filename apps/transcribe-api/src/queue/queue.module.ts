@@ -1,6 +1,7 @@
 import { Inject, Injectable, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HealthRegistry } from '@platform/platform';
 import { TranscribeConfig } from '../config';
+import { Clock } from '../jobs/clock';
 import { ENGINES, QUEUES, type EngineName } from '../jobs/job-record';
 import { BullmqTranscriptionQueue } from './bullmq-queue';
 import { InProcessTranscriptionQueue } from './in-process-queue';
@@ -15,24 +16,26 @@ export class QueueRegistry extends TranscriptionQueues implements OnModuleInit, 
   constructor(
     @Inject(TranscribeConfig) config: TranscribeConfig,
     private readonly health: HealthRegistry,
+    clock: Clock,
   ) {
     super();
     this.kind = config.REDIS_URL ? 'redis' : 'in-memory';
+    const times = { ttlSeconds: config.TRANSCRIBE_RESULT_TTL_SECONDS, readTtlSeconds: config.TRANSCRIBE_READ_RESULT_TTL_SECONDS, now: () => clock.now() };
     for (const engine of ENGINES) {
       const spec = QUEUES[engine];
       this.queues.set(
         engine,
         config.REDIS_URL
           ? new BullmqTranscriptionQueue(spec, {
+              ...times,
               redisUrl: config.REDIS_URL,
               prefix: config.TRANSCRIBE_QUEUE_PREFIX,
-              ttlSeconds: config.TRANSCRIBE_RESULT_TTL_SECONDS,
               lockDurationMs: config.TRANSCRIBE_LOCK_DURATION_MS,
               stalledIntervalMs: config.TRANSCRIBE_STALLED_INTERVAL_MS,
               maxStalledCount: config.TRANSCRIBE_MAX_STALLED_COUNT,
               redisTimeoutMs: config.TRANSCRIBE_REDIS_TIMEOUT_MS,
             })
-          : new InProcessTranscriptionQueue(spec, config.TRANSCRIBE_RESULT_TTL_SECONDS),
+          : new InProcessTranscriptionQueue(spec, times),
       );
     }
   }
@@ -62,7 +65,7 @@ export class QueueRegistry extends TranscriptionQueues implements OnModuleInit, 
 }
 
 @Module({
-  providers: [QueueRegistry, { provide: TranscriptionQueues, useExisting: QueueRegistry }],
-  exports: [QueueRegistry, TranscriptionQueues],
+  providers: [Clock, QueueRegistry, { provide: TranscriptionQueues, useExisting: QueueRegistry }],
+  exports: [Clock, QueueRegistry, TranscriptionQueues],
 })
 export class QueueModule {}

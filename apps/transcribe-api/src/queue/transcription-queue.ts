@@ -1,10 +1,28 @@
-import type { EngineName, JobInput, JobSnapshot, QueueSpec, QueueStats, TranscriptionResult } from '../jobs/job-record';
+import type { EngineName, JobInput, JobSnapshot, JobStatus, QueueSpec, QueueStats, TranscriptionResult } from '../jobs/job-record';
 
 /** Why a job's signal was aborted when the process shuts down: the job goes back to the queue. */
 export const SHUTDOWN = 'shutdown';
 
+/** Settings both adapters share. */
+export interface QueueTimes {
+  /** seconds an ended job's record stays when its result is never read */
+  ttlSeconds: number;
+  /** seconds it stays after its result was first read */
+  readTtlSeconds: number;
+  /** the clock of expiries and progress (tests move it) */
+  now: () => number;
+}
+
+/** What DELETE did: a queued or running job was cancelled, an ended one's record deleted. */
+export interface CancelOutcome {
+  outcome: 'cancelled' | 'deleted';
+  input: JobInput;
+  /** the status it had */
+  was: JobStatus;
+}
+
 export interface JobContext {
-  /** Aborted (reason `SHUTDOWN`) when this process stops while the job runs. */
+  /** Aborted with reason `SHUTDOWN` when this process stops while the job runs, `CANCELLED` when a client cancels it. */
   signal: AbortSignal;
   /** How many times a worker has started this job, this run included. */
   attempt: number;
@@ -46,6 +64,24 @@ export abstract class TranscriptionQueue {
 
   /** Mean seconds of recently finished jobs, or null when none finished yet. */
   abstract averageJobSeconds(): Promise<number | null>;
+
+  /** Jobs whose status is one of `statuses` (all when empty), any order; queued ones without their position. */
+  abstract list(statuses: readonly JobStatus[]): Promise<JobSnapshot[]>;
+
+  /**
+   * Cancels a queued job (removed from the wait list) or a running one (its worker, in whichever
+   * process, aborts the engine request); deletes an ended job's record. Null when unknown.
+   */
+  abstract cancel(jobId: string): Promise<CancelOutcome | null>;
+
+  /** Notes the first read of an ended job's result: it is removed readTtlSeconds later. */
+  abstract markRead(jobId: string): Promise<void>;
+
+  /** Removes the records whose time is up; returns how many. Runs on a timer, and tests call it. */
+  abstract sweep(): Promise<number>;
+
+  /** Engine seconds per audio second over recently finished jobs, or null. */
+  abstract realTimeFactor(): Promise<number | null>;
 
   /** Starts consuming jobs in this process. */
   abstract startWorker(processor: JobProcessor, opts: WorkerOptions): void;

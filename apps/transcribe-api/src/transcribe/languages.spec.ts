@@ -1,4 +1,4 @@
-import { normaliseLanguage, WHISPER_LANGUAGES } from './languages';
+import { LANGUAGE_NAMES, languageCodeOf, normaliseLanguage, WHISPER_LANGUAGES } from './languages';
 
 describe('normaliseLanguage', () => {
   it.each([
@@ -20,5 +20,22 @@ describe('normaliseLanguage', () => {
 
   it('knows the 100 languages of Whisper', () => {
     expect(WHISPER_LANGUAGES.size).toBe(100);
+  });
+});
+
+describe('languageCodeOf', () => {
+  it.each([
+    ['french', 'fr'],
+    ['English', 'en'],
+    ['haitian creole', 'ht'],
+    ['cantonese', 'yue'],
+    ['fr', 'fr'],
+    ['pt-BR', 'pt'],
+    ['iw', 'he'],
+    ['klingon', null],
+  ])('%j → %j', (reported, code) => expect(languageCodeOf(reported)).toBe(code));
+
+  it('names every language Whisper knows', () => {
+    expect(Object.keys(LANGUAGE_NAMES).sort()).toEqual([...WHISPER_LANGUAGES].sort());
   });
 });

@@ -20,3 +20,32 @@ export function normaliseLanguage(value: string): string | null {
   const primary = value.trim().toLowerCase().split(/[-_]/)[0];
   return WHISPER_LANGUAGES.has(primary) ? primary : null;
 }
+
+/** Whisper's names of its languages (its tokenizer's `LANGUAGES`), as `/detect-language` answers them. */
+export const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
+  en: 'english', zh: 'chinese', de: 'german', es: 'spanish', ru: 'russian', ko: 'korean', fr: 'french', ja: 'japanese',
+  pt: 'portuguese', tr: 'turkish', pl: 'polish', ca: 'catalan', nl: 'dutch', ar: 'arabic', sv: 'swedish', it: 'italian',
+  id: 'indonesian', hi: 'hindi', fi: 'finnish', vi: 'vietnamese', he: 'hebrew', uk: 'ukrainian', el: 'greek', ms: 'malay',
+  cs: 'czech', ro: 'romanian', da: 'danish', hu: 'hungarian', ta: 'tamil', no: 'norwegian', th: 'thai', ur: 'urdu',
+  hr: 'croatian', bg: 'bulgarian', lt: 'lithuanian', la: 'latin', mi: 'maori', ml: 'malayalam', cy: 'welsh', sk: 'slovak',
+  te: 'telugu', fa: 'persian', lv: 'latvian', bn: 'bengali', sr: 'serbian', az: 'azerbaijani', sl: 'slovenian', kn: 'kannada',
+  et: 'estonian', mk: 'macedonian', br: 'breton', eu: 'basque', is: 'icelandic', hy: 'armenian', ne: 'nepali', mn: 'mongolian',
+  bs: 'bosnian', kk: 'kazakh', sq: 'albanian', sw: 'swahili', gl: 'galician', mr: 'marathi', pa: 'punjabi', si: 'sinhala',
+  km: 'khmer', sn: 'shona', yo: 'yoruba', so: 'somali', af: 'afrikaans', oc: 'occitan', ka: 'georgian', be: 'belarusian',
+  tg: 'tajik', sd: 'sindhi', gu: 'gujarati', am: 'amharic', yi: 'yiddish', lo: 'lao', uz: 'uzbek', fo: 'faroese',
+  ht: 'haitian creole', ps: 'pashto', tk: 'turkmen', nn: 'nynorsk', mt: 'maltese', sa: 'sanskrit', lb: 'luxembourgish',
+  my: 'myanmar', bo: 'tibetan', tl: 'tagalog', mg: 'malagasy', as: 'assamese', tt: 'tatar', haw: 'hawaiian', ln: 'lingala',
+  ha: 'hausa', ba: 'bashkir', jw: 'javanese', su: 'sundanese', yue: 'cantonese',
+};
+
+const CODES_BY_NAME = new Map(Object.entries(LANGUAGE_NAMES).map(([code, name]) => [name, code]));
+
+/**
+ * The code of what an engine reported: a code (`fr`, faster-whisper servers) or Whisper's name
+ * (`french`, the hosted OpenAI API; `iw` is Whisper's old code for Hebrew). Null when unknown.
+ */
+export function languageCodeOf(reported: string): string | null {
+  const v = reported.trim().toLowerCase();
+  if (v === 'iw') return 'he';
+  return CODES_BY_NAME.get(v) ?? normaliseLanguage(v);
+}

@@ -1,11 +1,11 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiBadRequestResponse,
   ApiBody,
   ApiConsumes,
-  ApiNotFoundResponse,
   ApiOkResponse,
+  ApiProduces,
   ApiOperation,
   ApiPayloadTooLargeResponse,
   ApiResponse,
@@ -16,20 +16,28 @@ import {
 } from '@nestjs/swagger';
 import { ApiError } from '@platform/errors';
 import type { Response } from 'express';
-import type { JobRecord, TranscriptionResult } from '../jobs/job-record';
+import { sendRendered } from '../formats/send-rendered';
 import type { StoredAudioFile } from '../uploads/audio-disk-storage';
 import { UploadErrorsInterceptor } from '../uploads/upload-errors.interceptor';
-import { AsyncSubmitResponseDto, ErrorDto, JobStatusDto, QueueStatsResponseDto, TranscriptionResultDto } from './dto/responses.dto';
+import { AsyncSubmitResponseDto, ErrorDto, QueueStatsResponseDto, TranscriptionResultDto } from './dto/responses.dto';
 import { StatsQueryDto, TranscribeFormDto, TranscribeUploadDto } from './dto/transcribe-form.dto';
 import { TranscribeService } from './transcribe.service';
 
-const missingFile = (): ApiError =>
+export const missingFile = (field = 'file'): ApiError =>
   new ApiError(400, 'FILE_REQUIRED', 'No file was uploaded.', {
-    suggestion: 'Send multipart/form-data with the audio in the field named "file" (curl -F file=@audio.mp3).',
+    suggestion: `Send multipart/form-data with the audio in the field named "${field}" (curl -F ${field}=@audio.mp3).`,
+  });
+
+/** 503 of the sync gate, documented on every synchronous route. */
+export const ApiEngineBusy = () =>
+  ApiServiceUnavailableResponse({
+    type: ErrorDto,
+    description:
+      'the chosen engine is not configured, or busy: *_SYNC_CONCURRENCY calls running and TRANSCRIBE_SYNC_QUEUE_SIZE waiting (or no slot within TRANSCRIBE_SYNC_MAX_WAIT_SECONDS); `Retry-After` says when to retry',
   });
 
 /** Aborts when the connection closes before the answer was sent (the client gave up waiting). */
-function abortedWhenClientLeaves(res: Response): AbortSignal {
+export function abortedWhenClientLeaves(res: Response): AbortSignal {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
@@ -44,7 +52,7 @@ const UploadErrors = () =>
     ApiPayloadTooLargeResponse({ type: ErrorDto, description: 'file larger than TRANSCRIBE_MAX_UPLOAD_BYTES (500 MB)' }),
     ApiUnsupportedMediaTypeResponse({ type: ErrorDto, description: 'the bytes are not an audio or video container' }),
     ApiBadRequestResponse({ type: ErrorDto, description: 'no `file` part, an empty file, or a malformed multipart body' }),
-    ApiUnprocessableEntityResponse({ type: ErrorDto, description: 'invalid `language`, `engine` or `task`, or an unknown field' }),
+    ApiUnprocessableEntityResponse({ type: ErrorDto, description: 'invalid `language`, `engine`, `task` or another field, an unknown field, or an option the engine cannot honour (`vad_filter`, `diarize`)' }),
     ApiResponse({ status: 507, type: ErrorDto, description: 'no disk space left under DATA_DIR for the upload' }),
   );
 
@@ -59,20 +67,21 @@ export class TranscribeController {
   @ApiOperation({
     summary: 'Transcribe a file synchronously',
     description:
-      'Streams the upload to disk, sends it to the chosen engine and answers when the text is ready (the upload is then removed). Long files can outlast HTTP timeouts of proxies: use POST /transcribe/async for them.',
+      'Streams the upload to disk, sends it to the chosen engine and answers when the text is ready (the upload is then removed), in `response_format` (`json` default, `verbose_json`, `text`, `srt`, `vtt`, `tsv`). Each engine takes *_SYNC_CONCURRENCY synchronous calls at once per process; up to TRANSCRIBE_SYNC_QUEUE_SIZE more wait (at most TRANSCRIBE_SYNC_MAX_WAIT_SECONDS), the rest get 503 with `Retry-After`. Long files can outlast HTTP timeouts of proxies: use POST /transcribe/async for them.',
   })
   @UploadErrors()
-  @ApiOkResponse({ type: TranscriptionResultDto })
+  @ApiProduces('application/json', 'text/plain', 'text/vtt', 'application/x-subrip', 'text/tab-separated-values')
+  @ApiOkResponse({ type: TranscriptionResultDto, description: 'JSON for json/verbose_json; the document for text, srt, vtt, tsv' })
   @ApiResponse({ status: 502, type: ErrorDto, description: 'the engine failed or is unreachable (after retries)' })
   @ApiResponse({ status: 504, type: ErrorDto, description: 'the engine did not answer within TRANSCRIBE_ENGINE_TIMEOUT_SECONDS' })
-  @ApiServiceUnavailableResponse({ type: ErrorDto, description: 'the chosen engine is not configured' })
+  @ApiEngineBusy()
   async transcribe(
     @UploadedFile() file: StoredAudioFile | undefined,
     @Body() form: TranscribeFormDto,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<TranscriptionResult> {
+  ): Promise<object | string> {
     if (!file) throw missingFile();
-    return this.service.transcribeNow(file, form, abortedWhenClientLeaves(res));
+    return sendRendered(res, await this.service.transcribeNow(file, form, abortedWhenClientLeaves(res)));
   }
 
   @Post('transcribe/async')
@@ -93,18 +102,6 @@ export class TranscribeController {
   ): Promise<AsyncSubmitResponseDto> {
     if (!file) throw missingFile();
     return this.service.submit(file, form, typeof req.id === 'string' ? req.id : undefined);
-  }
-
-  @Get('transcribe/status/:job_id')
-  @ApiOperation({
-    summary: 'Status of a queued job',
-    description:
-      'Status moves queued → started → finished | failed. Records are kept TRANSCRIBE_RESULT_TTL_SECONDS (default 3600) after the job ends, then answer 404.',
-  })
-  @ApiOkResponse({ type: JobStatusDto })
-  @ApiNotFoundResponse({ type: ErrorDto, description: 'unknown job id, or its record expired' })
-  async status(@Param('job_id') jobId: string): Promise<JobRecord> {
-    return this.service.status(jobId);
   }
 
   @Get('queue/stats')

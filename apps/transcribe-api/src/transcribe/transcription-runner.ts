@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { stat } from 'node:fs/promises';
+import type { LanguageDetection } from '../engines/engine-client';
 import { EnginesService } from '../engines/engines.service';
-import { DEFAULT_TASK, type EngineName, type TranscriptionResult, type TranscriptionTask } from '../jobs/job-record';
+import { DEFAULT_TASK, type EngineName, type JobOptions, type TranscriptionResult, type TranscriptionTask } from '../jobs/job-record';
 
 export interface StoredUpload {
   path: string;
@@ -13,8 +14,20 @@ export interface StoredUpload {
 /** Raised when the named engine has no URL configured. */
 export class EngineNotConfiguredError extends Error {
   constructor(readonly engine: EngineName) {
-    super(`engine ${engine} is not configured: set ${EnginesService.variableOf(engine)} to the URL of an OpenAI-compatible transcription server`);
+    super(`engine ${engine} is not configured: set ${EnginesService.variableOf(engine)} to the URL of a transcription server`);
     this.name = 'EngineNotConfiguredError';
+  }
+}
+
+/** Raised when a request asks for something the engine cannot do (checked before anything is sent). */
+export class EngineCannotError extends Error {
+  constructor(
+    readonly engine: EngineName,
+    readonly option: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineCannotError';
   }
 }
 
@@ -37,22 +50,47 @@ export class TranscriptionRunner {
     return !!this.engines.client(engine);
   }
 
+  /**
+   * Throws EngineNotConfiguredError or EngineCannotError unless `engine` can honour every option:
+   * nothing is silently ignored. Called before a job is queued, and again before it runs.
+   */
+  assertCan(engine: EngineName, options: JobOptions = {}): void {
+    const client = this.engines.client(engine);
+    if (!client) throw new EngineNotConfiguredError(engine);
+    const prefix = engine === 'whisper' ? 'WHISPER' : 'FASTER_WHISPER';
+    if (options.vad_filter && !client.capabilities.vadFilter) {
+      throw new EngineCannotError(engine, 'vad_filter', `engine ${engine} speaks the OpenAI protocol, which has no voice activity detection filter (vad_filter); it needs ${prefix}_PROTOCOL=asr (whisper-asr-webservice with faster-whisper)`);
+    }
+    if (options.diarize && !client.capabilities.diarize) {
+      throw new EngineCannotError(engine, 'diarize', `engine ${engine} does not diarize: speakers need whisper-asr-webservice on WhisperX with diarization set up (${prefix}_PROTOCOL=asr and ${prefix}_DIARIZATION=true)`);
+    }
+    if (!options.diarize && (options.min_speakers !== undefined || options.max_speakers !== undefined)) {
+      throw new EngineCannotError(engine, 'min_speakers', 'min_speakers and max_speakers only apply with diarize=true');
+    }
+  }
+
   async run(
     engine: EngineName,
     upload: StoredUpload,
-    opts: { language: string | null; task?: TranscriptionTask; signal?: AbortSignal },
+    opts: { language: string | null; task?: TranscriptionTask; options?: JobOptions; signal?: AbortSignal },
   ): Promise<TranscriptionResult> {
     const client = this.engines.client(engine);
     if (!client) throw new EngineNotConfiguredError(engine);
-    // Checked here, or the engine client would report the missing file as an unreachable engine.
-    await stat(upload.path).catch(() => {
-      throw new UploadMissingError(upload.path);
-    });
+    const options = opts.options ?? {};
+    this.assertCan(engine, options);
+    await this.assertOnDisk(upload);
     const task = opts.task ?? DEFAULT_TASK;
     const started = performance.now();
     const out = await client.transcribe(
       { path: upload.path, filename: upload.filename, mediaType: upload.mediaType },
-      { language: opts.language, task, signal: opts.signal },
+      {
+        language: opts.language,
+        task,
+        prompt: options.initial_prompt,
+        vadFilter: options.vad_filter,
+        diarize: options.diarize ? { minSpeakers: options.min_speakers, maxSpeakers: options.max_speakers } : null,
+        signal: opts.signal,
+      },
     );
     const processingTime = Math.round(performance.now() - started) / 1000;
     const language = out.language ?? opts.language;
@@ -61,6 +99,7 @@ export class TranscriptionRunner {
       language,
       duration: out.duration,
       segments: out.segments,
+      ...(out.words ? { words: out.words } : {}),
       engine,
       model: this.engines.model(engine),
       processing_time: processingTime,
@@ -74,5 +113,20 @@ export class TranscriptionRunner {
         service: engine,
       },
     };
+  }
+
+  /** The spoken language of the upload (the engine's `/detect-language`, or its transcription's language). */
+  async detectLanguage(engine: EngineName, upload: StoredUpload, signal?: AbortSignal): Promise<LanguageDetection> {
+    const client = this.engines.client(engine);
+    if (!client) throw new EngineNotConfiguredError(engine);
+    await this.assertOnDisk(upload);
+    return client.detectLanguage({ path: upload.path, filename: upload.filename, mediaType: upload.mediaType }, { signal });
+  }
+
+  /** Checked here, or the engine client would report the missing file as an unreachable engine. */
+  private async assertOnDisk(upload: StoredUpload): Promise<void> {
+    await stat(upload.path).catch(() => {
+      throw new UploadMissingError(upload.path);
+    });
   }
 }

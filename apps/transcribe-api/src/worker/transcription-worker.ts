@@ -3,7 +3,8 @@ import { Outbox, TranscribeJobFinished } from '@platform/messaging';
 import { MetricsService } from '@platform/platform';
 import { Counter, Histogram } from 'prom-client';
 import { TranscribeConfig } from '../config';
-import { QUEUES, type JobInput, type TranscriptionResult } from '../jobs/job-record';
+import { engineSettings } from '../engines/engines.service';
+import { CANCELLED, CANCELLED_REASON, QUEUES, type JobInput, type TranscriptionResult } from '../jobs/job-record';
 import { TranscriptionQueues, type JobContext } from '../queue/transcription-queue';
 import { TranscriptionRunner } from '../transcribe/transcription-runner';
 import { removeUpload } from '../uploads/remove-upload';
@@ -43,13 +44,16 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     for (const queue of this.queues.all()) {
       queue.startWorker((input, ctx) => this.process(input, ctx), {
-        concurrency: this.config.TRANSCRIBE_WORKER_CONCURRENCY,
+        concurrency: engineSettings(this.config, queue.engine).workerConcurrency,
         // A job failed without running (its workers kept dying) ends like any failed job.
         onAbandoned: (input, reason) => this.failed(input, reason),
       });
     }
     this.logger.log(
-      `workers consuming ${this.queues.all().map((q) => q.spec.queueName).join(' and ')} (${this.queues.kind}, concurrency ${this.config.TRANSCRIBE_WORKER_CONCURRENCY})`,
+      `workers consuming ${this.queues
+        .all()
+        .map((q) => `${q.spec.queueName} (concurrency ${engineSettings(this.config, q.engine).workerConcurrency})`)
+        .join(' and ')} on ${this.queues.kind}`,
     );
   }
 
@@ -60,9 +64,14 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
       result = await this.runner.run(
         input.engine,
         { path: input.file_path, filename: input.filename, size: input.file_size, mediaType: input.media_type },
-        { language: input.language, task: input.task, signal: ctx.signal },
+        { language: input.language, task: input.task, options: input.options, signal: ctx.signal },
       );
     } catch (err) {
+      if (ctx.signal.aborted && ctx.signal.reason === CANCELLED) {
+        // Cancelled by a client: the engine request is aborted; the job ends here, without its upload.
+        await this.failed(input, CANCELLED_REASON);
+        throw err;
+      }
       // Stopped with this process: the job goes back to the queue and keeps its upload.
       if (ctx.signal.aborted) throw err;
       await this.failed(input, err instanceof Error ? err.message : String(err));

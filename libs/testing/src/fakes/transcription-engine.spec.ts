@@ -74,6 +74,7 @@ describe('fake OpenAI-compatible transcription engine', () => {
       const auth = { authorization: 'Bearer sk-test' };
       expect((await fetch(url, { method: 'POST', body: upload({ model: 'other' }, file), headers: auth })).status).toBe(404);
       expect((await fetch(url, { method: 'POST', body: upload({ model: 'whisper-1' }, file), headers: auth })).status).toBe(200);
+      expect(strict.requests.map((r) => r.apiKey)).toEqual([null, 'sk-test', 'sk-test']);
     } finally {
       await strict.close();
     }
@@ -105,8 +106,71 @@ describe('fake OpenAI-compatible transcription engine', () => {
     abort.abort();
     await expect(pending).rejects.toThrow();
     await until(() => engine.inFlight === 0);
+    expect(engine.aborted).toHaveLength(1);
     engine.reset();
+    expect(engine.aborted).toHaveLength(0);
     expect((await post(upload({ model: 'whisper-1' }, { name: 'a.mp3', data: 'x' }))).status).toBe(200);
+  });
+});
+
+describe('fake engine: OpenAI word timestamps and the whisper-asr-webservice protocol', () => {
+  let engine: FakeTranscriptionEngine;
+  const asrForm = (name = 'talk.wav') => {
+    const form = new FormData();
+    form.append('audio_file', new Blob(['RIFF'], { type: 'audio/wav' }), name);
+    return form;
+  };
+  const asr = (query: string, form = asrForm()) => fetch(`${engine.url}/asr?${query}`, { method: 'POST', body: form });
+
+  beforeAll(async () => {
+    engine = await startFakeTranscriptionEngine({ diarization: true });
+  });
+  afterAll(() => engine.close());
+  beforeEach(() => engine.reset());
+
+  it('adds words to verbose_json only when timestamp_granularities[] asks for them, and records repeated fields', async () => {
+    engine.respondWith({ segments: [{ id: 0, start: 0, end: 2, text: 'one two' }] });
+    const form = upload({ model: 'm', response_format: 'verbose_json' }, { name: 'a.wav', data: 'x' });
+    form.append('timestamp_granularities[]', 'segment');
+    form.append('timestamp_granularities[]', 'word');
+    const body = (await (await fetch(`${engine.url}/v1/audio/transcriptions`, { method: 'POST', body: form })).json()) as { words?: unknown };
+    expect(body.words).toEqual([
+      { word: ' one', start: 0, end: 1, probability: 0.9 },
+      { word: ' two', start: 1, end: 2, probability: 0.9 },
+    ]);
+    expect(engine.requests[0].fieldList.filter(([k]) => k === 'timestamp_granularities[]')).toEqual([
+      ['timestamp_granularities[]', 'segment'],
+      ['timestamp_granularities[]', 'word'],
+    ]);
+    const plain = (await (await fetch(`${engine.url}/v1/audio/transcriptions`, { method: 'POST', body: upload({ model: 'm', response_format: 'verbose_json' }, { name: 'a.wav', data: 'x' }) })).json()) as { words?: unknown };
+    expect(plain.words).toBeUndefined();
+  });
+
+  it('POST /asr answers each output as a text/plain attachment and records the query', async () => {
+    engine.respondWith({ segments: [{ id: 0, start: 0, end: 1.5, text: ' Hello.' }, { id: 1, start: 1.5, end: 3, text: ' Bye.' }] });
+    const txt = await asr('task=transcribe&language=en');
+    expect(txt.headers.get('content-disposition')).toBe('attachment; filename="talk.wav.txt"');
+    expect(txt.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await txt.text()).toBe('Hello.\nBye.\n');
+    expect(engine.requests[0]).toMatchObject({ path: '/asr', query: { task: 'transcribe', language: 'en' }, file: { field: 'audio_file', filename: 'talk.wav' } });
+    expect(await (await asr('output=tsv')).text()).toBe('start\tend\ttext\n0\t1500\tHello.\n1500\t3000\tBye.\n');
+    const json = (await (await asr('output=json&word_timestamps=true')).json()) as Record<string, unknown>;
+    expect(json).toMatchObject({ text: ' Hello.  Bye.', language: 'en', segments: [{ id: 0, start: 0, end: 1.5, avg_logprob: expect.any(Number), words: [{ word: ' Hello.' }] }, { id: 1 }] });
+    expect((await asr('output=docx')).status).toBe(422);
+    expect((await fetch(`${engine.url}/asr`, { method: 'POST', body: upload({}) })).status).toBe(422);
+  });
+
+  it('diarizes like WhisperX when asked: speakers on segments and words', async () => {
+    engine.respondWith({ segments: [{ id: 0, start: 0, end: 1, text: 'Hi.' }, { id: 1, start: 1, end: 2, text: 'Hello.' }] });
+    const json = (await (await asr('output=json&diarize=true&min_speakers=1&max_speakers=2')).json()) as { segments: Array<{ speaker: string }>; word_segments: unknown };
+    expect(json.segments.map((s) => s.speaker)).toEqual(['SPEAKER_00', 'SPEAKER_01']);
+    expect(json.word_segments).toEqual([expect.objectContaining({ word: ' Hi.', speaker: 'SPEAKER_00' }), expect.objectContaining({ word: ' Hello.', speaker: 'SPEAKER_01' })]);
+  });
+
+  it('POST /detect-language answers the language name, code and confidence', async () => {
+    expect(await (await fetch(`${engine.url}/detect-language`, { method: 'POST', body: asrForm() })).json()).toEqual({ detected_language: 'english', language_code: 'en', confidence: 0.97 });
+    engine.detectLanguageWith({ language_code: 'fr', confidence: 0.5 });
+    expect(await (await fetch(`${engine.url}/detect-language?encode=true`, { method: 'POST', body: asrForm() })).json()).toEqual({ detected_language: 'french', language_code: 'fr', confidence: 0.5 });
   });
 });
 

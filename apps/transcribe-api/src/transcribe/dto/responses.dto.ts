@@ -1,13 +1,29 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ENGINES, TASKS, type EngineName, type JobStatus, type TranscriptionTask } from '../../jobs/job-record';
-
-const JOB_STATUSES: JobStatus[] = ['queued', 'started', 'finished', 'failed'];
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { ENGINES, JOB_STATUSES, TASKS, type EngineName, type JobStatus, type TranscriptionTask } from '../../jobs/job-record';
 
 export class SegmentDto {
   @ApiProperty({ example: 0 }) id: number;
   @ApiProperty({ description: 'start, seconds', example: 0 }) start: number;
   @ApiProperty({ description: 'end, seconds', example: 4.2 }) end: number;
   @ApiProperty({ example: ' Bonjour à tous.' }) text: string;
+  @ApiPropertyOptional({ description: 'speaker label of a diarizing engine (`SPEAKER_00`; `Speaker 1` in SRT/VTT)', example: 'SPEAKER_00' }) speaker?: string;
+}
+
+export class WordDto {
+  @ApiProperty({ example: ' Bonjour' }) word: string;
+  @ApiProperty({ description: 'seconds' }) start: number;
+  @ApiProperty({ description: 'seconds' }) end: number;
+  @ApiPropertyOptional({ description: 'recognition probability' }) probability?: number;
+  @ApiPropertyOptional({ example: 'SPEAKER_00' }) speaker?: string;
+}
+
+export class JobProgressDto {
+  @ApiProperty({ description: 'seconds since a worker started the job' }) elapsed_seconds: number;
+  @ApiProperty({ nullable: true, type: Number, description: 'seconds of audio, from the file\'s header (WAV, FLAC, MP3, MP4/M4A; null for others)' }) audio_seconds: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'engine seconds per audio second, measured over the queue\'s last 20 finished jobs' }) real_time_factor: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'audio_seconds × real_time_factor' }) estimated_total_seconds: number | null;
+  @ApiProperty({ nullable: true, type: Number }) estimated_remaining_seconds: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: '0–99 (never 100 before the engine answers)' }) percent: number | null;
 }
 
 export class ResultMetadataDto {
@@ -25,7 +41,8 @@ export class TranscriptionResultDto {
   @ApiProperty({ example: 'Bonjour à tous.' }) text: string;
   @ApiProperty({ nullable: true, type: String, description: 'detected (or requested) language', example: 'fr' }) language: string | null;
   @ApiProperty({ nullable: true, type: Number, description: 'audio duration, seconds', example: 4.2 }) duration: number | null;
-  @ApiProperty({ type: [SegmentDto] }) segments: SegmentDto[];
+  @ApiProperty({ type: [SegmentDto], description: '`json`: id, start, end, text (and speaker); `verbose_json` adds seek, tokens, temperature, avg_logprob, compression_ratio, no_speech_prob and words' }) segments: SegmentDto[];
+  @ApiPropertyOptional({ type: [WordDto], description: '`verbose_json` only: every word with its timing' }) words?: WordDto[];
   @ApiProperty({ enum: ENGINES }) engine: EngineName;
   @ApiProperty({ example: 'whisper-1' }) model: string;
   @ApiProperty({ description: 'seconds spent in the engine', example: 12.4 }) processing_time: number;
@@ -49,7 +66,7 @@ export class AsyncSubmitResponseDto {
 
 export class JobStatusDto {
   @ApiProperty({ format: 'uuid' }) job_id: string;
-  @ApiProperty({ enum: JOB_STATUSES, description: 'queued → started → finished | failed' }) status: JobStatus;
+  @ApiProperty({ enum: JOB_STATUSES, description: 'queued → started → finished | failed; cancelled after DELETE /transcribe/jobs/{id}' }) status: JobStatus;
   @ApiProperty({ description: 'what the status means and what to do next' }) message: string;
   @ApiProperty({ enum: ENGINES }) engine: EngineName;
   @ApiProperty({ example: 'faster-whisper-transcription' }) queue_name: string;
@@ -66,6 +83,29 @@ export class JobStatusDto {
   @ApiProperty({ nullable: true, type: String, format: 'date-time', description: 'when it finished or failed' }) ended_at: string | null;
   @ApiPropertyOptional({ type: TranscriptionResultDto, nullable: true, description: 'when finished' }) result: TranscriptionResultDto | null;
   @ApiProperty({ nullable: true, type: String, description: 'when failed: why' }) error: string | null;
+  @ApiProperty({ nullable: true, type: JobProgressDto, description: 'while started: elapsed time and the estimate' }) progress: JobProgressDto | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: 'when the record and its result are removed: TRANSCRIBE_RESULT_TTL_SECONDS after the end, or TRANSCRIBE_READ_RESULT_TTL_SECONDS after the first read when sooner',
+  })
+  expires_at: string | null;
+}
+
+export class JobSummaryDto extends OmitType(JobStatusDto, ['result'] as const) {}
+
+export class JobListDto {
+  @ApiProperty({ type: [JobSummaryDto], description: 'newest first; records without their result' }) jobs: JobSummaryDto[];
+  @ApiProperty({ description: 'jobs matching the filters' }) total: number;
+  @ApiProperty() page: number;
+  @ApiProperty() limit: number;
+}
+
+export class CancelJobDto {
+  @ApiProperty({ format: 'uuid' }) job_id: string;
+  @ApiProperty({ enum: ['cancelled', 'deleted'], description: '`cancelled`: a queued or running job stopped; `deleted`: an ended job\'s record removed' }) status: 'cancelled' | 'deleted';
+  @ApiProperty() message: string;
 }
 
 export class QueueStatsDto {
@@ -101,6 +141,10 @@ export class EngineInfoDto {
   @ApiProperty() model: string;
   @ApiProperty() configured: boolean;
   @ApiProperty() default: boolean;
+  @ApiProperty({ enum: ['openai', 'asr'], description: '`openai`: /v1/audio/transcriptions; `asr`: whisper-asr-webservice' }) protocol: string;
+  @ApiProperty({ type: [String], example: ['word_timestamps', 'initial_prompt'], description: 'options it honours (others are refused with 422)' }) capabilities: string[];
+  @ApiProperty({ description: 'synchronous calls this process sends it at once' }) sync_concurrency: number;
+  @ApiProperty({ description: 'jobs each worker process runs at once from its queue' }) worker_concurrency: number;
 }
 
 export class ServiceInfoDto {
@@ -113,6 +157,7 @@ export class ServiceInfoDto {
   @ApiProperty({ type: [String], example: ['transcription', 'faster-whisper-transcription'] }) queues: string[];
   @ApiProperty({ description: 'largest accepted upload, bytes' }) max_upload_bytes: number;
   @ApiProperty({ description: 'how long job records are kept after they end, seconds' }) result_ttl_seconds: number;
+  @ApiProperty({ description: 'how long a job record is kept after its result was first read, seconds (if sooner)' }) read_result_ttl_seconds: number;
   @ApiProperty({ type: Object, example: { 'POST /transcribe': 'synchronous transcription' } }) endpoints: Record<string, string>;
   @ApiProperty({ example: '/docs' }) docs: string;
 }

@@ -1,8 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { OUTPUT_FORMAT_VALUES } from '../../formats/transcript-output';
 import { DEFAULT_ENGINE, DEFAULT_TASK, ENGINES, TASKS, type EngineName, type TranscriptionTask } from '../../jobs/job-record';
+import { toBoolean, toInteger } from '../../validation/transforms';
 import { normaliseLanguage, WHISPER_LANGUAGES } from '../languages';
+
+
+const FORMAT_LIST = OUTPUT_FORMAT_VALUES.join(', ');
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : typeof value === 'string' ? value.trim() : value;
@@ -13,8 +18,46 @@ const toLanguageCode = ({ value }: { value: unknown }): unknown => {
   return typeof trimmed === 'string' ? (normaliseLanguage(trimmed) ?? trimmed) : trimmed;
 };
 
+/** Options of the engine beyond language and task, shared by the multipart forms and `/asr`'s query. */
+export class EngineOptionsDto {
+  @ApiPropertyOptional({ description: 'Text that steers the vocabulary and style (sent as `prompt` / `initial_prompt`).', maxLength: 2000 })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MaxLength(2000)
+  initial_prompt?: string;
+
+  @ApiPropertyOptional({ type: Boolean, description: 'Voice activity detection filter: skips the parts without speech. Only an engine speaking whisper-asr-webservice\'s protocol (`*_PROTOCOL=asr`) can; elsewhere 422.' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'vad_filter must be true or false' })
+  vad_filter?: boolean;
+
+  @ApiPropertyOptional({ type: Boolean, description: 'Speaker labels (`segments[].speaker`, `<v Speaker 1>` in SRT/VTT). Only a WhisperX deployment of whisper-asr-webservice can (`*_PROTOCOL=asr`, `*_DIARIZATION=true`); elsewhere 422.' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'diarize must be true or false' })
+  diarize?: boolean;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 32, description: 'Fewest speakers to find (with diarize=true).' })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'min_speakers must be a whole number' })
+  @Min(1)
+  @Max(32)
+  min_speakers?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 32, description: 'Most speakers to find (with diarize=true).' })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'max_speakers must be a whole number' })
+  @Min(1)
+  @Max(32)
+  max_speakers?: number;
+}
+
 /** The text fields of `POST /transcribe` and `POST /transcribe/async` (multipart, beside `file`). */
-export class TranscribeFormDto {
+export class TranscribeFormDto extends EngineOptionsDto {
   @ApiPropertyOptional({
     description:
       'Spoken language as an ISO 639-1 code (`fr`, `en`, …) among the ~100 languages Whisper knows; case and a region subtag are ignored (`en-US` → `en`). Omit it to let the engine detect the language.',
@@ -46,7 +89,25 @@ export class TranscribeFormDto {
   @Transform(emptyToUndefined)
   @IsIn(TASKS, { message: `task must be one of: ${TASKS.join(', ')}` })
   task?: TranscriptionTask;
+
+  @ApiPropertyOptional({
+    enum: OUTPUT_FORMAT_VALUES,
+    default: 'json',
+    description:
+      'Format of the answer (POST /transcribe only; a job\'s is chosen when reading it): `json` (default: text, language, duration, segments `{id,start,end,text}`), `verbose_json` (everything the engine gave: segment probabilities, `words` with timings), `text` (`txt`), `srt`, `vtt`, `tsv` (Whisper\'s: milliseconds). Subtitles: at most 2 lines of 42 characters per cue, longer segments split at word timings.',
+  })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsIn(OUTPUT_FORMAT_VALUES, { message: `response_format must be one of: ${FORMAT_LIST}` })
+  response_format?: string;
+
+  @ApiPropertyOptional({ enum: OUTPUT_FORMAT_VALUES, description: 'Same as `response_format` (whisper-asr-webservice\'s name).' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsIn(OUTPUT_FORMAT_VALUES, { message: `output must be one of: ${FORMAT_LIST}` })
+  output?: string;
 }
+
 
 /** Swagger only: the whole multipart body. */
 export class TranscribeUploadDto extends TranscribeFormDto {
