@@ -62,7 +62,8 @@ describe(`npx nx g @platform/nx-plugin:feature <app> ${FEATURE} in a scratch wor
     expect(auth).toMatch(/export const AUTH_MIGRATIONS = \[[^\]]*, CreateShippingNotes\d{13}\];/);
     expect(auth).toMatch(/LogisticsModule,\n\s+ShippingNotesModule,\n\s+\],/);
     const logistics = read('apps/logistics-hooks/src/app.module.ts');
-    expect(logistics).toMatch(/export const LOGISTICS_HOOKS_MIGRATIONS = \[[^\]]*, CreateShippingNotes\d{13}\];/);
+    // One line, or one per migration (the generator appends in the list's own layout).
+    expect(logistics).toMatch(/export const LOGISTICS_HOOKS_MIGRATIONS = \[[^\]]*,\s+CreateShippingNotes\d{13},?\s*\];/);
     expect(logistics).toContain("import { ShippingNotesModule } from './shipping-notes/shipping-notes.module';");
   });
 
