@@ -17,6 +17,7 @@ import { InitialSchema1763770000000 } from './migrations/1763770000000-initial-s
 import { Engine1763780000000 } from './migrations/1763780000000-engine';
 import { RateBudgets1763790000000 } from './migrations/1763790000000-rate-budgets';
 import { Publishing1763800000000 } from './migrations/1763800000000-publishing';
+import { Connection1763810000000 } from './migrations/1763810000000-connection';
 import { BillingModule } from './billing/billing.module';
 import { McpModule } from './mcp/mcp.module';
 import { PlannedPostsModule } from './planned-posts/planned-posts.module';
@@ -33,7 +34,7 @@ import { ImportsModule } from './imports/imports.module';
 
 /** The entities a repository uses (`db.repository(Entity)`); the engine's tables are read with raw SQL. */
 export const ENTITIES = [AccountEntity, ApiKeyEntity, AutomationEntity, ContactEntity, EventEntity, ...messagingEntities];
-export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000, Publishing1763800000000];
+export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000, Publishing1763800000000, Connection1763810000000];
 
 @Module({})
 export class AutomationApiModule {

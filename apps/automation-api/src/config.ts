@@ -212,12 +212,33 @@ export class AutomationConfig extends BaseConfig {
   @Min(0)
   BILLING_AUTOMATIONS = 10;
 
+  // ── The people behind the comments ───────────────────────────────────────────────────────────
+
+  /** Comma-separated words that, as a whole direct message, end all automation for the person. */
+  @IsString()
+  AUTOMATION_STOP_KEYWORDS = 'stop,unsubscribe';
+
+  /** Comma-separated words that, as a whole direct message, undo a STOP. */
+  @IsString()
+  AUTOMATION_START_KEYWORDS = 'start';
+
+  // ── Outbound permissions: one per purpose (common/outbound-policy.ts) ──────────────────────
+
   /**
-   * Tests and local development only: customer webhooks (and video downloads for YouTube uploads)
-   * may go to private/loopback addresses and plain http. Refused when NODE_ENV=production.
+   * Tests and local development only: customer webhooks (automations' `webhook_url`) may go to
+   * private/loopback addresses and plain http. Refused when NODE_ENV=production.
    */
   @IsBoolean()
   @ValidateIf((c: AutomationConfig) => c.NODE_ENV === 'production')
   @Equals(false, { message: 'AUTOMATION_WEBHOOK_ALLOW_PRIVATE must not be true in production' })
   AUTOMATION_WEBHOOK_ALLOW_PRIVATE = false;
+
+  /**
+   * Tests and local development only: a planned post's `source.video_url` (downloaded for its
+   * YouTube target) may be on a private/loopback address and plain http. Refused when NODE_ENV=production.
+   */
+  @IsBoolean()
+  @ValidateIf((c: AutomationConfig) => c.NODE_ENV === 'production')
+  @Equals(false, { message: 'AUTOMATION_VIDEO_URL_ALLOW_PRIVATE must not be true in production' })
+  AUTOMATION_VIDEO_URL_ALLOW_PRIVATE = false;
 }

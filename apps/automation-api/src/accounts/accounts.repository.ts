@@ -60,17 +60,24 @@ export class AccountsRepository {
    * same account, on every start). Serialised with an advisory lock so that replicas starting
    * together create one account.
    */
-  upsertByKey(fields: AccountFields, keyHash: string, keyPrefix: string, label: string): Promise<{ account: AccountEntity; created: boolean }> {
+  upsertByKey(
+    fields: AccountFields,
+    keyHash: string,
+    keyPrefix: string,
+    label: string,
+    tokenFields: (existing: AccountEntity | null) => Partial<AccountEntity> = () => ({}),
+  ): Promise<{ account: AccountEntity; created: boolean }> {
     return this.db.transaction(async () => {
       await this.db.lock('bootstrap-account');
       const key = await this.keys.findOne({ where: { key_hash: keyHash } });
       if (key) {
-        await this.accounts.update({ id: key.account_id }, fields);
+        const existing = await this.accounts.findOne({ where: { id: key.account_id } });
+        await this.accounts.update({ id: key.account_id }, { ...fields, ...tokenFields(existing) });
         if (key.revoked_at) await this.keys.update({ id: key.id }, { revoked_at: null });
         const account = await this.accounts.findOneOrFail({ where: { id: key.account_id } });
         return { account, created: false };
       }
-      const account = await this.accounts.save(this.accounts.create(fields));
+      const account = await this.accounts.save(this.accounts.create({ ...fields, ...tokenFields(null) }));
       await this.keys.insert({ account_id: account.id, key_hash: keyHash, key_prefix: keyPrefix, label });
       return { account, created: true };
     });
@@ -78,6 +85,27 @@ export class AccountsRepository {
 
   async update(id: number, fields: Partial<AccountEntity>): Promise<void> {
     await this.accounts.update({ id }, fields);
+  }
+
+  /**
+   * Stores what the scheduler learned or got for the token it worked on: only while the account
+   * still holds that token (a restart or a login may have replaced it meanwhile). False: replaced.
+   */
+  async updateForToken(id: number, token: string, fields: Partial<AccountEntity>): Promise<boolean> {
+    const result = await this.accounts.update({ id, access_token: token }, fields);
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Counts a failed refresh (or expiry lookup) and keeps its text as the account's problem; the new count. */
+  async recordTokenFailure(id: number, problem: string, at: Date, invalid: boolean): Promise<number> {
+    const row = await this.db.one<{ attempts: number }>(
+      `UPDATE ${this.db.table('accounts')} SET token_refresh_attempts = token_refresh_attempts + 1,
+         last_problem = replace($2, '{attempt}', (token_refresh_attempts + 1)::text), last_problem_at = $3,
+         account_status = CASE WHEN $4::boolean THEN 'token_invalid' ELSE account_status END
+       WHERE id = $1 RETURNING token_refresh_attempts AS attempts`,
+      [id, problem, at, invalid],
+    );
+    return row?.attempts ?? 0;
   }
 
   /** Accounts by professional account id (webhook `entry.id`). */
@@ -92,17 +120,19 @@ export class AccountsRepository {
   }
 
   /**
-   * Accounts whose long-lived token expires within `beforeDays` of `now` and can be refreshed (not
-   * expired, at least 24 hours old), leased on `token_lease_until` so one replica refreshes each.
+   * Accounts whose token needs the scheduler, leased on `token_lease_until` so one replica handles
+   * each: an expiry not known yet (a token just configured or connected), or a long-lived token that
+   * expires within `beforeDays` of `now` and can be refreshed (not expired, at least 24 hours old).
    */
   async claimTokensToRefresh(now: Date, beforeDays: number, leaseSeconds: number, limit = 20): Promise<number[]> {
     const rows = await this.db.claimDue<{ id: number }>({
       table: this.db.table('accounts'),
-      where: `access_token IS NOT NULL AND account_status NOT IN ('sandbox','token_invalid') AND token_expires_at IS NOT NULL
-              AND token_expires_at > $1 AND token_expires_at <= $1::timestamptz + make_interval(days => $2::int)
-              AND (token_refreshed_at IS NULL OR token_refreshed_at <= $1::timestamptz - interval '24 hours')`,
+      where: `access_token IS NOT NULL AND account_status NOT IN ('sandbox','token_invalid')
+              AND (token_expires_at IS NULL
+                OR (token_expires_at > $1 AND token_expires_at <= $1::timestamptz + make_interval(days => $2::int)
+                    AND COALESCE(token_issued_at, token_refreshed_at, '-infinity') <= $1::timestamptz - interval '24 hours'))`,
       params: [now, beforeDays],
-      orderBy: 'token_expires_at ASC',
+      orderBy: 'token_expires_at ASC NULLS FIRST',
       limit,
       lease: { column: 'token_lease_until', seconds: leaseSeconds },
     });

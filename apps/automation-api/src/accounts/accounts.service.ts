@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { generateApiKey, hashApiKey } from '@platform/auth';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
-import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
+import { REQUIRED_SUBSCRIBED_FIELDS, type TokenDebugResult } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
 import { SANDBOX, isSandbox, sandboxGraphUrl } from '../sandbox/sandbox.config';
 import { AccountsRepository, type WebhookAccount } from './accounts.repository';
+import { configuredTokenDecision, type ConfiguredTokenDecision } from './configured-token';
 import type { AccountEntity } from './entities/account.entity';
 
 export type { WebhookAccount } from './accounts.repository';
@@ -63,25 +65,49 @@ export class AccountsService implements OnApplicationBootstrap {
     }
     const key = this.config.AUTOMATION_API_KEY;
     const sandbox = isSandbox(this.config);
+    const token = sandbox ? SANDBOX.accessToken : (this.config.IG_ACCESS_TOKEN ?? null);
+    const configured = token ? { token, sha256: createHash('sha256').update(token).digest('hex') } : null;
+    let decision = 'replace' as ConfiguredTokenDecision;
     const { account, created } = await this.accounts.upsertByKey(
       {
         name: 'default',
         graph_url: sandbox ? sandboxGraphUrl(this.config) : this.config.IG_GRAPH_URL,
         ig_user_id: sandbox ? SANDBOX.igUserId : (this.config.IG_USER_ID ?? null),
         ig_username: sandbox ? SANDBOX.username : undefined,
-        access_token: sandbox ? SANDBOX.accessToken : (this.config.IG_ACCESS_TOKEN ?? null),
         app_secret: sandbox ? SANDBOX.appSecret : (this.config.IG_APP_SECRET ?? null),
         verify_token: sandbox ? SANDBOX.verifyToken : (this.config.IG_VERIFY_TOKEN ?? null),
         email_public_key: this.config.EMAIL_PUBLIC_KEY ?? null,
         youtube_refresh_token: this.config.YOUTUBE_REFRESH_TOKEN ?? null,
         public_base_url: this.config.PUBLIC_BASE_URL ?? (sandbox ? `http://127.0.0.1:${this.config.PORT}` : null),
-        account_status: sandbox ? 'sandbox' : this.config.IG_ACCESS_TOKEN ? 'connected' : 'not_connected',
       },
       hashApiKey(key),
       key.slice(0, 8),
       'AUTOMATION_API_KEY',
+      // Never an older configured token over a newer stored one (configured-token.ts).
+      (existing) => {
+        decision = configuredTokenDecision(existing, configured);
+        if (decision === 'keep') {
+          return {
+            ...(configured ? { configured_token_sha256: configured.sha256 } : {}),
+            ...(sandbox ? { account_status: 'sandbox' as const } : existing ? {} : { account_status: 'not_connected' as const }),
+          };
+        }
+        return {
+          access_token: configured?.token ?? null,
+          configured_token_sha256: configured?.sha256 ?? null,
+          // Unknown until the token scheduler reads it from the platform (TokenRefreshWorker, at start).
+          token_expires_at: null,
+          token_issued_at: null,
+          token_refreshed_at: null,
+          token_refresh_attempts: 0,
+          token_lease_until: null,
+          account_status: sandbox ? 'sandbox' : configured ? 'connected' : 'not_connected',
+        } as Partial<AccountEntity>;
+      },
     );
-    this.logger.log(`${created ? 'created' : 'updated'} account ${account.id} from AUTOMATION_API_KEY${sandbox ? ' (connected to the built-in sandbox: /sandbox/*)' : ''}`);
+    this.logger.log(
+      `${created ? 'created' : 'updated'} account ${account.id} from AUTOMATION_API_KEY${sandbox ? ' (connected to the built-in sandbox: /sandbox/*)' : ''}${decision === 'keep' && !created ? ' (stored token kept: IG_ACCESS_TOKEN unchanged)' : ''}`,
+    );
   }
 
   /** A new account with a fresh key; the key is returned once and stored hashed. */
@@ -108,8 +134,8 @@ export class AccountsService implements OnApplicationBootstrap {
 
   /**
    * Refreshes the long-lived access token (the platform needs it at least 24 hours old and not
-   * expired) and stores the new one with its expiry. Used by the MCP tool `refresh_token` and the
-   * token scheduler (`TokenRefreshWorker`).
+   * expired) and stores the new one with its expiry, unless the account got another token meanwhile.
+   * Used by the MCP tool `refresh_token` and the token scheduler (`TokenRefreshWorker`).
    */
   async refreshToken(account: AccountEntity, mode: 'interactive' | 'background' = 'interactive'): Promise<AccountEntity> {
     const result = await this.graph.client(account, mode).refreshToken();
@@ -117,11 +143,31 @@ export class AccountsService implements OnApplicationBootstrap {
     const fields: Partial<AccountEntity> = {
       access_token: result.access_token,
       token_refreshed_at: now,
+      token_issued_at: now,
       token_expires_at: new Date(now.getTime() + result.expires_in * 1000),
+      token_refresh_attempts: 0,
       account_status: 'connected',
     };
-    await this.accounts.update(account.id, fields);
-    return { ...account, ...fields };
+    await this.accounts.updateForToken(account.id, account.access_token ?? '', fields);
+    return (await this.accounts.findById(account.id)) ?? { ...account, ...fields };
+  }
+
+  /** The platform's own view of the stored token (`debug_token`): validity, issue time, expiry. */
+  async tokenInfo(account: AccountEntity, mode: 'interactive' | 'background' = 'interactive'): Promise<TokenDebugResult['data']> {
+    return (await this.graph.client(account, mode).debugToken()).data ?? {};
+  }
+
+  /** Stores what was learned about `token` while the account still holds it; false when it was replaced. */
+  updateForToken(id: number, token: string, fields: Partial<AccountEntity>): Promise<boolean> {
+    return this.accounts.updateForToken(id, token, fields);
+  }
+
+  /**
+   * Counts a failed refresh and keeps `problem` as the account's problem (`{attempt}` in it becomes
+   * the attempt number); `invalid` marks the token invalid. Resolves with the attempt number.
+   */
+  recordTokenFailure(id: number, problem: string, invalid: boolean): Promise<number> {
+    return this.accounts.recordTokenFailure(id, problem, this.clock.now(), invalid);
   }
 
   claimTokensToRefresh(beforeDays: number, leaseSeconds: number): Promise<number[]> {

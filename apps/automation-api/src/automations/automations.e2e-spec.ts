@@ -32,7 +32,8 @@ describe('automations (e2e)', () => {
   };
 
   beforeAll(async () => {
-    ctx = await startAutomationApp();
+    // More automations than the default plan holds (BILLING_AUTOMATIONS; its limit is tested in plan-limits.e2e-spec).
+    ctx = await startAutomationApp({ BILLING_AUTOMATIONS: '0' });
   });
   afterAll(() => ctx?.close());
 

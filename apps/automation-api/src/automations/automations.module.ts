@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BillingModule } from '../billing/billing.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { EventsModule } from '../events/events.module';
 import { AutomationsController } from './automations.controller';
@@ -6,7 +7,7 @@ import { AutomationsRepository } from './automations.repository';
 import { AutomationsService } from './automations.service';
 
 @Module({
-  imports: [AccountsModule, EventsModule],
+  imports: [AccountsModule, BillingModule, EventsModule],
   controllers: [AutomationsController],
   providers: [AutomationsRepository, AutomationsService],
   exports: [AutomationsService],

@@ -61,10 +61,10 @@ export class AutomationsRepository {
     return row?.webhook_secret ?? null;
   }
 
-  /** triggered / link_sent / clicked per automation, from the run rows (runs skipped by once_per_user, error `once_per_user`, never started). */
+  /** triggered / link_sent / clicked per automation, from the run rows (runs refused at the start — errors `once_per_user`, `plan_limit`, `opted_out` — never started). */
   async runCounters(accountId: number): Promise<Map<number, RunCounters>> {
     const rows = await this.db.rows<{ automation_id: number; triggered: number; link_sent: number; clicked: number }>(
-      `SELECT automation_id, (count(*) FILTER (WHERE NOT (state = 'skipped' AND error = 'once_per_user')))::int AS triggered, count(link_sent_at)::int AS link_sent, count(clicked_at)::int AS clicked
+      `SELECT automation_id, (count(*) FILTER (WHERE NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out'))))::int AS triggered, count(link_sent_at)::int AS link_sent, count(clicked_at)::int AS clicked
          FROM ${this.s}.runs WHERE account_id = $1 GROUP BY automation_id`,
       [accountId],
     );
@@ -81,7 +81,7 @@ export class AutomationsRepository {
     }
     const rows = await this.db.rows<FunnelCounts & { automation_id: number }>(
       `SELECT automation_id,
-              (count(*) FILTER (WHERE NOT (state = 'skipped' AND error = 'once_per_user')))::int AS triggered,
+              (count(*) FILTER (WHERE NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out'))))::int AS triggered,
               count(dm_sent_at)::int AS dm_sent,
               count(button_tapped_at)::int AS button_tapped,
               count(gated_at)::int AS gated,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
+import { BillingService } from '../billing/billing.service';
 import { EventsService } from '../events/events.service';
 import { AUTOMATION_DEFAULTS, COMMENT_ONLY_FIELDS, FOLLOW_GATE_OPENING_BUTTON, MASKED_SECRET } from './automation.defaults';
 import {
@@ -47,6 +48,7 @@ export class AutomationsService {
     private readonly automations: AutomationsRepository,
     private readonly events: EventsService,
     private readonly transactions: Transactions,
+    private readonly billing: BillingService,
   ) {}
 
   async list(accountId: number): Promise<AutomationSummaryDto[]> {
@@ -80,6 +82,8 @@ export class AutomationsService {
     entity.transition_mode = opts.transition_mode ?? false;
     this.checkCombination(entity);
     const saved = await this.transactions.transaction(async () => {
+      await this.transactions.lock(`automations-of-account:${accountId}`);
+      await this.billing.assertAutomationAllowed(accountId);
       const result = await this.automations.save(entity);
       await this.events.record(accountId, { kind: 'automation_created', automation_id: result.id, text: `${result.name} (${opts.origin ?? 'manual'})` });
       return result;

@@ -54,6 +54,11 @@ export class ContactsRepository {
    * Upserts the person on an inbound: counts comments or messages, stamps first/last seen, and
    * `last_inbound_at` (the 24-hour messaging window) for messages and taps.
    */
+  /** Sets or clears the person's opt-out (the contact exists: the message was counted first). */
+  async setOptedOut(accountId: number, igId: string, at: Date | null): Promise<void> {
+    await this.db.affected(`UPDATE ${this.s}.contacts SET opted_out_at = $3, updated_at = now() WHERE account_id = $1 AND ig_id = $2`, [accountId, igId, at]);
+  }
+
   async touch(accountId: number, igId: string, username: string | null, kind: 'comment' | 'message' | 'tap', at: Date): Promise<void> {
     const comment = kind === 'comment' ? 1 : 0;
     const dm = kind === 'message' ? 1 : 0;

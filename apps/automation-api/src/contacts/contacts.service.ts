@@ -45,6 +45,11 @@ export class ContactsService {
   }
 
   /** Upserts the person on an inbound (counts, first/last seen, the 24-hour messaging window). */
+  /** STOP (`at`) or START (null) from the person. */
+  setOptedOut(accountId: number, igId: string, at: Date | null): Promise<void> {
+    return this.contacts.setOptedOut(accountId, igId, at);
+  }
+
   touch(accountId: number, igId: string, username: string | null, kind: 'comment' | 'message' | 'tap', at: Date): Promise<void> {
     return this.contacts.touch(accountId, igId, username, kind, at);
   }

@@ -1,4 +1,5 @@
 import { NOW, aRun, anAccount, anAutomation, anItem, fake, fakeClock } from '../../test/engine-fakes';
+import type { BillingService } from '../billing/billing.service';
 import type { ContactsService } from '../contacts/contacts.service';
 import type { EventsService } from '../events/events.service';
 import type { RunsService } from '../runs/runs.service';
@@ -7,12 +8,13 @@ import type { InboundService } from './inbound.service';
 
 const trigger: RunTrigger = { igId: 'person-1', username: 'jane', trigger: 'comment', mediaId: 'media-1', commentId: 'comment-1', parentId: null, messageId: null, text: 'guide please' };
 
-function setup(runs: Record<string, jest.Mock> = {}) {
+function setup(runs: Record<string, jest.Mock> = {}, refusal: string | null = null) {
   const r = fake<RunsService>({ forTrigger: jest.fn(async () => null), hasRun: jest.fn(async () => false), insert: jest.fn(async () => aRun({ id: '9' })), ...runs });
   const contacts = fake<ContactsService>({ touch: jest.fn(), tag: jest.fn(), find: jest.fn(async () => ({ username: 'known_jane' })) });
   const events = fake<EventsService>({ record: jest.fn() });
   const inbound = fake<InboundService>({ markApplied: jest.fn() });
-  return { runs: r, contacts, events, inbound, input: new ApplyInput(r, contacts, events, inbound, fakeClock() as never) };
+  const billing = fake<BillingService>({ runRefusal: jest.fn(async () => refusal) });
+  return { runs: r, contacts, events, inbound, input: new ApplyInput(r, contacts, events, inbound, fakeClock() as never, billing) };
 }
 
 describe('ApplyInput', () => {
@@ -22,6 +24,15 @@ describe('ApplyInput', () => {
     expect(s.runs.insert).toHaveBeenCalledWith(expect.objectContaining({ automation_id: 7, contact_ig_id: 'person-1', comment_id: 'comment-1', trigger_text: 'guide please' }));
     expect(s.contacts.tag).toHaveBeenCalledWith(1, 'person-1', ['lead']);
     expect(s.events.record).toHaveBeenCalledWith(1, expect.objectContaining({ kind: 'triggered', run_id: '9', ref: 'comment-1' }));
+  });
+
+  it('a reached plan limit records a skipped run (plan_limit) with an Event and starts nothing', async () => {
+    const s = setup({}, 'monthly messages 3000/3000 (free plan)');
+    await expect(s.input.startRun(anAccount(), anAutomation({ tags: ['lead'] }), trigger)).resolves.toBeNull();
+    expect(s.runs.insert).toHaveBeenCalledTimes(1);
+    expect(s.runs.insert).toHaveBeenCalledWith(expect.objectContaining({ state: 'skipped', error: 'plan_limit', comment_id: 'comment-1' }));
+    expect(s.contacts.tag).not.toHaveBeenCalled();
+    expect(s.events.record).toHaveBeenCalledWith(1, expect.objectContaining({ kind: 'skipped', text: expect.stringContaining('plan_limit: monthly messages 3000/3000') }));
   });
 
   it('answers the run of the trigger when it exists, writing nothing', async () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AccountEntity } from '../accounts/entities/account.entity';
 import type { AutomationEntity } from '../automations/entities/automation.entity';
+import { BillingService } from '../billing/billing.service';
 import { Clock } from '../common/clock';
 import { ContactsService } from '../contacts/contacts.service';
 import { EventsService } from '../events/events.service';
@@ -36,6 +37,7 @@ export class ApplyInput {
     private readonly events: EventsService,
     private readonly inbound: InboundService,
     private readonly clock: Clock,
+    private readonly billing: BillingService,
   ) {}
 
   /** Counts the comment, message or tap on the person's contact (created on first sight). */
@@ -58,7 +60,8 @@ export class ApplyInput {
 
   /** Creates the run (once per trigger) unless once_per_user already saw this person; returns its id. */
   async startRun(account: AccountEntity, a: AutomationEntity, trigger: RunTrigger): Promise<string | null> {
-    const t = { ...trigger, username: trigger.username !== undefined ? trigger.username : ((await this.contacts.find(account.id, trigger.igId))?.username ?? null) };
+    const contact = await this.contacts.find(account.id, trigger.igId);
+    const t = { ...trigger, username: trigger.username !== undefined ? trigger.username : (contact?.username ?? null) };
     const existing = await this.runs.forTrigger(a.id, t.commentId, t.messageId);
     if (existing) return existing.id;
     const fields = {
@@ -78,6 +81,19 @@ export class ApplyInput {
       // Recorded as a run in state `skipped`, reason `once_per_user` (Funnel.skipped; not counted as triggered), nothing sent.
       const skipped = await this.runs.insert({ ...fields, state: 'skipped', error: 'once_per_user' });
       await this.events.record(account.id, { kind: 'skipped', automation_id: a.id, run_id: skipped?.id ?? null, username: t.username, text: 'once_per_user: this person already went through the automation', ref: t.commentId ?? t.messageId });
+      return null;
+    }
+    if (contact?.opted_out_at) {
+      // The person sent STOP (OptOut): recorded as a run in state `skipped`, reason `opted_out`; nothing sent.
+      const skipped = await this.runs.insert({ ...fields, state: 'skipped', error: 'opted_out' });
+      await this.events.record(account.id, { kind: 'skipped', automation_id: a.id, run_id: skipped?.id ?? null, username: t.username, text: 'opted_out: this person sent STOP', ref: t.commentId ?? t.messageId });
+      return null;
+    }
+    const refusal = await this.billing.runRefusal(account.id);
+    if (refusal) {
+      // Recorded as a run in state `skipped`, reason `plan_limit`: nothing sent, not counted as triggered.
+      const skipped = await this.runs.insert({ ...fields, state: 'skipped', error: 'plan_limit' });
+      await this.events.record(account.id, { kind: 'skipped', automation_id: a.id, run_id: skipped?.id ?? null, username: t.username, text: `plan_limit: ${refusal} reached; no new runs until the next month`, ref: t.commentId ?? t.messageId });
       return null;
     }
     const run = await this.runs.insert(fields);

@@ -6,6 +6,7 @@ import { AutomationConfig } from '../config';
 import { EventsService } from '../events/events.service';
 import { DeliveriesRepository, type DeliveryRow } from './deliveries.repository';
 import { retryDelayMs } from '../common/retry-delay';
+import { outboundPermission } from '../common/outbound-policy';
 
 /**
  * Customer webhooks (`email_captured`, `link_sent`): POST of the stored JSON body to webhook_url
@@ -39,11 +40,10 @@ export class DeliveriesWorker extends PollingWorker {
     const secret = d.automation_id ? await this.automations.webhookSecret(d.automation_id) : null;
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'automation-api-webhooks/1.0' };
     if (secret) headers['x-service-signature'] = hmacSignature(body, secret);
-    const allowPrivate = this.config.AUTOMATION_WEBHOOK_ALLOW_PRIVATE && this.config.NODE_ENV !== 'production';
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const res = await safeFetch(d.url, { method: 'POST', headers, body }, { httpsOnly: !allowPrivate, allowPrivate, timeoutMs: 10_000, maxBytes: 64 * 1024, maxRedirects: 0 });
+      const res = await safeFetch(d.url, { method: 'POST', headers, body }, { ...outboundPermission(this.config, 'customer_webhook'), timeoutMs: 10_000, maxBytes: 64 * 1024, maxRedirects: 0 });
       status = res.status;
       if (!res.ok) error = `HTTP ${res.status}`;
     } catch (err) {

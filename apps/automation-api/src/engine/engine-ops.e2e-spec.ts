@@ -178,4 +178,36 @@ describe('engine operations (e2e)', () => {
     expect(pending.attempts).toBe(0);
     expect(pending.error).toContain('deferred');
   });
+
+  it('STOP ends every automation for the person (run ended, taps and new triggers ignored, Events); START undoes it', async () => {
+    const id = await live({ name: 'Stop', trigger: 'dm', keywords: ['stopguide'], opening_button: 'Send it', link_url: 'https://example.com/s', track_clicks: false, once_per_user: false });
+    const olga = ctx.fakeA.addUser({ id: '7779001', username: 'olga' });
+    const toOlga = () => ctx.fakeA.state.messages.filter((m) => m.recipient.id === olga.id);
+    await deliver(ctx, messageWebhook(entry(), olga.id, 'stop-m1', 'stopguide')).expect(200);
+    await settle(ctx);
+    expect(toOlga()).toHaveLength(1);
+    const button = (toOlga()[0].message as any).attachment.payload.buttons[0].payload;
+
+    await deliver(ctx, messageWebhook(entry(), olga.id, 'stop-m2', 'STOP')).expect(200);
+    await settle(ctx);
+    const [run] = await ctx.ds.query(`SELECT state, error FROM ${ctx.schema}.runs WHERE message_id = 'stop-m1'`);
+    expect(run).toEqual({ state: 'skipped', error: 'stopped_by_person' });
+    // The tap on the earlier button and a new trigger: nothing sent.
+    await deliver(ctx, postbackWebhook(entry(), olga.id, 'stop-pb', button)).expect(200);
+    await deliver(ctx, messageWebhook(entry(), olga.id, 'stop-m3', 'stopguide')).expect(200);
+    await settle(ctx);
+    expect(toOlga()).toHaveLength(1);
+    const kinds = (await get(`/events?limit=50`)).body.data.filter((e: { username: string | null }) => e.username === 'olga').map((e: { kind: string; text: string }) => `${e.kind}: ${e.text}`);
+    expect(kinds).toEqual(expect.arrayContaining(['opted_out: STOP: no automation answers this person any more (until START)', 'skipped: stopped_by_person: the person sent STOP; the run ends here', 'skipped: opted_out: this person sent STOP']));
+    const [c] = await ctx.ds.query(`SELECT opted_out_at FROM ${ctx.schema}.contacts WHERE ig_id = $1`, [olga.id]);
+    expect(c.opted_out_at).not.toBeNull();
+
+    await deliver(ctx, messageWebhook(entry(), olga.id, 'stop-m4', 'start')).expect(200);
+    await deliver(ctx, messageWebhook(entry(), olga.id, 'stop-m5', 'stopguide')).expect(200);
+    await settle(ctx);
+    expect(toOlga()).toHaveLength(2);
+    // Funnel: the ended run counts as triggered and skipped; the refused trigger as skipped only.
+    const funnel = (await get(`/automations/${id}/funnel`)).body;
+    expect(funnel).toMatchObject({ triggered: 2, skipped: 2 });
+  });
 });

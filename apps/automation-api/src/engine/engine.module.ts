@@ -25,6 +25,7 @@ import { InboundWorker } from './inbound.worker';
 import { LoadRun } from './load-run';
 import { ProcessComment } from './process-comment';
 import { ProcessFollowUp } from './process-follow-up';
+import { OptOut } from './opt-out';
 import { ProcessMessage } from './process-message';
 import { ProcessPostback } from './process-postback';
 import { ReadProfile } from './read-profile';
@@ -32,6 +33,7 @@ import { RecordTransition } from './record-transition';
 import { ReelScheduler } from './reel.scheduler';
 import { SendMessage } from './send-message';
 import { SendsRepository } from './sends.repository';
+import { BillingModule } from '../billing/billing.module';
 
 /**
  * The engine (part 2): webhook receiver → durable work queue → runs (state machine, sends with
@@ -40,7 +42,7 @@ import { SendsRepository } from './sends.repository';
  * automations, events, clicks, accounts) and the engine's own repositories.
  */
 @Module({
-  imports: [AccountsModule, AutomationsModule, ClicksModule, ContactsModule, EventsModule, ReelsModule, RunsModule],
+  imports: [AccountsModule, AutomationsModule, BillingModule, ClicksModule, ContactsModule, EventsModule, ReelsModule, RunsModule],
   controllers: [WebhooksController],
   providers: [
     InboundRepository,
@@ -49,6 +51,7 @@ import { SendsRepository } from './sends.repository';
     InboundService,
     // the work item use cases and the steps they share
     ApplyInput,
+    OptOut,
     LoadRun,
     AnsweredByOther,
     ReadProfile,

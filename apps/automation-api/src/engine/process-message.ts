@@ -9,11 +9,13 @@ import { ApplyInput } from './apply-input';
 import { guardRun } from './engine-errors';
 import type { InboundRow } from './inbound';
 import { LoadRun } from './load-run';
+import { OptOut } from './opt-out';
 import { ReadProfile } from './read-profile';
 import type { MachineInput } from './run-machine';
 
 /**
- * A direct message or a story reply. In one transaction the person is counted and the text goes to
+ * A direct message or a story reply. In one transaction the person is counted; a DM that is STOP or
+ * START (OptOut) is applied as such and goes no further; otherwise the text goes to
  * their run waiting for an email, else to one whose button went out as text (the reply is the tap),
  * else it is matched against the live dm / story_reply automations and starts a run. Then the run
  * moves: started by this message, or fed the text (or the tap).
@@ -28,6 +30,7 @@ export class ProcessMessage {
     private readonly profiles: ReadProfile,
     private readonly advance: AdvanceRun,
     private readonly clock: Clock,
+    private readonly optOut: OptOut,
   ) {}
 
   async execute(ev: InboundRow, account: AccountEntity): Promise<void> {
@@ -36,6 +39,12 @@ export class ProcessMessage {
     if (!ev.applied_at) {
       runId = await this.transactions.transaction(async () => {
         await this.input.touch(account.id, p.sender_id, null, 'message');
+        const command = ev.kind === 'message' ? this.optOut.command(p.text) : null;
+        if (command) {
+          await this.optOut.execute(account.id, p.sender_id, command, p.mid);
+          await this.input.applied(ev, null);
+          return null;
+        }
         const waiting = p.text ? await this.input.waitingRun(account.id, p.sender_id, ev.kind === 'story_reply' ? 'story_reply' : 'message') : null;
         if (waiting) {
           await this.input.applied(ev, waiting.id);

@@ -76,6 +76,11 @@ export interface TokenRefreshResult {
   expires_in: number;
 }
 
+/** `GET /debug_token?input_token=…` (the Graph API's token inspection): unix seconds, 0 = never. */
+export interface TokenDebugResult {
+  data: { is_valid?: boolean; expires_at?: number; issued_at?: number; user_id?: string; scopes?: string[]; type?: string };
+}
+
 /** A media container of the content-publishing flow; `uri` is the resumable upload address. */
 export interface GraphContainer {
   id: string;
@@ -305,6 +310,11 @@ export class GraphClient {
   /** Long-lived token refresh (token at least 24 h old, not expired); served at the host root. */
   refreshToken(opts?: GraphCallOptions): Promise<TokenRefreshResult> {
     return this.call('GET', '/refresh_access_token', { grant_type: 'ig_refresh_token' }, undefined, { ...opts, root: true });
+  }
+
+  /** The token's own expiry and issue time, read without changing it (the token inspects itself). */
+  debugToken(opts?: GraphCallOptions): Promise<TokenDebugResult> {
+    return this.call('GET', '/debug_token', { input_token: this.config.accessToken }, undefined, opts);
   }
 
   private async call<T>(

@@ -10,6 +10,7 @@ import { YouTubeService } from '../youtube/youtube.service';
 import { HandTargetToReel } from './hand-target-to-reel';
 import { PlannedPostsRepository, type TargetRow } from './planned-posts.repository';
 import { retryDelayMs } from '../common/retry-delay';
+import { outboundPermission } from '../common/outbound-policy';
 
 /** A failure that retrying cannot fix. */
 class TargetFailure extends Error {}
@@ -92,8 +93,7 @@ export class PlannedPostsWorker extends PollingWorker {
       if (!v) throw new TargetFailure(`the uploaded video ${source.video_id} no longer exists`);
       return this.videos.bytes(v);
     }
-    const allowPrivate = this.config.AUTOMATION_WEBHOOK_ALLOW_PRIVATE && this.config.NODE_ENV !== 'production';
-    const res = await safeFetch(source.video_url, { method: 'GET' }, { httpsOnly: !allowPrivate, allowPrivate, maxBytes: this.videos.maxBytes, maxRedirects: 3, timeoutMs: 600_000 }).catch((err: Error) => {
+    const res = await safeFetch(source.video_url, { method: 'GET' }, { ...outboundPermission(this.config, 'video_download'), maxBytes: this.videos.maxBytes, maxRedirects: 3, timeoutMs: 600_000 }).catch((err: Error) => {
       throw new TargetFailure(`cannot download video_url: ${err.message}`);
     });
     if (!res.ok) throw new TargetFailure(`cannot download video_url: HTTP ${res.status}`);

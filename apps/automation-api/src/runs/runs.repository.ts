@@ -76,7 +76,7 @@ export class RunsRepository {
   /** Whether the person went through the automation (runs skipped by once_per_user do not count). */
   async hasRun(automationId: number, igId: string): Promise<boolean> {
     const row = await this.db.one(
-      `SELECT 1 FROM ${this.s}.runs WHERE automation_id = $1 AND contact_ig_id = $2 AND NOT (state = 'skipped' AND error = 'once_per_user') LIMIT 1`,
+      `SELECT 1 FROM ${this.s}.runs WHERE automation_id = $1 AND contact_ig_id = $2 AND NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out')) LIMIT 1`,
       [automationId, igId],
     );
     return row !== null;
@@ -126,6 +126,19 @@ export class RunsRepository {
     if (patch.follow_up_due_at !== undefined) sets.push(`follow_up_due_at = $${params.push(patch.follow_up_due_at)}`);
     if (patch.error !== undefined) sets.push(`error = $${params.push(patch.error)}`);
     return (await this.db.affected(`UPDATE ${this.s}.runs SET ${sets.join(', ')} WHERE id = $1 AND version = $2`, params)) === 1;
+  }
+
+  /**
+   * Ends every run of the person that is still going (`skipped` with `reason`, a new version so that a
+   * worker holding one stores nothing more); the ended runs with their automation.
+   */
+  async endForPerson(accountId: number, igId: string, reason: string): Promise<Array<{ id: string; automation_id: number }>> {
+    return this.db.rows<{ id: string; automation_id: number }>(
+      `UPDATE ${this.s}.runs SET state = 'skipped', error = $3, version = version + 1, updated_at = now()
+       WHERE account_id = $1 AND contact_ig_id = $2 AND state NOT IN ('done', 'skipped', 'skipped_other_tool', 'error')
+       RETURNING id::text AS id, automation_id`,
+      [accountId, igId, reason],
+    );
   }
 
   /** Marks a run as failed (platform error), whatever its version. */

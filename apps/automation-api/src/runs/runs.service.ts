@@ -55,6 +55,11 @@ export class RunsService {
     return this.runs.update(run, patch, at);
   }
 
+  /** Ends the person's runs that are still going (STOP): the ended runs. */
+  endForPerson(accountId: number, igId: string, reason: string): Promise<Array<{ id: string; automation_id: number }>> {
+    return this.runs.endForPerson(accountId, igId, reason);
+  }
+
   fail(runId: string, error: string): Promise<void> {
     return this.runs.fail(runId, error);
   }

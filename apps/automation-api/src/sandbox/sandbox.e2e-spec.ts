@@ -119,6 +119,9 @@ describe('sandbox (e2e)', () => {
     const loadConfig = (cls: typeof AutomationConfig, env: Record<string, string>) => loadPlatformConfig(cls, env, { REDIS_KEY_PREFIX: `${automationApiService.name}:` });
     expect(() => loadConfig(AutomationConfig, { ...base, NODE_ENV: 'production', AUTOMATION_WEBHOOK_ALLOW_PRIVATE: 'true' })).toThrow(/AUTOMATION_WEBHOOK_ALLOW_PRIVATE/);
     expect(loadConfig(AutomationConfig, { ...base, NODE_ENV: 'development', AUTOMATION_WEBHOOK_ALLOW_PRIVATE: 'true' }).AUTOMATION_WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(() => loadConfig(AutomationConfig, { ...base, NODE_ENV: 'production', AUTOMATION_VIDEO_URL_ALLOW_PRIVATE: 'true' })).toThrow(/AUTOMATION_VIDEO_URL_ALLOW_PRIVATE/);
+    const dev = loadConfig(AutomationConfig, { ...base, NODE_ENV: 'development', AUTOMATION_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(dev.AUTOMATION_VIDEO_URL_ALLOW_PRIVATE).toBe(false);
     expect(isSandbox(loadConfig(AutomationConfig, { ...base, NODE_ENV: 'development' }))).toBe(false);
     expect(isSandbox(loadConfig(AutomationConfig, { PORT: '3001', NODE_ENV: 'development', IG_GRAPH_URL: 'http://127.0.0.1:9/v23.0' }))).toBe(false);
     expect(isSandbox(loadConfig(AutomationConfig, { PORT: '3001', NODE_ENV: 'development' }))).toBe(true);

@@ -26,8 +26,10 @@ export class StatusDto {
   @ApiProperty({ type: String, nullable: true, description: 'Error text when the social platform API does not answer, otherwise null' }) problem: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Error text when only the webhook subscription could not be read (or lacks required fields)' })
   webhook_problem: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Access token expiry, ISO 8601; null when unknown' }) token_expires_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Access token expiry, ISO 8601, read from the platform at start (debug_token, else the refresh answer) and after every refresh; null until then' }) token_expires_at: string | null;
   @ApiProperty({ type: Number, nullable: true, description: 'Whole days until the token expires (negative when expired)' }) token_expires_in_days: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Last refresh of the token by the service (token scheduler or MCP refresh_token), ISO 8601; null: never refreshed here. A failed refresh shows in `problem` ("Token refresh failed: …", with the attempt number) until one works' })
+  token_refreshed_at: string | null;
   @ApiProperty() account_id: number;
   @ApiProperty({ type: String, nullable: true }) ig_user_id: string | null;
   @ApiProperty({ type: String, nullable: true }) username: string | null;

@@ -98,6 +98,7 @@ export class StatusService {
       webhook_problem: webhookProblem,
       token_expires_at: expires ? expires.toISOString() : null,
       token_expires_in_days: expires ? Math.floor((expires.getTime() - Date.now()) / DAY) : null,
+      token_refreshed_at: account.token_refreshed_at ? account.token_refreshed_at.toISOString() : null,
       account_id: account.id,
       ig_user_id: igUserId,
       username,

@@ -5,11 +5,11 @@ import { AutomationConfig } from '../config';
 import { TokensService } from './tokens.service';
 
 /**
- * Refreshes long-lived platform tokens before they expire: every TOKEN_REFRESH_INTERVAL_MS each
- * replica claims the accounts whose token expires within TOKEN_REFRESH_BEFORE_DAYS (claimDue with a
- * lease on `accounts.token_lease_until`, so one replica refreshes an account) and stores the new
- * token and expiry. A failure is kept in the account's problem (GET /status) and tried again after
- * the lease.
+ * Keeps long-lived platform tokens alive: at start and every TOKEN_REFRESH_INTERVAL_MS each replica
+ * claims the accounts whose token expiry is not known yet (learned from the platform) or whose token
+ * expires within TOKEN_REFRESH_BEFORE_DAYS (refreshed) — claimDue with a lease on
+ * `accounts.token_lease_until`, so one replica handles an account. A failure is counted and kept in
+ * the account's problem (GET /status) and tried again after the lease, at every interval until it works.
  */
 @Injectable()
 export class TokenRefreshWorker extends PollingWorker {
@@ -30,10 +30,10 @@ export class TokenRefreshWorker extends PollingWorker {
       const account = await this.accounts.findById(id);
       if (!account) continue;
       try {
-        const result = await this.tokens.refresh(account, 'background');
-        this.logger.log(`account ${id}: token refreshed, expires ${result.token_expires_at}`);
+        const done = await this.tokens.maintain(account);
+        this.logger.log(`account ${id}: token ${done === 'learned' ? 'expiry read from the platform' : 'refreshed'}`);
       } catch (err) {
-        this.logger.warn(`account ${id}: token refresh failed: ${(err as Error).message}`);
+        this.logger.warn(`account ${id}: token ${account.token_expires_at ? 'refresh' : 'expiry lookup'} failed: ${(err as Error).message}`);
       }
     }
     return ids.length;

@@ -106,10 +106,21 @@ describe('fake Graph API', () => {
     expect((await get('/me/subscribed_apps')).body.data[0].subscribed_fields).toEqual(['comments', 'messages']);
   });
 
-  it('refreshes the token at the root path', async () => {
+  it('refreshes the token at the root path; debug_token reports the issue time and expiry of the current token', async () => {
+    const before = await get(`/debug_token?input_token=${token}`);
+    expect(before.status).toBe(200);
+    expect(before.body.data).toMatchObject({ is_valid: true, user_id: fake.state.account.user_id });
+    expect(before.body.data.expires_at - before.body.data.issued_at).toBe(5_184_000);
     const res = await fetch(`${fake.origin}/refresh_access_token?grant_type=ig_refresh_token&access_token=${token}`).then((r) => r.json() as Promise<any>);
     expect(res).toMatchObject({ token_type: 'bearer', expires_in: 5184000 });
     expect(fake.state.accessToken).toBe(res.access_token);
+    const after = await fetch(`${fake.url}/debug_token?input_token=${res.access_token}`, { headers: { authorization: `Bearer ${res.access_token}` } }).then((r) => r.json() as Promise<any>);
+    expect(after.data.expires_at).toBe(fake.state.tokenExpiresAt);
+    expect(after.data.expires_at).toBeGreaterThanOrEqual(before.body.data.expires_at);
+    fake.state.tokenExpiresAt = 0;
+    const never = await fetch(`${fake.url}/debug_token?input_token=${res.access_token}`, { headers: { authorization: `Bearer ${res.access_token}` } }).then((r) => r.json() as Promise<any>);
+    expect(never.data.expires_at).toBe(0);
+    expect((await get('/debug_token')).status).toBe(400);
   });
 
   it('injects throttling errors with headers, then recovers', async () => {

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
  * (error 190 otherwise), records every request, and can inject failures, timeouts and throttling.
  *
  * `url` ends in the version path (`http://127.0.0.1:<port>/v23.0`); `refresh_access_token` is
- * served at the root, as on the real host.
+ * served at the root, as on the real host; `GET /debug_token?input_token=` reports the token's
+ * `issued_at` / `expires_at` (`state.tokenIssuedAt` / `tokenExpiresAt`).
  */
 
 export interface FakeGraphUser {
@@ -115,12 +116,20 @@ export interface FakeGraphApiOptions {
   userId?: string;
   username?: string;
   accessToken?: string;
+  /** Lifetime of the starting token from the fake's start (debug_token's expires_at); default 60 days. */
+  tokenTtlSeconds?: number;
   version?: string;
 }
 
 export interface FakeGraphState {
   account: { user_id: string; id: string; username: string; name: string; followers_count: number };
   accessToken: string;
+  /**
+   * Issue time and expiry of `accessToken`, unix seconds, as `GET /debug_token` reports them (0 = never
+   * expires). Start: issued at the fake's start, valid 60 days (`tokenTtlSeconds`); a refresh renews both.
+   */
+  tokenIssuedAt: number;
+  tokenExpiresAt: number;
   media: FakeGraphMedia[];
   comments: Map<string, FakeGraphComment>;
   users: Map<string, FakeGraphUser>;
@@ -196,9 +205,12 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
   const userId = options.userId ?? '17841400000000001';
   const nextId = () => `179${String(++idSequence).padStart(14, '0')}`;
 
+  const startedAt = Math.floor(Date.now() / 1000);
   const initialState = (): FakeGraphState => ({
     account: { user_id: userId, id: '27000000000000001', username: options.username ?? 'fake_business', name: 'Fake Business', followers_count: 1234 },
     accessToken: options.accessToken ?? 'fake-ig-token',
+    tokenIssuedAt: startedAt,
+    tokenExpiresAt: startedAt + (options.tokenTtlSeconds ?? 5_184_000),
     media: [],
     comments: new Map(),
     users: new Map(),
@@ -386,7 +398,18 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
     if (method === 'GET' && segs.length === 1 && segs[0] === 'refresh_access_token') {
       if (query.grant_type !== 'ig_refresh_token') throw new GraphHttpError(400, 'Invalid grant_type', 100);
       state.accessToken = `refreshed-${nextId()}`;
+      state.tokenIssuedAt = Math.floor(Date.now() / 1000);
+      state.tokenExpiresAt = state.tokenIssuedAt + 5_184_000;
       return { access_token: state.accessToken, token_type: 'bearer', expires_in: 5_184_000 };
+    }
+    if (method === 'GET' && segs.length === 1 && segs[0] === 'debug_token') {
+      if (!query.input_token) throw new GraphHttpError(400, '(#100) The parameter input_token is required', 100);
+      const valid = query.input_token === state.accessToken;
+      return {
+        data: valid
+          ? { type: 'USER', application: 'App', is_valid: true, issued_at: state.tokenIssuedAt, expires_at: state.tokenExpiresAt, user_id: state.account.user_id, scopes: ['instagram_business_basic', 'instagram_business_manage_messages', 'instagram_business_manage_comments'] }
+          : { is_valid: false, error: { code: 190, message: 'Invalid OAuth access token' } },
+      };
     }
     if (segs.length === 1 && isAccount(segs[0]) && method === 'GET') {
       return pick(state.account as unknown as Record<string, unknown>, fields.length ? fields : ['user_id', 'username']);

@@ -29,8 +29,25 @@ export class AccountEntity {
   @Column({ type: 'timestamptz', nullable: true })
   token_expires_at: Date | null;
 
+  /** Last refresh done by the service (null: never refreshed here). */
   @Column({ type: 'timestamptz', nullable: true })
   token_refreshed_at: Date | null;
+
+  /** When the stored token was issued (refresh answer or the platform's debug_token); refreshable 24 h later. */
+  @Column({ type: 'timestamptz', nullable: true })
+  token_issued_at: Date | null;
+
+  /** Failed refresh (or expiry lookup) attempts since the last success. */
+  @Column({ type: 'int', default: 0 })
+  token_refresh_attempts: number;
+
+  /** Lease of the token scheduler (claimDue): the replica working on this account's token until then. */
+  @Column({ type: 'timestamptz', nullable: true })
+  token_lease_until: Date | null;
+
+  /** SHA-256 hex of the IG_ACCESS_TOKEN the stored token comes from (the AUTOMATION_API_KEY account). */
+  @Column({ type: 'text', nullable: true })
+  configured_token_sha256: string | null;
 
   @Column({ type: 'text', nullable: true })
   app_secret: string | null;

@@ -54,6 +54,10 @@ export class ContactEntity {
   @Column({ type: 'text', nullable: true })
   imported_from: string | null;
 
+  /** The person sent STOP (an opt-out word): no automation starts or goes on for them until START. */
+  @Column({ type: 'timestamptz', nullable: true })
+  opted_out_at: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   created_at: Date;
 
