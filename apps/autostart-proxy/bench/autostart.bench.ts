@@ -41,7 +41,6 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { autostartProxyService } from '../src/service';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
 import { BARE_PROXY, BARE_SERVER, dropBenchSchema, type BenchMeasurement } from '@platform/bench';
 import type { LoadResult } from './load-generator';
 
@@ -92,8 +91,8 @@ async function pin(pid: number, cpus: string): Promise<void> {
   await run('taskset', ['-a', '-cp', cpus, String(pid)]);
 }
 
-/** One run of the load generator, on the CPUs `cpus` when given. */
-async function load(url: string, headers: Record<string, string>, connections: number, requests: number, cpus?: string): Promise<LoadResult> {
+/** One run of the load generator (a process of its own), on the CPUs `cpus` when given; any error or non-2xx answer fails the run. */
+export async function load(url: string, headers: Record<string, string>, connections: number, requests: number, cpus?: string): Promise<LoadResult> {
   const args = [join(__dirname, 'load-generator.js'), JSON.stringify({ url, headers, connections, requests })];
   const [command, ...rest] = cpus === undefined ? [process.execPath, ...args] : ['taskset', '-c', cpus, process.execPath, ...args];
   const { stdout } = await run(command, rest, { maxBuffer: 1 << 20 });

@@ -4,12 +4,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestApp, startFakeDockerEngine, startFakeKubernetesApi, type FakeDockerEngine, type FakeKubernetesApi, type TestApp } from '@platform/testing';
+import { startFakeDockerEngine, startFakeKubernetesApi, type FakeDockerEngine, type FakeKubernetesApi, type TestApp } from '@platform/testing';
 import { call, closeClients, eventually, openUpgrade } from '../test/client';
+import { startTwoReplicas } from '../test/replicas';
 import { startUpstream, type TestUpstream } from '../test/upstream';
 import { CatalogService } from './catalog/catalog.service';
 import type { AutostartProxyConfig } from './config';
-import { autostartProxyService } from './service';
 import { ActivityService } from './workloads/activity.service';
 import { Clock } from './workloads/clock';
 import { IdleStopWorker } from './workloads/idle-stop.worker';
@@ -122,12 +122,7 @@ ${extra}`;
       AUTOSTART_FLUSH_MS: '60000',
       AUTOSTART_CONFIG_WATCH_MS: '600000',
     };
-    a = await createTestApp(autostartProxyService, env);
-    b = await createTestApp(autostartProxyService, { ...env, DATABASE_URL: a.config.DATABASE_URL, DATABASE_SCHEMA: a.config.DATABASE_SCHEMA });
-    await a.app.listen(0, '127.0.0.1');
-    await b.app.listen(0, '127.0.0.1');
-    urlA = await a.app.getUrl();
-    urlB = await b.app.getUrl();
+    ({ a, b, urlA, urlB } = await startTwoReplicas(env));
   });
 
   afterAll(async () => {

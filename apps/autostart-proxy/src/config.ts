@@ -1,5 +1,5 @@
 import { BaseConfig } from '@platform/platform';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /**
  * autostart-proxy's settings: BaseConfig's (PORT, DATABASE_URL, LOG_LEVEL, …) and its own, validated
@@ -10,6 +10,10 @@ export class AutostartProxyConfig extends BaseConfig {
   @IsOptional() @IsString()
   AUTOSTART_CONFIG?: string;
 
+  /** A folder of custom waiting-page themes (`<name>.html`, Sablier's Go template syntax), checked at start. */
+  @IsOptional() @IsString()
+  AUTOSTART_THEMES_DIR?: string;
+
   /** How often the file is checked for changes (ms). */
   @IsInt() @Min(50) @Max(600_000)
   AUTOSTART_CONFIG_WATCH_MS: number = 2_000;
@@ -17,6 +21,22 @@ export class AutostartProxyConfig extends BaseConfig {
   /** Docker Engine API: unix:///var/run/docker.sock (default) or tcp://host:port. */
   @IsOptional() @IsString()
   DOCKER_HOST?: string;
+
+  /** Non-empty: TLS to a tcp DOCKER_HOST, the daemon verified against DOCKER_CERT_PATH/ca.pem (the Docker CLI's variable). */
+  @IsOptional() @IsString()
+  DOCKER_TLS_VERIFY?: string;
+
+  /** ca.pem, cert.pem, key.pem for DOCKER_TLS_VERIFY; default ~/.docker. */
+  @IsOptional() @IsString()
+  DOCKER_CERT_PATH?: string;
+
+  /** Services declared by the workloads themselves: `docker` (container labels) or `kubernetes` (Deployment annotations), `autostart.*`. */
+  @IsOptional() @IsIn(['docker', 'kubernetes', 'none'])
+  AUTOSTART_DISCOVERY?: 'docker' | 'kubernetes' | 'none';
+
+  /** How often discovery lists the labelled workloads again (ms); Docker events also trigger it at once. */
+  @IsInt() @Min(100) @Max(3_600_000)
+  AUTOSTART_DISCOVERY_MS: number = 30_000;
 
   /** Kubernetes: kubeconfig path(s); in-cluster (service account) when unset and KUBERNETES_SERVICE_HOST is set. */
   @IsOptional() @IsString()

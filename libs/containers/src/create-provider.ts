@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { DockerProvider, type DockerProviderOptions } from './docker/docker-provider';
 import { KubernetesProvider, type KubernetesProviderOptions } from './kubernetes/kubernetes-provider';
 import { ContainersError, type ContainerProvider, type ProviderName } from './provider';
@@ -9,13 +11,18 @@ export type ContainerProviderConfig =
 /** The variables the factory falls back on (pass the app's validated environment, never process.env from a lib). */
 export interface ContainerProviderEnv {
   DOCKER_HOST?: string;
+  /** Non-empty: TLS to a tcp DOCKER_HOST, the daemon verified (the Docker CLI's variable). */
+  DOCKER_TLS_VERIFY?: string;
+  /** ca.pem, cert.pem, key.pem; default ~/.docker. */
+  DOCKER_CERT_PATH?: string;
   KUBECONFIG?: string;
   KUBERNETES_SERVICE_HOST?: string;
 }
 
 /**
  * A provider from configuration, so an app picks one per workload:
- * docker → `dockerHost` ?? env.DOCKER_HOST ?? unix:///var/run/docker.sock;
+ * docker → `dockerHost` ?? env.DOCKER_HOST ?? unix:///var/run/docker.sock, over TLS when
+ * env.DOCKER_TLS_VERIFY is non-empty (certificates from env.DOCKER_CERT_PATH, default ~/.docker);
  * kubernetes → `kubeconfig` ?? env.KUBECONFIG (its first path), else in-cluster when
  * env.KUBERNETES_SERVICE_HOST is set (inside a pod), else INVALID_CONFIG.
  */
@@ -23,7 +30,8 @@ export function createContainerProvider(config: ContainerProviderConfig, env: Co
   switch (config.provider) {
     case 'docker': {
       const { provider: _p, ...opts } = config;
-      return new DockerProvider({ ...opts, dockerHost: opts.dockerHost ?? env.DOCKER_HOST });
+      const tls = opts.tls ?? (env.DOCKER_TLS_VERIFY ? { certPath: env.DOCKER_CERT_PATH || join(homedir(), '.docker') } : undefined);
+      return new DockerProvider({ ...opts, dockerHost: opts.dockerHost ?? env.DOCKER_HOST, tls });
     }
     case 'kubernetes': {
       const { provider: _p, ...opts } = config;

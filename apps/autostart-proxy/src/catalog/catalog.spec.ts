@@ -59,8 +59,8 @@ services:
       expect.stringMatching(/^idleTimeout: must be a positive whole number/),
       expect.stringMatching(/name: required/),
       expect.stringMatching(/hosts: required/),
-      expect.stringMatching(/mode: must be dynamic .* or async/),
-      expect.stringMatching(/theme: unknown theme "neon"; built in: hacker-terminal, ghost, matrix, shuffle, cyberpunk, synthwave/),
+      expect.stringMatching(/mode: must be dynamic .*, async .* or blocking/),
+      expect.stringMatching(/theme: unknown theme "neon"; known: hacker-terminal, ghost, matrix, shuffle, cyberpunk, synthwave/),
       expect.stringMatching(/upstream: must be an absolute http\(s\) URL/),
       expect.stringMatching(/provider: must be docker or kubernetes/),
       expect.stringMatching(/target: required/),
@@ -77,6 +77,27 @@ services:
     ]);
     expect(problems(`services:${service().replace('provider: docker', 'provider: kubernetes')}`)).toEqual([expect.stringMatching(/namespace\/deployment/)]);
     expect(problems(`services:${service().replace('http://whisper:8000', 'http://whisper:8000/api')}`)).toEqual([expect.stringMatching(/origin only/)]);
+  });
+
+  it('reads groups, readyAfter, displayName and the blocking mode with its timeout (default 60 s)', () => {
+    const c = parseCatalog(
+      `services:${service('    group: ml\n    readyAfter: 5\n    displayName: Whisper ASR')}${service('    group: ml').replace(/whisper/gi, 'tika').replace('mode: async', 'mode: blocking')}${service('    blockingTimeout: 10').replace(/whisper/gi, 'solo').replace('mode: async', 'mode: blocking')}`,
+    );
+    expect(c.byName.get('whisper')).toMatchObject({ group: 'ml', readyAfter: 5, displayName: 'Whisper ASR', blockingTimeout: 60, source: 'file' });
+    expect(c.byName.get('tika')).toMatchObject({ group: 'ml', mode: 'blocking', readyAfter: 0, displayName: 'tika' });
+    expect(c.byName.get('solo')).toMatchObject({ mode: 'blocking', blockingTimeout: 10, group: undefined });
+    expect(c.groups.get('ml')!.map((s) => s.name)).toEqual(['whisper', 'tika']);
+    expect([...c.groups.keys()]).toEqual(['ml']);
+  });
+
+  it('checks a theme against the known ones (custom themes included) and the new fields', () => {
+    expect(parseCatalog(`services:${service('    theme: corporate')}`, 'x', { themes: new Set(['corporate']) }).byName.get('whisper')!.theme).toBe('corporate');
+    expect(problems(`services:${service('    group: Bad Group\n    readyAfter: -1\n    displayName: ""\n    blockingTimeout: 0')}`)).toEqual([
+      expect.stringMatching(/displayName: a non-empty text/),
+      expect.stringMatching(/group: lower-case letters/),
+      expect.stringMatching(/readyAfter: must be a positive whole number/),
+      expect.stringMatching(/blockingTimeout: must be a positive whole number/),
+    ]);
   });
 
   it('refuses what is not a catalog', () => {

@@ -5,8 +5,12 @@
 //   services:
 //     - name: whisper
 //       hosts: [whisper.example.com]  # matched against X-Autostart-Target or Host
-//       mode: async                   # async | dynamic
+//       mode: async                   # async | dynamic | blocking
 //       theme: hacker-terminal        # dynamic only
+//       displayName: Whisper          # optional: the waiting page's title (default: name)
+//       group: ml                     # optional: started and stopped with the other services of the group
+//       readyAfter: 5                 # optional: seconds to wait once healthy before it counts as ready
+//       blockingTimeout: 60           # blocking only: how long a request waits for the start
 //       upstream: http://whisper:8000
 //       provider: docker              # docker | kubernetes
 //       target: whisper               # container name (or label=k=v), or namespace/deployment
@@ -17,7 +21,7 @@
 import { parse as parseYaml } from 'yaml';
 import { THEMES, type ThemeName } from '../waiting/themes';
 
-export type ServiceMode = 'dynamic' | 'async';
+export type ServiceMode = 'dynamic' | 'async' | 'blocking';
 export type ProviderKind = 'docker' | 'kubernetes';
 
 export interface ManagedService {
@@ -39,6 +43,16 @@ export interface ManagedService {
   readonly startTimeout: number;
   /** seconds Docker waits after SIGTERM on stop (default: the container's own) */
   readonly stopTimeout?: number;
+  /** the waiting page's title (Sablier's display_name); default the name */
+  readonly displayName: string;
+  /** the named group it belongs to: the group's services are started together, and a request waits for all of them */
+  readonly group?: string;
+  /** seconds to wait after it first answers healthy before it counts as ready (Sablier's ready-after) */
+  readonly readyAfter: number;
+  /** blocking mode: seconds a request waits for the start before it is answered 504 */
+  readonly blockingTimeout: number;
+  /** where it was declared: the YAML file, or discovered from labels (docker) / annotations (kubernetes) */
+  readonly source: 'file' | 'docker' | 'kubernetes';
 }
 
 export interface Catalog {
@@ -47,6 +61,8 @@ export interface Catalog {
   /** hostname → service */
   readonly byHost: ReadonlyMap<string, ManagedService>;
   readonly byName: ReadonlyMap<string, ManagedService>;
+  /** group name → its services, in catalog order */
+  readonly groups: ReadonlyMap<string, readonly ManagedService[]>;
 }
 
 /** The spec's startup estimates (seconds) by service name. */
@@ -68,6 +84,14 @@ export const DEFAULT_ESTIMATED_TIME = 30;
 export const DEFAULT_IDLE_TIMEOUT = 1800;
 export const DEFAULT_START_TIMEOUT = 120;
 export const DEFAULT_THEME: ThemeName = 'hacker-terminal';
+export const DEFAULT_BLOCKING_TIMEOUT = 60;
+
+/** What a catalog is checked against besides itself: the theme names that exist (built in and custom). */
+export interface CatalogContext {
+  themes: ReadonlySet<string>;
+}
+
+const BUILT_IN: CatalogContext = { themes: new Set(Object.keys(THEMES)) };
 
 export class CatalogError extends Error {
   constructor(readonly problems: string[], source: string) {
@@ -92,17 +116,17 @@ export function normalizeHost(value: string): string {
 }
 
 /** Parses the YAML text; throws CatalogError naming every problem. `source` names the file in messages. */
-export function parseCatalog(text: string, source = 'AUTOSTART_CONFIG'): Catalog {
+export function parseCatalog(text: string, source = 'AUTOSTART_CONFIG', context: CatalogContext = BUILT_IN): Catalog {
   let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (err) {
     throw new CatalogError([`not valid YAML: ${(err as Error).message}`], source);
   }
-  return buildCatalog(doc, source);
+  return buildCatalog(doc, source, context);
 }
 
-export function buildCatalog(doc: unknown, source = 'AUTOSTART_CONFIG'): Catalog {
+export function buildCatalog(doc: unknown, source = 'AUTOSTART_CONFIG', context: CatalogContext = BUILT_IN): Catalog {
   const problems: string[] = [];
   if (!isObject(doc)) throw new CatalogError(['must be a mapping with `services:` (a list) and optionally `idleTimeout:`'], source);
   const idleTimeout = seconds(doc.idleTimeout, 'idleTimeout', DEFAULT_IDLE_TIMEOUT, problems);
@@ -117,7 +141,7 @@ export function buildCatalog(doc: unknown, source = 'AUTOSTART_CONFIG'): Catalog
   list.forEach((raw, index) => {
     const where = `services[${index}]${isObject(raw) && typeof raw.name === 'string' ? ` (${raw.name})` : ''}`;
     const before = problems.length;
-    const service = readService(raw, where, idleTimeout, problems);
+    const service = readService(raw, where, idleTimeout, problems, context);
     if (!service || problems.length > before) return;
     if (byName.has(service.name)) problems.push(`${where}.name: ${service.name} is listed twice`);
     for (const host of service.hosts) {
@@ -129,10 +153,30 @@ export function buildCatalog(doc: unknown, source = 'AUTOSTART_CONFIG'): Catalog
     for (const host of service.hosts) if (!byHost.has(host)) byHost.set(host, service);
   });
   if (problems.length > 0) throw new CatalogError(problems, source);
-  return { idleTimeout, services, byHost, byName };
+  return indexCatalog(idleTimeout, services);
 }
 
-function readService(raw: unknown, where: string, idleDefault: number, problems: string[]): ManagedService | undefined {
+/** The lookups of a list of services already checked (hosts and names unique). */
+export function indexCatalog(idleTimeout: number, services: readonly ManagedService[]): Catalog {
+  const byHost = new Map<string, ManagedService>();
+  const byName = new Map<string, ManagedService>();
+  const groups = new Map<string, ManagedService[]>();
+  for (const service of services) {
+    byName.set(service.name, service);
+    for (const host of service.hosts) if (!byHost.has(host)) byHost.set(host, service);
+    if (service.group) groups.set(service.group, [...(groups.get(service.group) ?? []), service]);
+  }
+  return { idleTimeout, services, byHost, byName, groups };
+}
+
+export function readService(
+  raw: unknown,
+  where: string,
+  idleDefault: number,
+  problems: string[],
+  context: CatalogContext = BUILT_IN,
+  opts: { requireHosts?: boolean } = {},
+): ManagedService | undefined {
   if (!isObject(raw)) {
     problems.push(`${where}: must be a mapping`);
     return undefined;
@@ -142,7 +186,9 @@ function readService(raw: unknown, where: string, idleDefault: number, problems:
 
   const hostsRaw = typeof raw.hosts === 'string' ? [raw.hosts] : raw.hosts;
   const hosts: string[] = [];
-  if (!Array.isArray(hostsRaw) || hostsRaw.length === 0) {
+  if (hostsRaw === undefined && opts.requireHosts === false) {
+    // discovered: reachable through Sablier's API only, until it names hosts
+  } else if (!Array.isArray(hostsRaw) || hostsRaw.length === 0) {
     problems.push(`${where}.hosts: required, a list of hostnames (e.g. [whisper.example.com])`);
   } else {
     for (const h of hostsRaw) {
@@ -153,12 +199,24 @@ function readService(raw: unknown, where: string, idleDefault: number, problems:
   }
 
   const mode = raw.mode;
-  if (mode !== 'dynamic' && mode !== 'async') problems.push(`${where}.mode: must be dynamic (web pages, waiting page) or async (APIs, 202)`);
+  if (mode !== 'dynamic' && mode !== 'async' && mode !== 'blocking') {
+    problems.push(`${where}.mode: must be dynamic (web pages, waiting page), async (APIs, 202) or blocking (the request waits for the start)`);
+  }
 
   let theme: ThemeName = DEFAULT_THEME;
   if (raw.theme !== undefined) {
-    if (typeof raw.theme === 'string' && raw.theme in THEMES) theme = raw.theme as ThemeName;
-    else problems.push(`${where}.theme: unknown theme "${String(raw.theme)}"; built in: ${Object.keys(THEMES).join(', ')}`);
+    if (typeof raw.theme === 'string' && context.themes.has(raw.theme)) theme = raw.theme as ThemeName;
+    else problems.push(`${where}.theme: unknown theme "${String(raw.theme)}"; known: ${[...context.themes].join(', ')}`);
+  }
+  let displayName = name;
+  if (raw.displayName !== undefined) {
+    if (typeof raw.displayName === 'string' && raw.displayName.trim() && raw.displayName.length <= 200) displayName = raw.displayName.trim();
+    else problems.push(`${where}.displayName: a non-empty text of at most 200 characters`);
+  }
+  let group: string | undefined;
+  if (raw.group !== undefined) {
+    if (typeof raw.group === 'string' && NAME.test(raw.group)) group = raw.group;
+    else problems.push(`${where}.group: lower-case letters, digits and dashes (e.g. ml)`);
   }
 
   let upstream: URL | undefined;
@@ -192,9 +250,14 @@ function readService(raw: unknown, where: string, idleDefault: number, problems:
   const idleTimeout = seconds(raw.idleTimeout, `${where}.idleTimeout`, idleDefault, problems);
   const startTimeout = seconds(raw.startTimeout, `${where}.startTimeout`, DEFAULT_START_TIMEOUT, problems);
   const stopTimeout = raw.stopTimeout === undefined ? undefined : seconds(raw.stopTimeout, `${where}.stopTimeout`, 10, problems);
+  const readyAfter = raw.readyAfter === 0 ? 0 : seconds(raw.readyAfter, `${where}.readyAfter`, 0, problems);
+  const blockingTimeout = seconds(raw.blockingTimeout, `${where}.blockingTimeout`, DEFAULT_BLOCKING_TIMEOUT, problems);
 
-  if (!upstream || (mode !== 'dynamic' && mode !== 'async') || (provider !== 'docker' && provider !== 'kubernetes')) return undefined;
-  return { name, hosts, mode, theme, upstream, provider, target, healthCheck, estimatedTime, idleTimeout, startTimeout, stopTimeout };
+  if (!upstream || (mode !== 'dynamic' && mode !== 'async' && mode !== 'blocking') || (provider !== 'docker' && provider !== 'kubernetes')) return undefined;
+  return {
+    name, hosts, mode, theme, upstream, provider, target, healthCheck, estimatedTime, idleTimeout, startTimeout, stopTimeout,
+    displayName, group, readyAfter, blockingTimeout, source: 'file',
+  };
 }
 
 /** A duration: any positive integer of seconds. */

@@ -60,6 +60,11 @@ export function sendWaiting(req: IncomingMessage, res: ServerResponse, service: 
   send(res, 202, 'application/json; charset=utf-8', body, { 'retry-after': String(retryAfter), 'x-autostart-status': 'starting' });
 }
 
+/** A waiting page rendered elsewhere (a custom theme): 200, not cached. */
+export function sendPage(res: ServerResponse, html: string, retryAfter: number): void {
+  send(res, 200, 'text/html; charset=utf-8', html, { 'retry-after': String(retryAfter), 'x-autostart-status': 'starting' });
+}
+
 /** A start that failed: 502 with the reason; the next request starts the service again. */
 export function sendFailed(req: IncomingMessage, res: ServerResponse, service: ManagedService, error: string): void {
   if (service.mode === 'dynamic' && wantsPage(req)) {
@@ -73,6 +78,18 @@ export function sendFailed(req: IncomingMessage, res: ServerResponse, service: M
     error,
   });
   send(res, 502, 'application/json; charset=utf-8', body, { 'x-autostart-status': 'failed' });
+}
+
+/** blocking mode: the start did not finish within blockingTimeout. */
+export function sendTimedOut(res: ServerResponse, service: ManagedService): void {
+  const body = JSON.stringify({
+    status: 'timeout',
+    message: `${service.name} was not ready within its blockingTimeout of ${service.blockingTimeout} s; it goes on starting, retry the request`,
+    service: service.name,
+    estimatedTime: service.estimatedTime,
+    blockingTimeout: service.blockingTimeout,
+  });
+  send(res, 504, 'application/json; charset=utf-8', body, { 'x-autostart-status': 'starting', 'retry-after': String(Math.max(1, Math.min(service.estimatedTime, 30))) });
 }
 
 export function notManagedBody(host: string): string {

@@ -10,8 +10,13 @@ import { CatalogService } from '../catalog/catalog.service';
 import { AutostartProxyConfig } from '../config';
 import { ActivityService } from '../workloads/activity.service';
 import { Clock } from '../workloads/clock';
-import { WorkloadsService, type Readiness } from '../workloads/workloads.service';
-import { malformedPathBody, notManagedBody, rawAnswer, sendMalformedPath, retryAfterSeconds, sendFailed, sendNotManaged, sendWaiting, startingBody, healthUrlOf } from './answers';
+import { THEMES } from '../waiting/themes';
+import { ThemesService } from '../waiting/themes.service';
+import { formatGoDuration } from '../catalog/go-duration';
+import { combineReadiness, WorkloadsService, type Readiness } from '../workloads/workloads.service';
+import { parseFastQuery } from '../sablier/fast-query';
+import { SablierService } from '../sablier/sablier.service';
+import { sendPage, sendTimedOut, wantsPage, malformedPathBody, notManagedBody, rawAnswer, sendMalformedPath, retryAfterSeconds, sendFailed, sendNotManaged, sendWaiting, startingBody, healthUrlOf } from './answers';
 
 const TARGET_HEADER = 'x-autostart-target';
 const HEALTH_PATH = /^\/health\/([^/?#]+)\/?(?:[?#]|$)/;
@@ -38,6 +43,8 @@ export class AutostartRouter implements OnApplicationShutdown {
     private readonly activity: ActivityService,
     private readonly clock: Clock,
     private readonly config: AutostartProxyConfig,
+    private readonly themes: ThemesService,
+    private readonly sablier: SablierService,
     metrics: MetricsService,
   ) {
     this.requests = new Counter({
@@ -71,7 +78,9 @@ export class AutostartRouter implements OnApplicationShutdown {
       {
         request: (req, res, express) => {
           const routed = this.route(req);
-          if (routed.kind === 'own') express(req, res);
+          if (routed.kind === 'own') {
+            if (!this.sablierWarm(req, res)) express(req, res);
+          }
           else if (routed.kind === 'malformed') sendMalformedPath(req, res);
           else if (routed.kind === 'unknown') sendNotManaged(res, routed.host);
           else this.handle(req, res, routed.service, routed.host);
@@ -114,19 +123,63 @@ export class AutostartRouter implements OnApplicationShutdown {
     return explicit !== undefined ? { kind: 'unknown', host } : { kind: 'own' };
   }
 
+  /**
+   * Sablier's strategy calls on a warm session (every instance known ready here) answered without
+   * Express: what the plugins send for every request they pass. Anything else (a query Nest would
+   * refuse, an instance not ready, an unknown name) goes to Nest, which validates and answers it; a
+   * failure here does too, so nothing a request sends escapes this path.
+   */
+  private sablierWarm(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = req.url ?? '/';
+    if (req.method !== 'GET' || !url.startsWith('/api/strategies/')) return false;
+    try {
+      const fast = parseFastQuery(url);
+      const answer = fast && this.sablier.warm(fast);
+      if (!answer) return false;
+      res.writeHead(answer.status, {
+        'content-type': answer.contentType,
+        'content-length': Buffer.byteLength(answer.body),
+        'cache-control': 'no-store',
+        'x-sablier-session-status': 'ready',
+      });
+      res.end(answer.body);
+      return true;
+    } catch (err) {
+      this.logger.warn(`Sablier fast path: ${(err as Error).message}; answered by Nest`);
+      return false;
+    }
+  }
+
+  /** The services a request to `service` needs ready: its group's members, or itself. */
+  private needs(service: ManagedService): readonly ManagedService[] {
+    return (service.group && this.catalog.catalog.groups.get(service.group)) || [service];
+  }
+
   private handle(req: IncomingMessage, res: ServerResponse, service: ManagedService, host: string): void {
-    if (this.workloads.isReady(service.name)) {
+    if (service.group ? this.workloads.allReady(this.needs(service)) : this.workloads.isReady(service.name)) {
       this.proxy(req, res, service, host);
       return;
     }
     const started = performance.now();
-    this.workloads.resolveForRequest(service).then(
-      (readiness) => this.answer(req, res, service, host, readiness, started),
-      (err: Error) => {
-        this.logger.error(`${service.name}: ${err.message}`);
-        this.answer(req, res, service, host, { kind: 'failed', error: `the proxy could not reach its state or the engine: ${err.message}` }, started);
-      },
-    );
+    const needs = this.needs(service);
+    // blocking: the request waits (bounded by blockingTimeout) and is proxied once ready; a failed start ends the wait.
+    const pending =
+      service.mode === 'blocking'
+        ? this.workloads.waitUntilReady(needs, service.blockingTimeout * 1000).then(combineReadiness)
+        : this.workloads.resolveAll(needs);
+    pending
+      .then(
+        (readiness) => this.answer(req, res, service, host, readiness, started),
+        (err: Error) => {
+          this.logger.error(`${service.name}: ${err.message}`);
+          this.answer(req, res, service, host, { kind: 'failed', error: `the proxy could not reach its state or the engine: ${err.message}` }, started);
+        },
+      )
+      .catch((err: Error) => {
+        // Outside Nest's error handling: this one exchange ends, the process keeps serving.
+        this.logger.error(`${service.name}: answering failed: ${err.stack ?? err.message}`);
+        if (!res.headersSent) res.destroy();
+      });
   }
 
   private answer(req: IncomingMessage, res: ServerResponse, service: ManagedService, host: string, readiness: Readiness, started: number): void {
@@ -142,7 +195,17 @@ export class AutostartRouter implements OnApplicationShutdown {
         return;
       default: {
         req.resume();
+        if (service.mode === 'blocking') {
+          sendTimedOut(res, service);
+          this.record(req, service, host, 504, 'timeout', started);
+          return;
+        }
         const since = readiness.kind === 'starting' ? readiness.since : new Date(this.clock.now());
+        if (service.mode === 'dynamic' && !(service.theme in THEMES) && wantsPage(req)) {
+          sendPage(res, this.customPage(service, readiness), retryAfterSeconds(service, since, this.clock.now()));
+          this.record(req, service, host, 200, 'waiting', started);
+          return;
+        }
         sendWaiting(req, res, service, host, retryAfterSeconds(service, since, this.clock.now()), this.config.AUTOSTART_REFRESH_SECONDS);
         this.record(req, service, host, res.statusCode, res.statusCode === 202 ? 'accepted' : 'waiting', started);
       }
@@ -152,6 +215,8 @@ export class AutostartRouter implements OnApplicationShutdown {
   private proxy(req: IncomingMessage, res: ServerResponse, service: ManagedService, host: string): void {
     const started = performance.now();
     this.activity.touch(service.name);
+    // A group is used together, so it goes idle (and is stopped) together.
+    if (service.group) for (const member of this.needs(service)) this.activity.touch(member.name);
     this.requests.inc({ service: service.name, outcome: 'proxied' });
     const closed = this.activity.opened(service.name);
     const sampled = this.activity.sampleProxied(service.name);
@@ -174,12 +239,14 @@ export class AutostartRouter implements OnApplicationShutdown {
       });
       this.engine.upgrade(req, socket, head, { name: service.name, upstream: service.upstream, path: req.url ?? '/' });
     };
-    if (this.workloads.isReady(service.name)) {
+    const needs = this.needs(service);
+    if (this.workloads.allReady(needs)) {
       tunnel();
       return;
     }
-    this.workloads.resolveForRequest(service).then(
-      (readiness) => {
+    this.workloads
+      .resolveAll(needs)
+      .then((readiness) => {
         if (socket.destroyed) return;
         if (readiness.kind === 'ready') return tunnel();
         if (readiness.kind === 'failed') {
@@ -190,9 +257,24 @@ export class AutostartRouter implements OnApplicationShutdown {
           socket.write(rawAnswer(503, 'Service Unavailable', JSON.stringify(startingBody(service, retryAfter, healthUrlOf(req, host))), { 'retry-after': String(retryAfter) }));
         }
         socket.destroySoon();
-      },
-      () => socket.destroy(),
-    );
+      })
+      .catch(() => socket.destroy());
+  }
+
+  /** A custom theme's page (AUTOSTART_THEMES_DIR) for a routed request: the group's instances, reloaded by its meta refresh. */
+  private customPage(service: ManagedService, readiness: Readiness): string {
+    const needs = this.needs(service);
+    return this.themes.render(service.theme, {
+      displayName: service.group && needs.length > 1 ? service.group : service.displayName,
+      showDetails: true,
+      instances: needs.map((member) => {
+        const state = this.workloads.instanceState(member, this.workloads.isReady(member.name) ? { kind: 'ready' } : readiness);
+        const status = state.readiness.kind === 'ready' ? 'ready' : state.readiness.kind === 'failed' ? 'error' : 'not-ready';
+        return { name: member.name, status, currentReplicas: state.currentReplicas, desiredReplicas: state.desiredReplicas };
+      }),
+      sessionDuration: formatGoDuration(service.idleTimeout * 1000),
+      refreshSeconds: this.config.AUTOSTART_REFRESH_SECONDS,
+    });
   }
 
   private record(req: IncomingMessage, service: ManagedService, host: string, status: number, outcome: string, started: number): void {

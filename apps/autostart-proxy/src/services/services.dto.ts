@@ -3,16 +3,18 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 export class ServiceViewDto {
-  @ApiProperty({ example: 'whisper.example.com', description: 'the first of its hosts' }) hostname!: string;
+  @ApiProperty({ example: 'whisper.example.com', nullable: true, type: String, description: 'the first of its hosts (null: a discovered service without hosts, reached through Sablier\'s API only)' }) hostname!: string | null;
   @ApiProperty({ type: [String] }) hosts!: string[];
   @ApiProperty({ example: 'whisper' }) name!: string;
-  @ApiProperty({ enum: ['dynamic', 'async'] }) mode!: string;
+  @ApiProperty({ enum: ['dynamic', 'async', 'blocking'] }) mode!: string;
   @ApiProperty({ nullable: true, example: 'hacker-terminal', description: 'dynamic services only' }) theme!: string | null;
   @ApiProperty({ enum: ['unknown', 'stopped', 'starting', 'running', 'stopping', 'failed'], description: 'the shared life-cycle state (all replicas)' }) status!: string;
   @ApiProperty({ description: "the engine's view now: stopped, stopping, starting, running, unhealthy, failed (unknown: the engine did not answer)" }) engineState!: string;
   @ApiProperty({ type: [String], description: 'Docker: the matched containers; Kubernetes: empty (see replicas)' }) containers!: string[];
   @ApiProperty({ nullable: true, description: '{desired, current, ready}' }) replicas!: { desired: number; current: number; ready: number } | null;
   @ApiProperty({ enum: ['docker', 'kubernetes'] }) provider!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'its named group (started and stopped together)' }) group!: string | null;
+  @ApiProperty({ enum: ['file', 'docker', 'kubernetes'], description: 'declared in AUTOSTART_CONFIG, or discovered from labels / annotations' }) source!: string;
   @ApiProperty() target!: string;
   @ApiProperty() upstream!: string;
   @ApiProperty({ description: 'seconds' }) estimatedTime!: number;

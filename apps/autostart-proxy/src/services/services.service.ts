@@ -28,7 +28,7 @@ export class ServicesService {
           .then((s) => ({ state: s.state, containers: s.containers.map((c) => c.name), replicas: s.replicas, error: undefined as string | undefined }))
           .catch((err: Error) => ({ state: 'unknown', containers: [] as string[], replicas: undefined, error: err.message }));
         return {
-          hostname: service.hosts[0],
+          hostname: service.hosts[0] ?? null,
           hosts: [...service.hosts],
           name: service.name,
           mode: service.mode,
@@ -38,6 +38,8 @@ export class ServicesService {
           containers: live.containers,
           replicas: live.replicas ?? null,
           provider: service.provider,
+          group: service.group ?? null,
+          source: service.source,
           target: service.target,
           upstream: service.upstream.origin,
           estimatedTime: service.estimatedTime,

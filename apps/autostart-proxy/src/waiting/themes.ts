@@ -11,7 +11,7 @@ export interface ThemeStyle {
   readonly banner: string;
 }
 
-const BASE_CSS = `*{box-sizing:border-box}html,body{height:100%;margin:0}body{display:flex;align-items:center;justify-content:center;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+export const BASE_CSS = `*{box-sizing:border-box}html,body{height:100%;margin:0}body{display:flex;align-items:center;justify-content:center;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:38rem;width:90%;padding:2rem;border-radius:.75rem}h1{margin:.25rem 0 1rem;font-size:1.8rem;word-break:break-word}
 .bar{height:.5rem;border-radius:.25rem;overflow:hidden;margin:1.25rem 0 .5rem}.bar>i{display:block;height:100%;width:0;transition:width 1s linear}
 .meta{font-size:.9rem;opacity:.8}.error{display:none;margin-top:1rem;padding:.75rem;border-radius:.5rem}.failed .error{display:block}.failed .bar{display:none}
@@ -72,12 +72,12 @@ export interface WaitingPageOptions {
 
 /** The waiting page: the service name, the estimate, a progress bar, and the script that reloads it when ready. */
 export function renderWaitingPage(o: WaitingPageOptions): string {
-  const theme = THEMES[o.theme];
+  const theme = THEMES[o.theme] ?? THEMES['hacker-terminal'];
   const name = escapeHtml(o.service);
   const config = JSON.stringify({ health: o.healthUrl, refreshMs: o.refreshSeconds * 1000, estimate: o.estimatedTime }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${name} is ${theme.title}…</title>
+<meta name="robots" content="noindex"><noscript><meta http-equiv="refresh" content="${o.refreshSeconds}"></noscript><title>${name} is ${theme.title}…</title>
 <style>${BASE_CSS}
 ${theme.css}</style></head>
 <body data-theme="${o.theme}"><main id="box">
@@ -107,7 +107,7 @@ export interface ErrorPageOptions {
 
 /** A failed start, in the service's theme: the reason, and that reloading tries again. */
 export function renderErrorPage(o: ErrorPageOptions): string {
-  const theme = THEMES[o.theme];
+  const theme = THEMES[o.theme] ?? THEMES['hacker-terminal'];
   const name = escapeHtml(o.service);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

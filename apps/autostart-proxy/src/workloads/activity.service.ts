@@ -1,7 +1,7 @@
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { AutostartProxyConfig } from '../config';
 import { Clock } from './clock';
-import { WorkloadsRepository, type RequestRecord } from './workloads.repository';
+import { WorkloadsRepository, type RequestRecord, type SessionTouch } from './workloads.repository';
 
 /** Request history entries kept in memory between two flushes at most (a flood is sampled, never unbounded). */
 const MAX_BUFFERED_RECORDS = 10_000;
@@ -23,6 +23,7 @@ export class ActivityService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Activity');
   private lastSeen = new Map<string, number>();
   private counts = new Map<string, number>();
+  private sessions = new Map<string, SessionTouch>();
   private readonly open = new Map<string, number>();
   private records: RequestRecord[] = [];
   private dropped = 0;
@@ -42,6 +43,14 @@ export class ActivityService implements BeforeApplicationShutdown {
   /** A request reached the service. */
   touch(name: string): void {
     this.lastSeen.set(name, this.clock.now());
+  }
+
+  /** A Sablier API call asked for a session of `durationMs` on the service (its end only moves forward). */
+  session(name: string, durationMs: number): void {
+    const now = this.clock.now();
+    const previous = this.sessions.get(name);
+    const until = Math.max(now + durationMs, previous?.until.getTime() ?? 0);
+    this.sessions.set(name, { at: new Date(now), until: new Date(until) });
   }
 
   /** A long-lived exchange (upgrade, stream) opened; call the returned function once when it closes. */
@@ -96,6 +105,8 @@ export class ActivityService implements BeforeApplicationShutdown {
     this.lastSeen = new Map();
     const counts = this.counts;
     this.counts = new Map();
+    const sessions = this.sessions;
+    this.sessions = new Map();
     for (const name of this.open.keys()) seen.set(name, now);
     const records = this.records;
     this.records = [];
@@ -105,12 +116,16 @@ export class ActivityService implements BeforeApplicationShutdown {
     }
     const activity = new Map([...seen].map(([name, ms]) => [name, new Date(ms)]));
     try {
-      await this.repo.touch(activity, counts);
+      await this.repo.touch(activity, counts, sessions);
       await this.repo.recordRequests(records);
     } catch (err) {
       // Not lost: merged back for the next flush.
       for (const [name, ms] of seen) if ((this.lastSeen.get(name) ?? 0) < ms) this.lastSeen.set(name, ms);
       for (const [name, n] of counts) this.counts.set(name, (this.counts.get(name) ?? 0) + n);
+      for (const [name, touch] of sessions) {
+        const later = this.sessions.get(name);
+        if (!later || later.until < touch.until) this.sessions.set(name, later ? { at: later.at, until: touch.until } : touch);
+      }
       this.records = records.concat(this.records).slice(0, MAX_BUFFERED_RECORDS);
       throw err;
     }

@@ -1,14 +1,17 @@
 import { Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { CatalogService } from '../catalog/catalog.service';
+import { ThemesService } from '../waiting/themes.service';
 import { ActivityService } from './activity.service';
+import { DiscoveryService } from './discovery.service';
+import { EngineEventsService } from './engine-events.service';
 import { Clock } from './clock';
 import { IdleStopWorker } from './idle-stop.worker';
 import { WorkloadsRepository } from './workloads.repository';
 import { WorkloadsService } from './workloads.service';
 
 @Module({
-  providers: [CatalogService, Clock, WorkloadsRepository, WorkloadsService, ActivityService, IdleStopWorker],
-  exports: [CatalogService, Clock, WorkloadsService, ActivityService, IdleStopWorker],
+  providers: [ThemesService, CatalogService, Clock, WorkloadsRepository, WorkloadsService, ActivityService, IdleStopWorker, EngineEventsService, DiscoveryService],
+  exports: [ThemesService, CatalogService, Clock, WorkloadsService, ActivityService, IdleStopWorker, EngineEventsService, DiscoveryService],
 })
 export class WorkloadsModule implements OnApplicationBootstrap {
   constructor(

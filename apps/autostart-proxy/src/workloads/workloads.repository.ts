@@ -14,6 +14,8 @@ export interface WorkloadRow {
   stops: number;
   /** proxied requests, all replicas */
   requests: number;
+  /** the end of the latest Sablier API session, if one is newer than the last routed request */
+  sessionUntil: Date | null;
 }
 
 interface RawWorkload {
@@ -26,6 +28,14 @@ interface RawWorkload {
   starts: number;
   stops: number;
   requests: string;
+  session_touched: Date | null;
+  session_until: Date | null;
+}
+
+/** A Sablier API session asked for at `at`, keeping the workload until `until`. */
+export interface SessionTouch {
+  at: Date;
+  until: Date;
 }
 
 export interface RequestRecord {
@@ -72,28 +82,44 @@ export class WorkloadsRepository {
     return rows.map(toRow);
   }
 
-  /** Moves last-activity times forward (never back) and adds the proxied requests counted since the last call. */
-  async touch(activity: Map<string, Date>, proxied: Map<string, number> = new Map()): Promise<void> {
-    if (activity.size === 0) return;
-    const names = [...activity.keys()];
-    await this.db.affected(
-      `UPDATE ${this.db.table('workloads')} w SET last_activity = GREATEST(w.last_activity, t.at), requests = w.requests + t.n
-         FROM unnest($1::text[], $2::timestamptz[], $3::bigint[]) AS t(name, at, n) WHERE w.name = t.name`,
-      [names, [...activity.values()], names.map((n) => proxied.get(n) ?? 0)],
-    );
+  /**
+   * Moves last-activity times forward (never back), adds the proxied requests counted since the last
+   * call, and records the sessions asked for through the Sablier API (their end moves forward only).
+   */
+  async touch(activity: Map<string, Date>, proxied: Map<string, number> = new Map(), sessions: Map<string, SessionTouch> = new Map()): Promise<void> {
+    if (activity.size > 0) {
+      const names = [...activity.keys()];
+      await this.db.affected(
+        `UPDATE ${this.db.table('workloads')} w SET last_activity = GREATEST(w.last_activity, t.at), requests = w.requests + t.n
+           FROM unnest($1::text[], $2::timestamptz[], $3::bigint[]) AS t(name, at, n) WHERE w.name = t.name`,
+        [names, [...activity.values()], names.map((n) => proxied.get(n) ?? 0)],
+      );
+    }
+    if (sessions.size > 0) {
+      const names = [...sessions.keys()];
+      await this.db.affected(
+        `UPDATE ${this.db.table('workloads')} w
+            SET session_touched = GREATEST(w.session_touched, t.at), session_until = GREATEST(w.session_until, t.until)
+           FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS t(name, at, until) WHERE w.name = t.name`,
+        [names, names.map((n) => sessions.get(n)!.at), names.map((n) => sessions.get(n)!.until)],
+      );
+    }
   }
 
   /**
    * Claims the start of a service: true for exactly one caller while no start is in progress (or the
    * one in progress is past its deadline). A failed start must be acknowledged first (ackFailure).
    */
-  async claimStart(name: string, now: Date, deadline: Date): Promise<boolean> {
+  async claimStart(name: string, now: Date, deadline: Date, sessionUntil?: Date): Promise<boolean> {
+    // A start for a routed request counts as activity; one for a Sablier session is kept by its session.
+    const keep = sessionUntil
+      ? `session_touched = GREATEST(session_touched, $2), session_until = GREATEST(session_until, $4)`
+      : `last_activity = GREATEST(last_activity, $2)`;
     const n = await this.db.affected(
       `UPDATE ${this.db.table('workloads')}
-          SET status = 'starting', status_since = $2, start_deadline = $3, last_error = NULL,
-              starts = starts + 1, last_activity = GREATEST(last_activity, $2)
+          SET status = 'starting', status_since = $2, start_deadline = $3, last_error = NULL, starts = starts + 1, ${keep}
         WHERE name = $1 AND status <> 'failed' AND (status <> 'starting' OR start_deadline < $2)`,
-      [name, now, deadline],
+      sessionUntil ? [name, now, deadline, sessionUntil] : [name, now, deadline],
     );
     return n === 1;
   }
@@ -134,6 +160,24 @@ export class WorkloadsRepository {
     return row ? (row.last_error ?? 'the start failed') : null;
   }
 
+  /** Stopped or removed from outside (an engine event): stopped now, its Sablier session ended. A start in progress judges for itself. */
+  async stoppedOutside(name: string, now: Date): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} SET status = 'stopped', status_since = $2, session_touched = NULL, session_until = NULL
+        WHERE name = $1 AND status IN ('unknown', 'running')`,
+      [name, now],
+    );
+  }
+
+  /** Started from outside (an engine event): active from now, so it is stopped after its idle timeout. */
+  async adopt(name: string, now: Date): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('workloads')} SET status = 'unknown', status_since = $2, last_activity = GREATEST(last_activity, $2)
+        WHERE name = $1 AND status IN ('stopped', 'unknown')`,
+      [name, now],
+    );
+  }
+
   /** The workload was found stopped (from outside, or never started). */
   async markStopped(name: string, now: Date): Promise<void> {
     await this.db.affected(
@@ -146,7 +190,9 @@ export class WorkloadsRepository {
   /**
    * Claims the services idle past their timeout (`idle` seconds per name) for stopping: each is
    * returned to one caller only (status → stopping). Unknown ones (found at start, never used) and
-   * failed ones (a container that never became healthy) are stopped too.
+   * failed ones (a container that never became healthy) are stopped too. The latest use decides: a
+   * Sablier session asked for after the last routed request keeps it until the session's end, else
+   * the idle timeout since that request applies.
    */
   async claimIdle(now: Date, idle: Map<string, number>): Promise<string[]> {
     if (idle.size === 0) return [];
@@ -154,7 +200,10 @@ export class WorkloadsRepository {
       `UPDATE ${this.db.table('workloads')} w SET status = 'stopping', status_since = $3
          FROM unnest($1::text[], $2::integer[]) AS c(name, idle)
         WHERE w.name = c.name
-          AND ((w.status IN ('unknown', 'running', 'failed') AND w.last_activity < $3::timestamptz - c.idle * interval '1 second')
+          AND ((w.status IN ('unknown', 'running', 'failed')
+                AND CASE WHEN w.session_touched IS NOT NULL AND w.session_touched >= w.last_activity
+                         THEN w.session_until < $3::timestamptz
+                         ELSE w.last_activity < $3::timestamptz - c.idle * interval '1 second' END)
                OR (w.status = 'stopping' AND w.status_since < $3::timestamptz - interval '${STOPPING_LEASE_SECONDS} seconds'))
         RETURNING w.name`,
       [[...idle.keys()], [...idle.values()], now],
@@ -223,5 +272,6 @@ function toRow(r: RawWorkload): WorkloadRow {
     starts: r.starts,
     stops: r.stops,
     requests: Number(r.requests),
+    sessionUntil: r.session_touched && r.session_until && r.session_touched >= r.last_activity ? r.session_until : null,
   };
 }

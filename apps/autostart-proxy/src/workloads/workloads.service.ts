@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { ContainerProviders, type ContainerProvider } from '@platform/containers';
+import { ContainerProviders, type ContainerProvider, type DockerProvider, type KubernetesProvider } from '@platform/containers';
 import { MetricsService } from '@platform/platform';
 import { Counter } from 'prom-client';
 import http from 'node:http';
@@ -15,6 +15,28 @@ export type Readiness =
   | { kind: 'starting'; since: Date }
   | { kind: 'stopped' }
   | { kind: 'failed'; error: string };
+
+/**
+ * One readiness for several workloads (a group): the first failure; else ready when all are; else
+ * starting since the earliest start; else stopped.
+ */
+export function combineReadiness(states: readonly Readiness[]): Readiness {
+  const failed = states.find((r) => r.kind === 'failed');
+  if (failed) return failed;
+  if (states.every((r) => r.kind === 'ready')) return { kind: 'ready' };
+  const since = states.flatMap((r) => (r.kind === 'starting' ? [r.since.getTime()] : []));
+  if (since.length > 0) return { kind: 'starting', since: new Date(Math.min(...since)) };
+  return states.find((r) => r.kind === 'stopped') ?? { kind: 'starting', since: new Date() };
+}
+
+/** A managed service as Sablier's API reports it (InstanceInfo's core). */
+export interface InstanceState {
+  name: string;
+  readiness: Readiness;
+  /** running (and ready) instances, as the engine last reported them */
+  currentReplicas: number;
+  desiredReplicas: number;
+}
 
 /** One look at the workload: its own health (engine), then its health-check path. */
 type Probe = { kind: 'ready' } | { kind: 'starting' } | { kind: 'stopped' } | { kind: 'unhealthy'; message: string };
@@ -44,6 +66,8 @@ export class WorkloadsService implements OnModuleDestroy {
   private readonly ready = new Set<string>();
   private readonly resolving = new Map<string, Promise<Readiness>>();
   private readonly starting = new Map<string, Promise<void>>();
+  /** replicas {current, desired} as the engine last reported them, by service */
+  private readonly replicas = new Map<string, { current: number; desired: number }>();
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 8 });
   private closing = false;
@@ -63,12 +87,44 @@ export class WorkloadsService implements OnModuleDestroy {
     });
     this.providers = new ContainerProviders(
       { docker: {}, kubernetes: {} },
-      { DOCKER_HOST: config.DOCKER_HOST, KUBECONFIG: config.KUBECONFIG, KUBERNETES_SERVICE_HOST: config.KUBERNETES_SERVICE_HOST },
+      {
+        DOCKER_HOST: config.DOCKER_HOST,
+        DOCKER_TLS_VERIFY: config.DOCKER_TLS_VERIFY,
+        DOCKER_CERT_PATH: config.DOCKER_CERT_PATH,
+        KUBECONFIG: config.KUBECONFIG,
+        KUBERNETES_SERVICE_HOST: config.KUBERNETES_SERVICE_HOST,
+      },
     );
   }
 
   provider(service: ManagedService): ContainerProvider {
     return this.providers.get(service.provider);
+  }
+
+  /** The Docker provider (events, discovery). */
+  docker(): DockerProvider {
+    return this.providers.get('docker') as DockerProvider;
+  }
+
+  /** The Kubernetes provider (discovery). */
+  kubernetes(): KubernetesProvider {
+    return this.providers.get('kubernetes') as KubernetesProvider;
+  }
+
+  /** Whether this replica is starting the service now (its own start, not one from outside). */
+  isStarting(name: string): boolean {
+    return this.starting.has(name);
+  }
+
+  /** The workload stopped or was removed from outside (an engine event): forgotten, its session ended. */
+  async stoppedOutside(name: string): Promise<void> {
+    this.ready.delete(name);
+    await this.repo.stoppedOutside(name, new Date(this.clock.now()));
+  }
+
+  /** The workload was started from outside (an engine event): adopted, active from now, stopped when idle. */
+  async startedOutside(name: string): Promise<void> {
+    await this.repo.adopt(name, new Date(this.clock.now()));
   }
 
   /** Known healthy by this replica: proxy at once. */
@@ -101,13 +157,63 @@ export class WorkloadsService implements OnModuleDestroy {
    * stopped. Concurrent callers of this replica share one resolution. A failed start is reported to
    * one caller, after which the next request starts it again.
    */
-  resolveForRequest(service: ManagedService): Promise<Readiness> {
+  resolveForRequest(service: ManagedService, sessionUntil?: Date): Promise<Readiness> {
     let pending = this.resolving.get(service.name);
     if (!pending) {
-      pending = this.resolve(service, true).finally(() => this.resolving.delete(service.name));
+      pending = this.resolve(service, true, sessionUntil).finally(() => this.resolving.delete(service.name));
       this.resolving.set(service.name, pending);
     }
     return pending;
+  }
+
+  /** Known healthy by this replica, every one of them (a group). */
+  allReady(services: readonly ManagedService[]): boolean {
+    for (const s of services) if (!this.ready.has(s.name)) return false;
+    return true;
+  }
+
+  /** resolveForRequest for several services at once (a group), combined into one readiness. */
+  async resolveAll(services: readonly ManagedService[]): Promise<Readiness> {
+    if (services.length === 1) return this.resolveForRequest(services[0]);
+    return combineReadiness(await Promise.all(services.map((s) => this.resolveForRequest(s))));
+  }
+
+  /**
+   * Resolves (and starts) every service until all are ready, one failed, or `timeoutMs` passed:
+   * the blocking strategy and groups. Polls every AUTOSTART_HEALTH_POLL_MS, so a start claimed by
+   * another replica is seen as soon as that replica marks it running.
+   */
+  async waitUntilReady(services: readonly ManagedService[], timeoutMs: number, sessionUntil?: Date): Promise<Readiness[]> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const states = await Promise.all(
+        services.map((s) => this.resolveForRequest(s, sessionUntil).catch((err: Error): Readiness => ({ kind: 'failed', error: err.message }))),
+      );
+      if (states.every((r) => r.kind === 'ready') || states.some((r) => r.kind === 'failed')) return states;
+      const left = deadline - performance.now();
+      if (left <= 0 || this.closing) return states;
+      await sleep(Math.min(this.config.AUTOSTART_HEALTH_POLL_MS, left));
+    }
+  }
+
+  /** Where each service stands for Sablier's API, starting what is stopped (no waiting). */
+  async instances(services: readonly ManagedService[], sessionUntil?: Date): Promise<InstanceState[]> {
+    const states = await Promise.all(
+      services.map((s) =>
+        (this.ready.has(s.name) ? Promise.resolve<Readiness>({ kind: 'ready' }) : this.resolveForRequest(s, sessionUntil)).catch(
+          (err: Error): Readiness => ({ kind: 'failed', error: err.message }),
+        ),
+      ),
+    );
+    return services.map((s, i) => this.instanceState(s, states[i]));
+  }
+
+  /** The replica counts to report with a readiness. */
+  instanceState(service: ManagedService, readiness: Readiness): InstanceState {
+    const known = this.replicas.get(service.name);
+    const desired = Math.max(1, known?.desired ?? 1);
+    const current = readiness.kind === 'ready' ? desired : Math.min(known?.current ?? 0, desired);
+    return { name: service.name, readiness, currentReplicas: current, desiredReplicas: desired };
   }
 
   /**
@@ -129,7 +235,7 @@ export class WorkloadsService implements OnModuleDestroy {
   }
 
 
-  private async resolve(service: ManagedService, startIfStopped: boolean): Promise<Readiness> {
+  private async resolve(service: ManagedService, startIfStopped: boolean, sessionUntil?: Date): Promise<Readiness> {
     if (this.ready.has(service.name)) return { kind: 'ready' };
     const now = new Date(this.clock.now());
     let row = await this.repo.get(service.name);
@@ -158,7 +264,7 @@ export class WorkloadsService implements OnModuleDestroy {
       }
       return { kind: 'starting', since: row?.statusSince ?? now };
     }
-    await this.start(service);
+    await this.start(service, sessionUntil);
     return { kind: 'starting', since: now };
   }
 
@@ -167,11 +273,11 @@ export class WorkloadsService implements OnModuleDestroy {
    * Resolves once the claim is settled (the shared state says `starting`); the start itself goes on
    * in the background.
    */
-  async start(service: ManagedService): Promise<void> {
+  async start(service: ManagedService, sessionUntil?: Date): Promise<void> {
     if (this.starting.has(service.name)) return;
     const now = this.clock.now();
-    const deadline = new Date(now + service.startTimeout * 1000 + START_LEASE_MARGIN_MS);
-    const claim = this.repo.claimStart(service.name, new Date(now), deadline);
+    const deadline = new Date(now + (service.startTimeout + service.readyAfter) * 1000 + START_LEASE_MARGIN_MS);
+    const claim = this.repo.claimStart(service.name, new Date(now), deadline, sessionUntil);
     const run = claim.then((claimed) => (claimed ? this.runStart(service) : undefined)).finally(() => this.starting.delete(service.name));
     this.starting.set(service.name, run);
     run.catch(() => undefined);
@@ -184,6 +290,8 @@ export class WorkloadsService implements OnModuleDestroy {
     try {
       await provider.start(service.target);
       await this.waitReady(service);
+      // Sablier's ready-after: some upstreams answer their health check before they can serve.
+      if (service.readyAfter > 0) await this.pause(service.readyAfter * 1000);
       if (this.closing) throw new ShuttingDown();
       await this.repo.markRunning(service.name, new Date(this.clock.now()));
       this.ready.add(service.name);
@@ -221,9 +329,19 @@ export class WorkloadsService implements OnModuleDestroy {
     }
   }
 
+  /** Waits `ms`, cut short (ShuttingDown) when the proxy shuts down. */
+  private async pause(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    for (let left = ms; left > 0; left = until - performance.now()) {
+      if (this.closing) throw new ShuttingDown();
+      await sleep(Math.min(left, 100));
+    }
+  }
+
   /** Ready only when the engine reports it healthy (or has no check of its own) and its health-check path answers 2xx. */
   private async probe(service: ManagedService): Promise<Probe> {
     const health = await this.provider(service).health(service.target);
+    this.replicas.set(service.name, { current: health.ready, desired: health.desired });
     switch (health.status) {
       case 'stopped':
         return { kind: 'stopped' };

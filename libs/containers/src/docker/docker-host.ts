@@ -7,8 +7,9 @@ export type DockerEndpoint =
 
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 
-/** Docker's plain-text port; `tcp://host` without a port uses it, as the Docker CLI does. */
+/** Docker's plain-text port; `tcp://host` without a port uses it, as the Docker CLI does (2376 with TLS). */
 const DEFAULT_TCP_PORT = 2375;
+const DEFAULT_TLS_PORT = 2376;
 
 const EXPECTED = 'expected unix:///path/to/docker.sock or tcp://host:port';
 
@@ -17,7 +18,7 @@ const EXPECTED = 'expected unix:///path/to/docker.sock or tcp://host:port';
  * Unset or empty → the default socket. Anything else (ssh://, npipe://, http://, a bare path,
  * a path after the tcp port) throws `ContainersError('INVALID_CONFIG')` saying what was expected.
  */
-export function parseDockerHost(value?: string): DockerEndpoint {
+export function parseDockerHost(value?: string, opts: { tls?: boolean } = {}): DockerEndpoint {
   const raw = (value ?? '').trim() || DEFAULT_DOCKER_HOST;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1]?.toLowerCase();
   if (scheme === 'unix') {
@@ -40,7 +41,7 @@ export function parseDockerHost(value?: string): DockerEndpoint {
       throw invalid(raw, 'a tcp address has no credentials, query or fragment');
     }
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    return { kind: 'tcp', host, port: url.port ? Number(url.port) : DEFAULT_TCP_PORT };
+    return { kind: 'tcp', host, port: url.port ? Number(url.port) : opts.tls ? DEFAULT_TLS_PORT : DEFAULT_TCP_PORT };
   }
   const why = scheme ? `the ${scheme}:// scheme is not supported` : 'a scheme is missing';
   throw invalid(raw, why);

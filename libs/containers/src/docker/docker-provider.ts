@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import {
@@ -20,6 +22,49 @@ export interface DockerProviderOptions {
   dockerHost?: string;
   /** How long one Engine API call may take, in ms; a stop may take its grace period longer. Default 30 000. */
   timeoutMs?: number;
+  /**
+   * TLS to a tcp daemon, as the Docker CLI's DOCKER_TLS_VERIFY / DOCKER_CERT_PATH: `certPath` holds
+   * `ca.pem` (the daemon's certificate is verified against it), `cert.pem` and `key.pem` (this
+   * client's). Read at creation. Ignored for a unix socket.
+   */
+  tls?: { certPath: string };
+}
+
+/** A container event of the engine (`GET /events`) as the provider reports it. */
+export interface ContainerEvent {
+  /** create, start, die, stop, destroy (the engine's Action). */
+  action: string;
+  id: string;
+  /** Without Docker's leading `/`. */
+  name: string;
+  labels: Record<string, string>;
+  /** `die`: the exit code. */
+  exitCode?: number;
+  /** ms since the epoch */
+  time: number;
+}
+
+/** A container as the engine lists it (discovery by label). */
+export interface ListedContainer {
+  id: string;
+  name: string;
+  image: string;
+  labels: Record<string, string>;
+  /** the engine's own state: created, running, paused, restarting, removing, exited, dead */
+  engineState: string;
+}
+
+export interface WatchOptions {
+  /** The engine's `event` filter; default create, start, die, destroy. */
+  actions?: string[];
+  /** `key` or `key=value` label filters, all required. */
+  labels?: string[];
+  /** The stream broke (it is reopened after `retryMs`). */
+  onError?: (err: Error) => void;
+  /** The stream is open (again): a caller may re-read the state it missed. */
+  onOpen?: () => void;
+  /** Pause before reopening a broken stream; default 1000 ms. */
+  retryMs?: number;
 }
 
 /**
@@ -38,12 +83,80 @@ export class DockerProvider implements ContainerProvider {
   private readonly timeoutMs: number;
 
   constructor(opts: DockerProviderOptions = {}) {
-    this.endpoint = parseDockerHost(opts.dockerHost);
+    this.endpoint = parseDockerHost(opts.dockerHost, { tls: Boolean(opts.tls) });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
-    this.docker =
-      this.endpoint.kind === 'unix'
-        ? new Docker({ socketPath: this.endpoint.socketPath })
-        : new Docker({ host: this.endpoint.host, port: this.endpoint.port, protocol: 'http' });
+    if (this.endpoint.kind === 'unix') this.docker = new Docker({ socketPath: this.endpoint.socketPath });
+    else if (opts.tls) {
+      const { ca, cert, key } = readTlsFiles(opts.tls.certPath);
+      this.tls = true;
+      this.docker = new Docker({ host: this.endpoint.host, port: this.endpoint.port, protocol: 'https', ca, cert, key });
+    } else this.docker = new Docker({ host: this.endpoint.host, port: this.endpoint.port, protocol: 'http' });
+  }
+
+  /** Whether the engine is reached over TLS (a tcp DOCKER_HOST with DOCKER_TLS_VERIFY). */
+  readonly tls: boolean = false;
+
+  /** Every container (running or not) carrying the label filters (`key` or `key=value`), by name. */
+  async list(labels: string[]): Promise<ListedContainer[]> {
+    const listed = await this.call('', 'list', (abortSignal) => this.docker.listContainers({ all: true, filters: JSON.stringify({ label: labels }), abortSignal }));
+    return listed
+      .map((c) => ({ id: c.Id, name: (c.Names?.[0] ?? c.Id).replace(/^\//, ''), image: c.Image, labels: c.Labels ?? {}, engineState: c.State }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Follows the engine's container events (`GET /events`) until the returned function is called;
+   * a broken stream is reopened after `retryMs` (`onOpen` says when, so the caller can re-read what
+   * it may have missed). `onEvent` errors are the caller's: they are reported to `onError`, the stream goes on.
+   */
+  watch(onEvent: (event: ContainerEvent) => void, opts: WatchOptions = {}): () => void {
+    let stopped = false;
+    let current: { destroy(): void } | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const filters = JSON.stringify({ type: ['container'], event: opts.actions ?? ['create', 'start', 'die', 'destroy'], ...(opts.labels ? { label: opts.labels } : {}) });
+    const again = (err: Error) => {
+      current = undefined;
+      if (stopped) return;
+      opts.onError?.(err);
+      retry = setTimeout(open, opts.retryMs ?? 1_000);
+      retry.unref();
+    };
+    const open = () => {
+      if (stopped) return;
+      this.docker.getEvents({ filters }).then(
+        (stream) => {
+          const readable = stream as unknown as Readable;
+          if (stopped) return readable.destroy();
+          current = readable;
+          opts.onOpen?.();
+          let buffered = '';
+          readable.on('data', (chunk: Buffer) => {
+            buffered += chunk.toString('utf8');
+            let nl: number;
+            while ((nl = buffered.indexOf('\n')) >= 0) {
+              const line = buffered.slice(0, nl).trim();
+              buffered = buffered.slice(nl + 1);
+              if (!line) continue;
+              try {
+                const event = toEvent(JSON.parse(line));
+                if (event) onEvent(event);
+              } catch (err) {
+                opts.onError?.(err as Error);
+              }
+            }
+          });
+          readable.once('error', (err: Error) => again(err));
+          readable.once('end', () => again(new Error('the Docker events stream ended')));
+        },
+        (err: Error) => again(err),
+      );
+    };
+    open();
+    return () => {
+      stopped = true;
+      clearTimeout(retry);
+      current?.destroy();
+    };
   }
 
   async status(target: string): Promise<WorkloadStatus> {
@@ -190,6 +303,45 @@ export class DockerProvider implements ContainerProvider {
       );
     }
   }
+}
+
+/** ca.pem, cert.pem and key.pem of a DOCKER_CERT_PATH; a missing one is INVALID_CONFIG naming it. */
+function readTlsFiles(certPath: string): { ca: Buffer; cert: Buffer; key: Buffer } {
+  const read = (file: string) => {
+    try {
+      return readFileSync(join(certPath, file));
+    } catch (err) {
+      throw new ContainersError('INVALID_CONFIG', `DOCKER_TLS_VERIFY is set but ${join(certPath, file)} cannot be read (${(err as Error).message}); DOCKER_CERT_PATH must hold ca.pem, cert.pem and key.pem`);
+    }
+  };
+  return { ca: read('ca.pem'), cert: read('cert.pem'), key: read('key.pem') };
+}
+
+interface RawEvent {
+  Type?: string;
+  Action?: string;
+  status?: string;
+  id?: string;
+  Actor?: { ID?: string; Attributes?: Record<string, string> };
+  time?: number;
+  timeNano?: number;
+}
+
+/** The engine's event JSON → ContainerEvent (the attributes hold the labels, `name`, `image`, `exitCode`). */
+function toEvent(raw: RawEvent): ContainerEvent | undefined {
+  if (raw.Type !== undefined && raw.Type !== 'container') return undefined;
+  const action = (raw.Action ?? raw.status ?? '').split(':', 1)[0];
+  const id = raw.Actor?.ID ?? raw.id;
+  if (!action || !id) return undefined;
+  const { name = '', image: _image, exitCode, ...labels } = raw.Actor?.Attributes ?? {};
+  return {
+    action,
+    id,
+    name: name.replace(/^\//, ''),
+    labels,
+    ...(exitCode !== undefined ? { exitCode: Number(exitCode) } : {}),
+    time: raw.timeNano ? Math.floor(raw.timeNano / 1e6) : (raw.time ?? 0) * 1000,
+  };
 }
 
 function engineMessage(err: unknown): string {

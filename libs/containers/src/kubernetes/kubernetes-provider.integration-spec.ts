@@ -23,6 +23,17 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
   });
   afterEach(() => api.close());
 
+  it('lists the Deployments and StatefulSets of all namespaces carrying an annotation (discovery)', async () => {
+    api.addWorkload({ namespace: 'web', name: 'blog', replicas: 0, annotations: { 'autostart.enable': 'true', 'autostart.port': '80' } });
+    api.addWorkload({ namespace: 'db', name: 'pg', kind: 'statefulset', replicas: 1, annotations: { 'autostart.enable': 'false' } });
+    const listed = await k8s.list('autostart.enable');
+    expect(listed).toEqual([
+      { kind: 'statefulset', namespace: 'db', name: 'pg', annotations: { 'autostart.enable': 'false' }, replicas: 1 },
+      { kind: 'deployment', namespace: 'web', name: 'blog', annotations: { 'autostart.enable': 'true', 'autostart.port': '80' }, replicas: 0 },
+    ]);
+    expect(api.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/apis/apps/v1/deployments', '/apis/apps/v1/statefulsets']));
+  });
+
   it('answers ping through /version', async () => {
     await expect(k8s.ping()).resolves.toBeUndefined();
   });

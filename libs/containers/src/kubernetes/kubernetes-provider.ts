@@ -10,7 +10,7 @@ import {
   type WorkloadHealth,
   type WorkloadStatus,
 } from '../provider';
-import { describeWorkload, parseKubernetesTarget, replicasToRestore, type KubernetesTarget, type ScalableWorkload } from './kubernetes-state';
+import { describeWorkload, parseKubernetesTarget, replicasToRestore, type KubernetesKind, type KubernetesTarget, type ScalableWorkload } from './kubernetes-state';
 
 export interface KubernetesProviderOptions {
   /** Path of a kubeconfig file (e.g. from KUBECONFIG). */
@@ -49,6 +49,15 @@ function kubernetesClient(): typeof KubernetesClient {
  * RBAC: get and patch on the workloads (the annotation) and on their `scale` subresource, limited
  * by resourceNames; list pods and get pods/log for logs().
  */
+/** A workload as discovery lists it. */
+export interface ListedWorkload {
+  kind: KubernetesKind;
+  namespace: string;
+  name: string;
+  annotations: Record<string, string>;
+  replicas: number;
+}
+
 export class KubernetesProvider implements ContainerProvider {
   readonly name = 'kubernetes' as const;
   private readonly apps: AppsV1Api;
@@ -95,6 +104,29 @@ export class KubernetesProvider implements ContainerProvider {
       throw new ContainersError('INVALID_CONFIG', `Kubernetes defaultReplicas must be a positive integer (got ${fallback})`);
     }
     this.defaultReplicas = fallback;
+  }
+
+  /**
+   * Every Deployment and StatefulSet (all namespaces) carrying the annotation `annotation` (any
+   * value), with its annotations: discovery. Needs `list` on deployments and statefulsets.
+   */
+  async list(annotation: string): Promise<ListedWorkload[]> {
+    try {
+      const [deployments, statefulsets] = await Promise.all([this.apps.listDeploymentForAllNamespaces({}), this.apps.listStatefulSetForAllNamespaces({})]);
+      const of = (kind: KubernetesKind, items: Array<{ metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> }; spec?: { replicas?: number } }>) =>
+        items
+          .filter((i) => i.metadata?.annotations?.[annotation] !== undefined)
+          .map((i) => ({
+            kind,
+            namespace: i.metadata?.namespace ?? 'default',
+            name: i.metadata?.name ?? '',
+            annotations: { ...i.metadata?.annotations },
+            replicas: i.spec?.replicas ?? 0,
+          }));
+      return [...of('deployment', deployments.items), ...of('statefulset', statefulsets.items)].sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+    } catch (err) {
+      throw new ContainersError('PROVIDER_ERROR', `Kubernetes list of deployments and statefulsets failed at ${this.server}: ${(err as Error).message} (RBAC: list on deployments, statefulsets)`, { cause: err });
+    }
   }
 
   async status(target: string): Promise<WorkloadStatus> {

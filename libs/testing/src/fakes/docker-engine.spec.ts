@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { startFakeDockerEngine, type FakeDockerEngine } from './docker-engine';
+import { request as tlsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDockerTlsMaterial, startFakeDockerEngine, type FakeDockerEngine } from './docker-engine';
 
 /** One raw Engine API call over the unix socket. */
 function call(engine: FakeDockerEngine, method: string, path: string): Promise<{ status: number; type?: string; body: Buffer }> {
@@ -93,5 +97,60 @@ describe('fake Docker Engine API', () => {
     expect(engine.container('hc').State.Health).toMatchObject({ Status: 'unhealthy', FailingStreak: 1 });
     engine.exit('hc', 2);
     expect(engine.container('hc').State).toMatchObject({ Status: 'exited', ExitCode: 2 });
+  });
+
+  it('streams container events as JSON lines, filtered by event and label, as they happen', async () => {
+    const lines: any[] = [];
+    const req = request({ socketPath: engine.socketPath, path: `/v1.47/events?filters=${encodeURIComponent(JSON.stringify({ type: ['container'], event: ['start', 'die', 'destroy'], label: ['app=shop'] }))}` });
+    const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject).end());
+    let buffered = '';
+    res.on('data', (c: Buffer) => {
+      buffered += c.toString();
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      lines.push(...parts.filter(Boolean).map((l) => JSON.parse(l)));
+    });
+    while (engine.eventStreams() === 0) await new Promise((r) => setTimeout(r, 10));
+    engine.startFromOutside('web');
+    engine.startFromOutside('sleepy'); // no app=shop label
+    engine.exit('web', 3);
+    engine.removeContainer('web-admin');
+    while (lines.length < 4) await new Promise((r) => setTimeout(r, 10));
+    expect(lines.map((l) => [l.Action, l.Actor.Attributes.name])).toEqual([
+      ['start', 'web'],
+      ['die', 'web'],
+      ['die', 'web-admin'],
+      ['destroy', 'web-admin'],
+    ]);
+    expect(lines[1]).toMatchObject({ Type: 'container', status: 'die', Actor: { Attributes: { exitCode: '3', tier: 'front', image: 'web:latest' } } });
+    expect(engine.startCalls('web')).toBe(0); // started from outside, not through the API
+    res.destroy();
+  });
+});
+
+describe('fake Docker Engine API over TLS', () => {
+  it('requires a client certificate of its CA, as a daemon started with --tlsverify', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-docker-tls-'));
+    const material = createDockerTlsMaterial(dir);
+    const engine = await startFakeDockerEngine({ tls: material.daemon });
+    try {
+      expect(engine.dockerHost).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
+      const port = Number(engine.dockerHost.split(':').pop());
+      const ping = (certPath: string) =>
+        new Promise<number>((resolve, reject) => {
+          const file = (f: string) => readFileSync(join(certPath, f));
+          tlsRequest({ host: '127.0.0.1', port, path: '/_ping', ca: file('ca.pem'), cert: file('cert.pem'), key: file('key.pem') }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+            .on('error', reject)
+            .end();
+        });
+      expect(await ping(material.certPath)).toBe(200);
+      await expect(ping(material.otherCertPath)).rejects.toThrow();
+    } finally {
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

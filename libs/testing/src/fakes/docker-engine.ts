@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -9,7 +12,11 @@ import { join } from 'node:path';
  * for the containers lib and the apps built on it. Served paths (with or without a `/v1.xx` prefix):
  * `GET /_ping`, `GET /containers/json` (`all`, `filters` by `name`, `label`, `id`),
  * `GET /containers/{id}/json`, `POST /containers/{id}/start|stop?t=|unpause`,
- * `GET /containers/{id}/logs` (multiplexed stream frames unless the container has a TTY).
+ * `GET /containers/{id}/logs` (multiplexed stream frames unless the container has a TTY),
+ * `GET /events` (a stream of JSON lines, `filters` by `type`, `event`, `label`: `create`, `start`,
+ * `die` with its `exitCode`, `stop`, `destroy`, as the engine sends them; `since` is ignored).
+ * With `tls` it listens on loopback TCP over TLS and requires a client certificate signed by `ca`, as
+ * a daemon started with `--tlsverify` does (`dockerHost` is then `tcp://127.0.0.1:<port>`).
  * `{id}` is an id, an id prefix or a name, as on the real engine. Answers as the engine does:
  * 204 on success, 304 for a start of a running or a stop of a stopped container, 404
  * `{"message":"No such container: x"}`, 409 to start a paused or unpause a not paused container.
@@ -22,6 +29,7 @@ import { join } from 'node:path';
  *   // DOCKER_HOST = engine.dockerHost   (unix:///tmp/…/docker.sock)
  *   engine.startCalls('whisper');   // POST …/start requests that reached this container
  *   engine.container('whisper').State.Health?.Status;
+ *   engine.startFromOutside('whisper'); engine.exit('whisper', 0); engine.removeContainer('whisper');   // `docker start|stop|rm` by someone else
  *   await engine.close();
  */
 
@@ -95,8 +103,16 @@ export interface FakeDockerEngine {
   addContainer(spec: FakeContainerSpec): FakeContainerInspect;
   /** Changes a container's health now (e.g. a running service that starts failing its check). */
   setHealth(nameOrId: string, status: 'starting' | 'healthy' | 'unhealthy'): void;
-  /** The container's process exits on its own (crash: code ≠ 0). */
+  /** The container's process exits on its own (crash: code ≠ 0), or `docker stop` from outside (code 0): a `die` event. */
   exit(nameOrId: string, exitCode: number): void;
+  /** `docker start` by someone else: running, a `start` event, not counted in startCalls. */
+  startFromOutside(nameOrId: string): void;
+  /** `docker rm -f`: gone, a `destroy` event. */
+  removeContainer(nameOrId: string): void;
+  /** Clients reading `GET /events` now. */
+  eventStreams(): number;
+  /** Ends every events stream (an engine restart, a proxy in between timing out). */
+  dropEventStreams(): void;
   close(): Promise<void>;
 }
 
@@ -110,11 +126,49 @@ interface FakeContainer {
 
 const NEVER = '0001-01-01T00:00:00Z';
 
-export async function startFakeDockerEngine(opts: { containers?: FakeContainerSpec[] } = {}): Promise<FakeDockerEngine> {
+/** PEM texts of the daemon's certificate and key, and the CA its clients' certificates must be signed by. */
+export interface FakeDockerTls {
+  cert: string;
+  key: string;
+  ca: string;
+}
+
+interface EventClient {
+  res: ServerResponse;
+  types?: string[];
+  events?: string[];
+  labels?: string[];
+}
+
+export async function startFakeDockerEngine(opts: { containers?: FakeContainerSpec[]; tls?: FakeDockerTls } = {}): Promise<FakeDockerEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'fake-docker-'));
   const socketPath = join(dir, 'docker.sock');
   const containers: FakeContainer[] = [];
   const requests: RecordedDockerRequest[] = [];
+  const eventClients = new Set<EventClient>();
+
+  const emit = (action: string, c: FakeContainer, extra: Record<string, string> = {}): void => {
+    const nowMs = Date.now();
+    const attributes = { ...c.inspect.Config.Labels, image: c.inspect.Config.Image, name: c.inspect.Name.slice(1), ...extra };
+    const event = {
+      status: action,
+      id: c.inspect.Id,
+      from: c.inspect.Config.Image,
+      Type: 'container',
+      Action: action,
+      Actor: { ID: c.inspect.Id, Attributes: attributes },
+      scope: 'local',
+      time: Math.floor(nowMs / 1000),
+      timeNano: nowMs * 1_000_000,
+    };
+    const line = `${JSON.stringify(event)}\n`;
+    for (const client of eventClients) {
+      if (client.types && !client.types.includes('container')) continue;
+      if (client.events && !client.events.includes(action)) continue;
+      if (client.labels && !client.labels.every((f) => labelMatches(attributes, f))) continue;
+      client.res.write(line);
+    }
+  };
 
   const find = (ref: string): FakeContainer | undefined => {
     const name = ref.replace(/^\//, '');
@@ -143,6 +197,7 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
     Object.assign(s, { Status: 'running', Running: true, Paused: false, Dead: false, Pid: 1000 + containers.indexOf(c), ExitCode: 0, Error: '' });
     s.StartedAt = new Date().toISOString();
     s.FinishedAt = NEVER;
+    emit('start', c);
     const check = c.spec.health;
     if (!check || !s.Health) return;
     s.Health.Status = 'starting';
@@ -165,6 +220,7 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
       s.Health.Status = 'unhealthy';
       s.Health.FailingStreak = 0;
     }
+    emit('die', c, { exitCode: String(exitCode) });
   };
 
   const addContainer = (spec: FakeContainerSpec): FakeContainerInspect => {
@@ -196,6 +252,7 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
     };
     const c: FakeContainer = { spec: { ...spec }, inspect, starts: 0, stops: [] };
     containers.push(c);
+    emit('create', c);
     const initial = spec.state ?? 'exited';
     if (initial === 'running' || initial === 'paused') {
       run(c);
@@ -238,13 +295,7 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
     if (query.filters) filters = JSON.parse(query.filters) as Record<string, string[]>;
     return containers
       .filter((c) => all || c.inspect.State.Running)
-      .filter((c) =>
-        (filters.label ?? []).every((f) => {
-          const [key, ...rest] = f.split('=');
-          const value = c.inspect.Config.Labels[key];
-          return rest.length ? value === rest.join('=') : value !== undefined;
-        }),
-      )
+      .filter((c) => (filters.label ?? []).every((f) => labelMatches(c.inspect.Config.Labels, f)))
       // The engine's name filter is a regular expression on the name (a substring matches).
       .filter((c) => (filters.name ?? []).every((n) => new RegExp(n).test(c.inspect.Name)))
       .filter((c) => (filters.id ?? []).every((id) => c.inspect.Id.startsWith(id)))
@@ -294,6 +345,16 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
       send(res, 200, list(query));
       return;
     }
+    if (method === 'GET' && path === '/events') {
+      let filters: Record<string, string[]> = {};
+      if (query.filters) filters = JSON.parse(query.filters) as Record<string, string[]>;
+      const client: EventClient = { res, types: filters.type, events: filters.event, labels: filters.label };
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+      res.flushHeaders();
+      eventClients.add(client);
+      res.on('close', () => eventClients.delete(client));
+      return;
+    }
     const m = /^\/containers\/([^/]+)\/(json|start|stop|unpause|logs)$/.exec(path);
     if (!m) {
       send(res, 404, { message: 'page not found' });
@@ -340,6 +401,7 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
         const exitMs = c.spec.stopsAfterMs ?? 0;
         const done = () => {
           halt(c, exitMs <= graceMs ? 0 : 137);
+          emit('stop', c);
           send(res, 204);
         };
         if (Math.min(exitMs, graceMs) <= 0) done();
@@ -358,15 +420,19 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
     }
   };
 
-  const server = createServer(handle);
+  const server = opts.tls
+    ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: true }, handle)
+    : createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socketPath, () => resolve());
+    if (opts.tls) server.listen(0, '127.0.0.1', () => resolve());
+    else server.listen(socketPath, () => resolve());
   });
+  const dockerHost = opts.tls ? `tcp://127.0.0.1:${(server.address() as AddressInfo).port}` : `unix://${socketPath}`;
 
   return {
     socketPath,
-    dockerHost: `unix://${socketPath}`,
+    dockerHost,
     requests,
     container: (ref) => structuredClone(must(ref).inspect),
     startCalls: (ref) => must(ref).starts,
@@ -374,11 +440,70 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
     addContainer,
     setHealth: (ref, status) => setHealth(must(ref), status, status === 'unhealthy' ? 'health check failed' : 'ok', status === 'unhealthy' ? 1 : 0),
     exit: (ref, exitCode) => halt(must(ref), exitCode),
+    startFromOutside: (ref) => {
+      const c = must(ref);
+      if (!c.inspect.State.Running) run(c);
+    },
+    removeContainer: (ref) => {
+      const c = must(ref);
+      if (c.inspect.State.Running) halt(c, 137);
+      containers.splice(containers.indexOf(c), 1);
+      emit('destroy', c);
+    },
+    eventStreams: () => eventClients.size,
+    dropEventStreams: () => {
+      for (const client of eventClients) client.res.end();
+      eventClients.clear();
+    },
     close: async () => {
       for (const c of containers) clearTimeout(c.timer);
+      for (const client of eventClients) client.res.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A `label` filter of the engine: `key` (present) or `key=value`. */
+function labelMatches(labels: Record<string, string>, filter: string): boolean {
+  const [key, ...rest] = filter.split('=');
+  const value = labels[key];
+  return rest.length ? value === rest.join('=') : value !== undefined;
+}
+
+/**
+ * TLS material as `docker --tlsverify` uses it, made with the openssl command (a throwaway CA, a
+ * daemon certificate for 127.0.0.1/localhost, a client certificate): `certPath` holds the client's
+ * `ca.pem`, `cert.pem`, `key.pem` (the value for DOCKER_CERT_PATH); `daemon` goes to
+ * startFakeDockerEngine's `tls`. `otherCertPath` holds a client signed by another CA (refused).
+ */
+export function createDockerTlsMaterial(dir: string): { certPath: string; otherCertPath: string; daemon: FakeDockerTls } {
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  const ca = (name: string) => ssl('req', '-x509', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.pem`, '-days', '1', '-subj', `/CN=${name}`);
+  const issue = (name: string, caName: string, ext: string) => {
+    writeFileSync(join(dir, `${name}.ext`), ext);
+    ssl('req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
+    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${caName}.pem`, '-CAkey', `${caName}-key.pem`, '-CAcreateserial', '-out', `${name}-cert.pem`, '-days', '1', '-extfile', `${name}.ext`);
+  };
+  ca('test-ca');
+  ca('other-ca');
+  issue('daemon', 'test-ca', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  issue('client', 'test-ca', 'extendedKeyUsage=clientAuth\n');
+  issue('stranger', 'other-ca', 'extendedKeyUsage=clientAuth\n');
+  const read = (f: string) => readFileSync(join(dir, f), 'utf8');
+  const client = (sub: string, name: string) => {
+    const path = join(dir, sub);
+    mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, 'ca.pem'), read('test-ca.pem'));
+    writeFileSync(join(path, 'cert.pem'), read(`${name}-cert.pem`));
+    writeFileSync(join(path, 'key.pem'), read(`${name}-key.pem`));
+    return path;
+  };
+  return {
+    certPath: client('client', 'client'),
+    otherCertPath: client('stranger', 'stranger'),
+    daemon: { cert: read('daemon-cert.pem'), key: read('daemon-key.pem'), ca: read('test-ca.pem') },
   };
 }

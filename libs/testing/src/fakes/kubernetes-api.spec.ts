@@ -31,6 +31,20 @@ describe('fake Kubernetes API server', () => {
     expect(config.users[0].user.token).toBe(api.token);
   });
 
+  it('lists Deployments and StatefulSets of all namespaces or one, with their annotations; a removed one is gone', async () => {
+    api.addWorkload({ namespace: 'web', name: 'blog', annotations: { 'autostart.enable': 'true' } });
+    const all = await call('GET', '/apis/apps/v1/deployments');
+    expect(all.status).toBe(200);
+    expect(all.body.kind).toBe('DeploymentList');
+    expect(all.body.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`)).toEqual(['ml/whisper', 'web/blog']);
+    expect(all.body.items[1].metadata.annotations).toEqual({ 'autostart.enable': 'true' });
+    expect((await call('GET', '/apis/apps/v1/namespaces/ml/deployments')).body.items.map((i: any) => i.metadata.name)).toEqual(['whisper']);
+    expect((await call('GET', '/apis/apps/v1/statefulsets')).body.items.map((i: any) => i.metadata.name)).toEqual(['pg']);
+    api.removeWorkload('web', 'blog');
+    expect((await call('GET', '/apis/apps/v1/deployments')).body.items).toHaveLength(1);
+    expect((await call('GET', '/apis/apps/v1/namespaces/web/deployments/blog')).status).toBe(404);
+  });
+
   it('requires the bearer token', async () => {
     const res = await fetch(`${api.url}/apis/apps/v1/namespaces/ml/deployments/whisper`);
     expect(res.status).toBe(401);

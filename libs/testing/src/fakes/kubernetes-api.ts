@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 /**
  * A fake Kubernetes API server (HTTP on 127.0.0.1, port 0) for apps/v1 Deployments and
- * StatefulSets, enough for `@kubernetes/client-node`: `GET`/`PATCH` of the workload, its `scale`
+ * StatefulSets, enough for `@kubernetes/client-node`: their lists (all namespaces or one, with their
+ * annotations), `GET`/`PATCH` of the workload, its `scale`
  * subresource (`GET`, `PUT` with resourceVersion conflicts, `PATCH` as JSON patch, merge patch or
  * strategic merge patch: the content types the official client sends), the pods the workload owns
  * and their logs, and `GET /version`. A bearer token is required (401 otherwise). Errors are
@@ -74,6 +75,8 @@ export interface FakeKubernetesApi {
   /** Requests that changed the replica count (scale PATCH/PUT, or a PATCH of spec.replicas). */
   scaleCalls(namespace: string, name: string, kind?: FakeWorkloadKind): Array<{ method: string; replicas: number }>;
   addWorkload(spec: FakeWorkloadSpec): void;
+  /** The workload is deleted (`kubectl delete deployment`). */
+  removeWorkload(namespace: string, name: string, kind?: FakeWorkloadKind): void;
   close(): Promise<void>;
 }
 
@@ -288,6 +291,14 @@ export async function startFakeKubernetesApi(opts: { workloads?: FakeWorkloadSpe
         servePods(pods[1], pods[2], url.searchParams, res, json);
         return;
       }
+      const listing = /^\/apis\/apps\/v1\/(?:namespaces\/([^/]+)\/)?(deployments|statefulsets)$/.exec(url.pathname);
+      if (listing && method === 'GET') {
+        const kind = RESOURCES[listing[2]];
+        const ns = listing[1] === undefined ? undefined : decodeURIComponent(listing[1]);
+        const items = [...workloads.values()].filter((w) => w.kind === kind && (ns === undefined || w.doc.metadata.namespace === ns)).map((w) => w.doc);
+        json(200, { kind: `${KINDS[kind].kind}List`, apiVersion: 'apps/v1', metadata: { resourceVersion: String(Date.now()) }, items });
+        return;
+      }
       const m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/(deployments|statefulsets)\/([^/]+)(\/scale)?$/.exec(url.pathname);
       if (!m) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       const w = get(RESOURCES[m[2]], decodeURIComponent(m[1]), decodeURIComponent(m[3]));
@@ -389,6 +400,11 @@ export async function startFakeKubernetesApi(opts: { workloads?: FakeWorkloadSpe
     workload: (ns, name, kind) => structuredClone(must(ns, name, kind).doc),
     scaleCalls: (ns, name, kind) => [...must(ns, name, kind).scales],
     addWorkload,
+    removeWorkload: (ns, name, kind) => {
+      const w = must(ns, name, kind);
+      for (const t of w.timers) clearTimeout(t);
+      workloads.delete(key(w.kind, ns, name));
+    },
     close: async () => {
       for (const w of workloads.values()) for (const t of w.timers) clearTimeout(t);
       server.closeAllConnections();
