@@ -13,6 +13,10 @@ import { ContactsApiModule } from './contacts/contacts-api.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { CreateOutboxTables1795511027418 } from './migrations/1795511027418-CreateOutboxTables';
 import { CreateConversationTables1795511100000 } from './migrations/1795511100000-CreateConversationTables';
+import { IndexChannelMembersByUser1795600000000 } from './migrations/1795600000000-IndexChannelMembersByUser';
+import { QueueOutgoingMessages1795600000100 } from './migrations/1795600000100-QueueOutgoingMessages';
+import { QueueOutgoingMails1795600000200 } from './migrations/1795600000200-QueueOutgoingMails';
+import { CountIgnoredWebhookItems1795600000300 } from './migrations/1795600000300-CountIgnoredWebhookItems';
 import { RequestRateLimitModule } from './rate-limit/request-rate-limit.module';
 import { RealtimeEventsModule } from './realtime/realtime-events.module';
 import { RealtimeModule } from './realtime/realtime.module';
@@ -23,7 +27,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Repositories use SQL through Database; the outbox's and inbox's entities only. */
 export const CONVERSATION_API_ENTITIES = [...messagingEntities];
-export const CONVERSATION_API_MIGRATIONS = [CreateOutboxTables1795511027418, CreateConversationTables1795511100000];
+export const CONVERSATION_API_MIGRATIONS = [CreateOutboxTables1795511027418, CreateConversationTables1795511100000, IndexChannelMembersByUser1795600000000, QueueOutgoingMessages1795600000100, QueueOutgoingMails1795600000200, CountIgnoredWebhookItems1795600000300];
 
 /**
  * Root module, `ConversationApiModule.forRoot(config)`. The request rate limit's guard is registered

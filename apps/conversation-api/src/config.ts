@@ -67,6 +67,18 @@ export class ConversationApiConfig extends BaseConfig {
   @Max(60_000)
   WHATSAPP_TIMEOUT_MS = 10_000;
 
+  /** Attempts at sending an agent reply before it is marked `failed` (errors the provider calls permanent fail at once). */
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  CONVERSATION_DELIVERY_MAX_ATTEMPTS = 5;
+
+  /** Delay before the second attempt; each later one waits twice as long as the one before (at most an hour). */
+  @IsInt()
+  @Min(1)
+  @Max(3_600_000)
+  CONVERSATION_DELIVERY_RETRY_MS = 5_000;
+
   /** Requests per minute per client on every API route (the spec: 100). */
   @IsInt()
   @Min(1)

@@ -32,7 +32,8 @@ export const conversationApiService: ServiceDefinition<ConversationApiConfig> = 
         '`POST /api/v1/auth/refresh` with `{refresh_token}` returns a new pair and uses the old refresh token up; presenting a used refresh token again revokes the whole session (401 `REFRESH_TOKEN_REUSED`). `POST /api/v1/auth/logout` revokes the session. No long-lived API tokens.',
       '',
       '**Permissions.** Each route needs one permission of the caller’s role (`conversations:read`, `conversations:write`, `conversations:assign`, `contacts:read`, `contacts:write`, `attributes:manage`, `channels:manage`, `recipes:publish`, `users:manage`, `teams:manage`, `roles:manage`, …; `admin` grants all); 403 `FORBIDDEN` otherwise. ' +
-        'Built-in roles: `administrator` (admin) and `agent` (conversations, contacts). Every query is limited to the caller’s account.',
+        'Built-in roles: `administrator` (admin) and `agent` (conversations, contacts). Every query is limited to the caller’s account; conversations further to the channels (inboxes) the caller is a member of, except for administrators. ' +
+        'Nobody grants a permission they do not hold, and only administrators grant `admin` (403 `PERMISSION_NOT_GRANTABLE`).',
       '',
       '**Responses.** `{success: true, data}`; lists `{success: true, data: [...], meta: {total, page, limit}}` (`page` from 1, `limit` 1–100, default 25).',
       '',

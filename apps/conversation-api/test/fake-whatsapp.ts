@@ -12,6 +12,9 @@ export interface FakeSentWhatsApp {
   to: string;
   type: string;
   text?: { body: string; preview_url?: boolean };
+  /** A template message's `template`, a media message's `{link, caption?, filename?}`. */
+  template?: Record<string, unknown>;
+  media?: Record<string, unknown>;
   id: string;
   authorization: string;
 }
@@ -26,11 +29,15 @@ export interface FakeWhatsApp {
   close(): Promise<void>;
 }
 
+/** The bytes the fake serves for a media id. */
+export const mediaBytes = (mediaId: string): Buffer => Buffer.from(`fake jpeg bytes of ${mediaId}`);
+
 export async function startFakeWhatsApp(opts: { accessToken: string }): Promise<FakeWhatsApp> {
   const sent: FakeSentWhatsApp[] = [];
   const mediaLookups: string[] = [];
   let failure: { status: number; code: number; message: string; times: number } | null = null;
   let counter = 0;
+  let port = 0;
 
   const reply = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -59,18 +66,26 @@ export async function startFakeWhatsApp(opts: { accessToken: string }): Promise<
         }
         if (body.messaging_product !== 'whatsapp' || typeof body.to !== 'string') return graphError(res, 400, 100, '(#100) Invalid parameter');
         const id = `wamid.FAKE${++counter}`;
-        sent.push({ phoneNumberId: path[1], to: body.to, type: String(body.type), text: body.text as FakeSentWhatsApp['text'], id, authorization: auth });
+        const type = String(body.type);
+        const extra = type === 'template' ? { template: body.template as Record<string, unknown> } : type !== 'text' ? { media: body[type] as Record<string, unknown> } : {};
+        sent.push({ phoneNumberId: path[1], to: body.to, type, text: body.text as FakeSentWhatsApp['text'], ...extra, id, authorization: auth });
         return reply(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] });
       }
       if (req.method === 'GET' && path.length === 2) {
         mediaLookups.push(path[1]);
-        return reply(res, 200, { messaging_product: 'whatsapp', url: `https://lookaside.fbsbx.com/whatsapp_business/attachments/?mid=${path[1]}`, mime_type: 'image/jpeg', sha256: 'fake-sha', file_size: 1234, id: path[1] });
+        // The real URL is on lookaside.fbsbx.com; this one is the fake's own origin (which the client also accepts).
+        return reply(res, 200, { messaging_product: 'whatsapp', url: `http://127.0.0.1:${port}/v21.0/media-download/${path[1]}`, mime_type: 'image/jpeg', sha256: 'fake-sha', file_size: 1234, id: path[1] });
+      }
+      if (req.method === 'GET' && path.length === 3 && path[1] === 'media-download') {
+        const bytes = mediaBytes(path[2]);
+        res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': bytes.length }).end(bytes);
+        return;
       }
       return graphError(res, 400, 2500, 'Unsupported request');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/v21.0`,
     sent,

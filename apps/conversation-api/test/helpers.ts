@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createTestApp, type TestApp } from '@platform/testing';
 import { OpenAccount } from '../src/accounts/open-account';
+import { MessageDeliveryWorker } from '../src/conversations/message-delivery.worker';
 import type { ConversationApiConfig } from '../src/config';
 import { conversationApiService } from '../src/service';
 
@@ -83,4 +84,20 @@ export const sign = (body: string, secret = WA.appSecret) => `sha256=${createHma
 /** POSTs a signed delivery to the channel's webhook. */
 export function deliver(t: ConversationTestApp, channelId: string, body: string, signature = sign(body)) {
   return t.http.post(`/api/v1/webhooks/whatsapp/${channelId}`).set('content-type', 'application/json').set('x-hub-signature-256', signature).send(body);
+}
+
+/**
+ * Runs the delivery worker until the message has left `pending` (a retry may be due a few
+ * milliseconds later: tests set CONVERSATION_DELIVERY_RETRY_MS low); the message as the API shows it.
+ */
+export async function delivered(t: ConversationTestApp, auth: Session['auth'], conversationId: string, messageId: string): Promise<{ status: string; error: string | null; source_id: string | null }> {
+  const worker = t.app.get(MessageDeliveryWorker);
+  for (let i = 0; i < 200; i++) {
+    await worker.drain();
+    const res = await t.http.get(`/api/v1/conversations/${conversationId}`).set(auth).expect(200);
+    const message = res.body.data.messages.find((m: { id: string }) => m.id === messageId);
+    if (message.status !== 'pending') return message;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`message ${messageId} still pending`);
 }

@@ -12,6 +12,11 @@ export interface AccessClaims {
   sid: string;
 }
 
+/** The claims of a verified token, with its expiry (seconds since the epoch). */
+export interface VerifiedAccessClaims extends AccessClaims {
+  exp: number;
+}
+
 const ISSUER = 'conversation-api';
 const AUDIENCE = 'conversation-api';
 
@@ -24,20 +29,18 @@ export class AccessTokens {
     this.jwt = new JwtService({ secret: loadJwtSecret(config), signOptions: { algorithm: 'HS256', issuer: ISSUER, audience: AUDIENCE } });
   }
 
-  async sign(claims: AccessClaims): Promise<{ token: string; expiresIn: number }> {
-    const token = await this.jwt.signAsync(
-      { acc: claims.acc, sid: claims.sid },
-      { subject: claims.sub, expiresIn: ACCESS_TOKEN_TTL_SECONDS, header: { alg: 'HS256', typ: 'JWT' } },
-    );
-    return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+  /** A token of `ttlSeconds` (15 minutes; tests sign shorter ones to watch sockets end at expiry). */
+  async sign(claims: AccessClaims, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<{ token: string; expiresIn: number }> {
+    const token = await this.jwt.signAsync({ acc: claims.acc, sid: claims.sid }, { subject: claims.sub, expiresIn: ttlSeconds, header: { alg: 'HS256', typ: 'JWT' } });
+    return { token, expiresIn: ttlSeconds };
   }
 
   /** The claims of a valid, unexpired token of this service; null otherwise. */
-  async verify(token: string): Promise<AccessClaims | null> {
+  async verify(token: string): Promise<VerifiedAccessClaims | null> {
     try {
       const payload = await this.jwt.verifyAsync<Record<string, unknown>>(token, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, clockTolerance: 5 });
-      if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string' || typeof payload.sid !== 'string') return null;
-      return { sub: payload.sub, acc: payload.acc, sid: payload.sid };
+      if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number') return null;
+      return { sub: payload.sub, acc: payload.acc, sid: payload.sid, exp: payload.exp };
     } catch {
       return null;
     }

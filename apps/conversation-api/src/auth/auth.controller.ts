@@ -59,7 +59,7 @@ export class AuthController {
   @Public()
   @ApiOperation({
     summary: 'Ask for a password reset',
-    description: 'Mails a single-use link (valid one hour) through SMTP_URL when the email belongs to an active user; the answer is the same otherwise. Without SMTP_URL the mail is stored and `mail` is `unsent`.',
+    description: 'Queues a mail with a single-use link (valid one hour), sent through SMTP_URL by the mail worker, when the email belongs to an active user; the answer is the same otherwise and never waits for SMTP. Without SMTP_URL the mail is stored and `mail` is `unsent`.',
   })
   @ApiOkEnvelope(ResetRequestedDto, { status: 202 })
   requestReset(@Body() body: PasswordResetRequestDto) {

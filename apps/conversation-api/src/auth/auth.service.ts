@@ -4,7 +4,8 @@ import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { randomUUID } from 'node:crypto';
 import { ConversationApiConfig, PASSWORD_RESET_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from '../config';
-import { MailerService, type MailStatus } from '../mail/mailer.service';
+import { MailWorker } from '../mail/mail.worker';
+import { MailerService } from '../mail/mailer.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { UsersService, type User } from '../users/users.service';
 import { AccessTokens } from './access-tokens';
@@ -33,6 +34,7 @@ export class AuthService {
     private readonly resets: PasswordResetsRepository,
     private readonly tokens: AccessTokens,
     private readonly mailer: MailerService,
+    private readonly mailWorker: MailWorker,
   ) {}
 
   /** Checks the credentials (as slow for unknown emails) and opens a session (a refresh-token family). */
@@ -58,7 +60,7 @@ export class AuthService {
     if (verdict.kind === 'reuse' || !(await this.sessions.useToken(stored.id))) return this.reuseDetected(stored.familyId);
     const user = await this.users.findById(stored.userId);
     if (!user?.active) {
-      await this.sessions.revoke(stored.familyId);
+      await this.sessions.revoke(stored.familyId, 'user_inactive');
       throw new ApiError(401, 'INVALID_REFRESH_TOKEN', 'The user is deactivated', { suggestion: LOGIN_AGAIN, headers: WWW });
     }
     return this.issue(user, stored.familyId);
@@ -66,7 +68,7 @@ export class AuthService {
 
   /** Ends the caller's session: its refresh-token family is revoked, so its access tokens stop working too. */
   async logout(principal: Principal): Promise<{ revoked: boolean }> {
-    return { revoked: (await this.sessions.revoke(principal.sessionId)) > 0 };
+    return { revoked: (await this.sessions.revoke(principal.sessionId, 'logout')) > 0 };
   }
 
   /** The caller of a valid access token whose user is active and whose session is alive; else null. */
@@ -75,31 +77,43 @@ export class AuthService {
     if (!claims) return null;
     const [user, alive] = await Promise.all([this.users.findById(claims.sub), this.sessions.isActive(claims.sid)]);
     if (!user?.active || !alive || user.accountId !== claims.acc) return null;
-    return { userId: user.id, accountId: user.accountId, email: user.email, name: user.name, role: user.roleName, permissions: user.permissions, sessionId: claims.sid };
+    return {
+      userId: user.id,
+      accountId: user.accountId,
+      email: user.email,
+      name: user.name,
+      role: user.roleName,
+      roleId: user.roleId,
+      permissions: user.permissions,
+      sessionId: claims.sid,
+      expiresAt: claims.exp,
+    };
   }
 
   /**
-   * Mails a single-use reset link (valid one hour) when the email belongs to an active user. The answer
-   * is the same whether or not it does (no account discovery); `mail` says whether mail is sent
-   * (`sent`) or, without SMTP_URL, only stored (`unsent`).
+   * Queues a single-use reset link (valid one hour) when the email belongs to an active user: the
+   * token and the mail are written in one transaction and the mail worker sends it, so the answer —
+   * the same whether or not the email is known (no account discovery) — no longer waits for SMTP
+   * either. `mail` says whether mail goes out (`queued`) or, without SMTP_URL, is only stored (`unsent`).
    */
-  async requestPasswordReset(email: string): Promise<{ requested: true; mail: 'sent' | 'unsent' }> {
-    const configured: 'sent' | 'unsent' = this.config.SMTP_URL ? 'sent' : 'unsent';
+  async requestPasswordReset(email: string): Promise<{ requested: true; mail: 'queued' | 'unsent' }> {
+    const mode = this.mailer.mode;
     const user = await this.users.findByEmail(email);
-    if (!user?.active) return { requested: true, mail: configured };
+    if (!user?.active) return { requested: true, mail: mode };
     const { token, hash } = newOpaqueToken('crp');
+    const link = `${this.config.CONVERSATION_RESET_URL}${this.config.CONVERSATION_RESET_URL.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
     await this.transactions.transaction(async () => {
       await this.resets.invalidateOthers(user.id);
       await this.resets.insert(user.id, hash, new Date(Date.now() + PASSWORD_RESET_TTL_SECONDS * 1000));
+      await this.mailer.queue(
+        'password_reset',
+        user.email,
+        'Reset your password',
+        [`Hello ${user.name},`, '', 'Someone asked to reset the password of your account. To choose a new one, open:', link, '', `Or send this token to POST /api/v1/auth/password-reset/confirm: ${token}`, '', 'The link works once, for one hour. If you did not ask for it, ignore this mail.'].join('\n'),
+      );
     });
-    const link = `${this.config.CONVERSATION_RESET_URL}${this.config.CONVERSATION_RESET_URL.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
-    const status: MailStatus = await this.mailer.send(
-      'password_reset',
-      user.email,
-      'Reset your password',
-      [`Hello ${user.name},`, '', 'Someone asked to reset the password of your account. To choose a new one, open:', link, '', `Or send this token to POST /api/v1/auth/password-reset/confirm: ${token}`, '', 'The link works once, for one hour. If you did not ask for it, ignore this mail.'].join('\n'),
-    );
-    return { requested: true, mail: status === 'sent' ? 'sent' : configured };
+    this.mailWorker.wake();
+    return { requested: true, mail: mode };
   }
 
   /** Sets the new password with a reset token (once, before it expires) and ends every session of the user. */
@@ -110,7 +124,7 @@ export class AuthService {
       if (!userId) return false;
       await this.users.setPassword(userId, passwordHash);
       await this.resets.invalidateOthers(userId);
-      await this.sessions.revokeAllOfUser(userId);
+      await this.sessions.revokeAllOfUser(userId, 'password_reset');
       return true;
     });
     if (!done) {
@@ -120,7 +134,7 @@ export class AuthService {
   }
 
   private async reuseDetected(familyId: string): Promise<never> {
-    await this.sessions.revoke(familyId);
+    await this.sessions.revoke(familyId, 'refresh_reuse');
     throw new ApiError(401, 'REFRESH_TOKEN_REUSED', 'This refresh token was already used; the session has been revoked', { suggestion: LOGIN_AGAIN, headers: WWW });
   }
 

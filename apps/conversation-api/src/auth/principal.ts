@@ -7,8 +7,11 @@ export interface Principal {
   email: string;
   name: string;
   role: string;
+  roleId: string;
   permissions: string[];
   sessionId: string;
+  /** When the access token expires (seconds since the epoch). */
+  expiresAt: number;
 }
 
 export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): Principal => {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiError } from '@platform/errors';
 import { ConversationApiConfig } from '../config';
 import { loadEncryptionKey, SecretBox } from '../common/secrets';
 
@@ -6,6 +7,18 @@ export interface WhatsAppCredentials {
   access_token: string;
   app_secret: string;
   verify_token: string;
+}
+
+/**
+ * The channel's credentials cannot be decrypted (stored under another CONVERSATION_ENCRYPTION_KEY):
+ * 409 `CHANNEL_CREDENTIALS_UNREADABLE`, a clear answer instead of a 500 (which a provider retries).
+ */
+export class CredentialsUnreadableError extends ApiError {
+  constructor(channelId: string) {
+    super(409, 'CHANNEL_CREDENTIALS_UNREADABLE', `The credentials of channel ${channelId} cannot be decrypted: CONVERSATION_ENCRYPTION_KEY is not the key they were stored with`, {
+      suggestion: 'Restore the CONVERSATION_ENCRYPTION_KEY they were stored with, or set all three credentials again with PATCH /api/v1/channels/{id}.',
+    });
+  }
 }
 
 /** Channel credentials at rest: AES-256-GCM with CONVERSATION_ENCRYPTION_KEY, bound to the channel id. */
@@ -26,7 +39,7 @@ export class ChannelCredentials {
     try {
       return JSON.parse(this.box.open(sealed, `channel:${channelId}`)) as WhatsAppCredentials;
     } catch {
-      throw new Error(`the credentials of channel ${channelId} cannot be decrypted: CONVERSATION_ENCRYPTION_KEY is not the key they were stored with`);
+      throw new CredentialsUnreadableError(channelId);
     }
   }
 }

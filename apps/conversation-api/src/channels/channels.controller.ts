@@ -12,17 +12,19 @@ export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}
 
   @Get()
-  @RequirePermission('channels:manage')
+  @RequirePermission()
+  @ApiOperation({ summary: 'The channels (inboxes) the caller sees', description: 'Every channel of the account with `channels:manage`; otherwise the channels the caller is a member of (as Chatwoot shows agents their inboxes). Credentials are never returned.' })
   @ApiOkEnvelope(ChannelDto, { isArray: true })
   async list(@CurrentPrincipal() p: Principal) {
-    return (await this.channels.list(p.accountId)).map(channelView);
+    return (await this.channels.listFor(p)).map(channelView);
   }
 
   @Get(':id')
-  @RequirePermission('channels:manage')
+  @RequirePermission()
+  @ApiOperation({ summary: 'A channel', description: '404 `CHANNEL_NOT_FOUND` for a channel of another account, or one the caller neither manages (`channels:manage`) nor is a member of.' })
   @ApiOkEnvelope(ChannelDto)
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
-    return channelView(await this.channels.get(p.accountId, id));
+    return channelView(await this.channels.getFor(p, id));
   }
 
   @Post('whatsapp')

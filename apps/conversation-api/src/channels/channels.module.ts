@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SessionsModule } from '../sessions/sessions.module';
 import { TeamsModule } from '../teams/teams.module';
 import { UsersModule } from '../users/users.module';
 import { ChannelCredentials } from './channel-credentials';
@@ -8,7 +9,7 @@ import { ChannelsService } from './channels.service';
 import { WhatsAppClient } from './whatsapp.client';
 
 @Module({
-  imports: [UsersModule, TeamsModule],
+  imports: [UsersModule, TeamsModule, SessionsModule],
   controllers: [ChannelsController],
   providers: [ChannelsRepository, ChannelsService, ChannelCredentials, WhatsAppClient],
   exports: [ChannelsService, ChannelCredentials, WhatsAppClient],

@@ -15,6 +15,8 @@ export interface Channel {
   assignmentCap: number | null;
   teamId: string | null;
   memberIds: string[];
+  /** Webhook items for another phone number than this channel's, counted instead of stored. */
+  ignored: { count: number; lastAt: Date | null; lastPhoneNumberId: string | null };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -32,6 +34,9 @@ interface Row {
   assignment_cap: number | null;
   team_id: string | null;
   member_ids: string[];
+  ignored_items: string;
+  last_ignored_at: Date | null;
+  last_ignored_phone_number_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -49,6 +54,7 @@ const toChannel = (r: Row): Channel => ({
   assignmentCap: r.assignment_cap,
   teamId: r.team_id,
   memberIds: r.member_ids,
+  ignored: { count: Number(r.ignored_items), lastAt: r.last_ignored_at, lastPhoneNumberId: r.last_ignored_phone_number_id },
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -70,6 +76,22 @@ export class ChannelsRepository {
 
   async list(accountId: string): Promise<Channel[]> {
     return (await this.db.rows<Row>(`${this.select('c.account_id = $1')} ORDER BY c.created_at`, [accountId])).map(toChannel);
+  }
+
+  /** The account's channels the user is a member of. */
+  async listOfMember(accountId: string, userId: string): Promise<Channel[]> {
+    const where = `c.account_id = $1 AND EXISTS (SELECT 1 FROM ${this.db.table('channel_members')} x WHERE x.channel_id = c.id AND x.user_id = $2)`;
+    return (await this.db.rows<Row>(`${this.select(where)} ORDER BY c.created_at`, [accountId, userId])).map(toChannel);
+  }
+
+  /** The ids of the account's channels the user is a member of. */
+  async memberChannelIds(accountId: string, userId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ channel_id: string }>(
+      `SELECT m.channel_id FROM ${this.db.table('channel_members')} m JOIN ${this.db.table('channels')} c ON c.id = m.channel_id
+        WHERE c.account_id = $1 AND m.user_id = $2`,
+      [accountId, userId],
+    );
+    return rows.map((r) => r.channel_id);
   }
 
   async find(accountId: string, id: string): Promise<Channel | null> {
@@ -97,7 +119,15 @@ export class ChannelsRepository {
     return row?.account_id ?? null;
   }
 
-  async insert(c: Omit<Channel, 'memberIds' | 'createdAt' | 'updatedAt'>): Promise<void> {
+  /** Counts `n` webhook items addressed to `phoneNumberId` (not the channel's). */
+  async countIgnored(id: string, n: number, phoneNumberId: string): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('channels')} SET ignored_items = ignored_items + $2, last_ignored_at = now(), last_ignored_phone_number_id = $3 WHERE id = $1`,
+      [id, n, phoneNumberId],
+    );
+  }
+
+  async insert(c: Omit<Channel, 'memberIds' | 'ignored' | 'createdAt' | 'updatedAt'>): Promise<void> {
     await this.db.affected(
       `INSERT INTO ${this.db.table('channels')} (id, account_id, type, name, phone_number, phone_number_id, business_account_id, credentials, auto_assignment, assignment_cap, team_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,

@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal';
+import type { OutboundPayload } from '../conversations/conversation';
 import { notFound } from '../common/errors';
+import { hasPermission } from '../roles/permissions';
+import { SessionsService } from '../sessions/sessions.service';
 import { TeamsService } from '../teams/teams.service';
 import { UsersService } from '../users/users.service';
 import { ChannelCredentials } from './channel-credentials';
@@ -21,10 +25,31 @@ export class ChannelsService {
     private readonly whatsapp: WhatsAppClient,
     private readonly users: UsersService,
     private readonly teams: TeamsService,
+    private readonly sessions: SessionsService,
   ) {}
 
   list(accountId: string): Promise<Channel[]> {
     return this.channels.list(accountId);
+  }
+
+  /**
+   * The channels (inboxes) whose conversations the caller sees, as Chatwoot scopes agents: null for
+   * administrators (every channel of the account), else the channels it is a member of.
+   */
+  async visibleChannelIds(p: Pick<Principal, 'accountId' | 'userId' | 'permissions'>): Promise<string[] | null> {
+    if (hasPermission(p.permissions, 'admin')) return null;
+    return this.channels.memberChannelIds(p.accountId, p.userId);
+  }
+
+  /** What GET /channels shows: every channel to those who manage channels, else the caller's own (members read their inboxes). */
+  listFor(p: Principal): Promise<Channel[]> {
+    return hasPermission(p.permissions, 'channels:manage') ? this.channels.list(p.accountId) : this.channels.listOfMember(p.accountId, p.userId);
+  }
+
+  async getFor(p: Principal, id: string): Promise<Channel> {
+    const channel = await this.get(p.accountId, id);
+    if (!hasPermission(p.permissions, 'channels:manage') && !channel.memberIds.includes(p.userId)) throw notFound('channel');
+    return channel;
   }
 
   async get(accountId: string, id: string): Promise<Channel> {
@@ -56,10 +81,15 @@ export class ChannelsService {
     return this.channels.nextAssignee(channel.id, channel.assignmentCap);
   }
 
-  /** Sends a text to `to` through the channel with its stored credentials; the provider's message id. */
-  sendText(channel: Channel, to: string, content: string): Promise<string> {
+  /** Webhook items for another phone number: counted on the channel (GET /channels/{id} `status.ignored_items`). */
+  countIgnored(channelId: string, n: number, phoneNumberId: string): Promise<void> {
+    return this.channels.countIgnored(channelId, n, phoneNumberId);
+  }
+
+  /** Sends a text, or (`outbound`) media or a template, to `to` through the channel with its stored credentials; the provider's message id. */
+  send(channel: Channel, to: string, content: string, outbound: OutboundPayload | null): Promise<string> {
     const creds = this.credentials.open(channel.id, channel.credentials);
-    return this.whatsapp.sendText(channel.phoneNumberId, creds.access_token, to, content);
+    return outbound ? this.whatsapp.sendPayload(channel.phoneNumberId, creds.access_token, to, outbound) : this.whatsapp.sendText(channel.phoneNumberId, creds.access_token, to, content);
   }
 
   async createWhatsApp(accountId: string, dto: CreateWhatsAppChannelDto): Promise<Channel> {
@@ -90,7 +120,8 @@ export class ChannelsService {
       await this.checkRefs(accountId, dto.team_id, dto.member_ids);
       let sealed: string | undefined;
       if (dto.access_token || dto.app_secret || dto.verify_token) {
-        const old = this.credentials.open(id, current.credentials);
+        // All three given: the stored ones are not needed (they may be unreadable under a new key).
+        const old = dto.access_token && dto.app_secret && dto.verify_token ? { access_token: '', app_secret: '', verify_token: '' } : this.credentials.open(id, current.credentials);
         sealed = this.credentials.seal(id, {
           access_token: dto.access_token ?? old.access_token,
           app_secret: dto.app_secret ?? old.app_secret,
@@ -98,7 +129,12 @@ export class ChannelsService {
         });
       }
       await this.channels.update(accountId, id, { name: dto.name, credentials: sealed, autoAssignment: dto.auto_assignment, assignmentCap: dto.assignment_cap, teamId: dto.team_id });
-      if (dto.member_ids) await this.channels.setMembers(id, dto.member_ids);
+      if (dto.member_ids) {
+        await this.channels.setMembers(id, dto.member_ids);
+        // Sockets join their inboxes' rooms at connection: users who joined or left reconnect to see the change.
+        const changed = [...current.memberIds.filter((m) => !dto.member_ids!.includes(m)), ...dto.member_ids.filter((m) => !current.memberIds.includes(m))];
+        for (const userId of changed) await this.sessions.endSockets({ scope: 'user', id: userId, reason: 'channels_changed' });
+      }
       return this.get(accountId, id);
     });
   }

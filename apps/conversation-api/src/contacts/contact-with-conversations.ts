@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Principal } from '../auth/principal';
 import type { Conversation } from '../conversations/conversation';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ContactsService, type Contact } from './contacts.service';
@@ -6,7 +7,10 @@ import { ContactsService, type Contact } from './contacts.service';
 /** How many of a contact's conversations GET /api/v1/contacts/{id} lists (newest activity first). */
 export const CONTACT_CONVERSATIONS_SHOWN = 50;
 
-/** A contact of the account with its latest conversations (404 `CONTACT_NOT_FOUND` when it is not the account's). */
+/**
+ * A contact of the caller's account with its latest conversations the caller sees (an agent: those of
+ * its channels); 404 `CONTACT_NOT_FOUND` when it is not the account's.
+ */
 @Injectable()
 export class ContactWithConversations {
   constructor(
@@ -14,9 +18,9 @@ export class ContactWithConversations {
     private readonly conversations: ConversationsService,
   ) {}
 
-  async execute(accountId: string, contactId: string): Promise<{ contact: Contact; conversations: Conversation[] }> {
-    const contact = await this.contacts.get(accountId, contactId);
-    const conversations = await this.conversations.ofContact(accountId, contactId, CONTACT_CONVERSATIONS_SHOWN);
+  async execute(p: Principal, contactId: string): Promise<{ contact: Contact; conversations: Conversation[] }> {
+    const contact = await this.contacts.get(p.accountId, contactId);
+    const conversations = await this.conversations.ofContact(p, contactId, CONTACT_CONVERSATIONS_SHOWN);
     return { contact, conversations };
   }
 }

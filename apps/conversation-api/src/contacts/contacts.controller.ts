@@ -77,7 +77,7 @@ export class ContactsController {
   @ApiOperation({ summary: 'A contact with its conversations' })
   @ApiOkEnvelope(ContactWithConversationsDto)
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
-    const { contact, conversations } = await this.contactWithConversations.execute(p.accountId, id);
+    const { contact, conversations } = await this.contactWithConversations.execute(p, id);
     return { ...contactView(contact), conversations: conversations.map(conversationView) };
   }
 

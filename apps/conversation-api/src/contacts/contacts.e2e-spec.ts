@@ -11,7 +11,8 @@ describe('conversation-api contacts', () => {
     t = await startApp();
     admin = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     agent = await userWithRole(t, admin, 'agent', 'contacts-agent@conversation.test');
-    const channel = await whatsappChannel(t, admin);
+    const agentId = (await t.http.get('/api/v1/auth/me').set(agent.auth)).body.data.id;
+    const channel = await whatsappChannel(t, admin, { member_ids: [agentId] });
     let n = 0;
     for (const [from, name] of [['4911111111', 'Ada Lovelace'], ['4922222222', 'Grace Hopper'], ['4933333333', 'Alan Turing']]) {
       await deliver(t, channel.id, textDelivery({ id: `wamid.K${++n}`, from, name, text: 'hi' })).expect(200);

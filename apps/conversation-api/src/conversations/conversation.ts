@@ -34,6 +34,8 @@ export interface Attachment {
   filename?: string;
   url?: string;
   file_size?: number;
+  /** The downloaded copy in the media store (internal: the API shows `download_path` instead). */
+  storage_key?: string;
   latitude?: number;
   longitude?: number;
   name?: string;
@@ -54,6 +56,38 @@ export interface Message {
   attachments: Attachment[];
   error: string | null;
   createdAt: Date;
+}
+
+/** What a reply other than plain text sends through the WhatsApp Cloud API. */
+export type OutboundPayload =
+  | { kind: 'media'; type: 'image' | 'video' | 'audio' | 'document'; link: string; caption?: string; filename?: string }
+  | { kind: 'template'; name: string; language: string; components?: Array<Record<string, unknown>> };
+
+/** An outgoing message claimed by the delivery worker, with what sending it needs. */
+export interface OutgoingDelivery {
+  message: Message;
+  /** null: a text reply (`message.content`). */
+  outbound: OutboundPayload | null;
+  accountId: string;
+  channelId: string;
+  /** Attempts so far, this one included. */
+  attempt: number;
+}
+
+/**
+ * Whether a failed send is worth another attempt: the provider unreachable, a timeout, throttling
+ * (408, 429) or its own failure (5xx) are; a refusal of the message itself (other 4xx: bad
+ * recipient, outside the 24-hour window, bad token) and a missing channel or address are not.
+ */
+export function isTransientDeliveryError(providerStatus: number | undefined, reachedProvider: boolean): boolean {
+  if (!reachedProvider) return false;
+  if (providerStatus === undefined) return true;
+  return providerStatus === 408 || providerStatus === 429 || providerStatus >= 500;
+}
+
+/** Delay before attempt `attempt + 1`: `baseMs`, doubling per attempt, at most an hour. */
+export function retryDelayMs(attempt: number, baseMs: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 3_600_000);
 }
 
 /**

@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, ParseUUIDPipe, Patch, Post, Query, StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope, ApiPageEnvelope } from '@platform/envelopes';
 import { RequirePermission } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RawResponse } from '../common/envelope.interceptor';
 import { pageOf } from '../common/pagination';
 import { ConversationsService } from './conversations.service';
 import {
@@ -14,6 +15,7 @@ import {
   MessageDto,
   messageView,
   SendMessageDto,
+  SendReplyDto,
   SetStatusDto,
   UpdateConversationDto,
 } from './dto/conversation.dto';
@@ -51,7 +53,7 @@ export class ConversationsController {
   @ApiOperation({ summary: 'A conversation with its messages (private notes included)' })
   @ApiOkEnvelope(ConversationWithMessagesDto)
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
-    const { conversation, messages } = await this.conversations.getWithMessages(p.accountId, id);
+    const { conversation, messages } = await this.conversations.getWithMessages(p, id);
     return { ...conversationView(conversation), messages: messages.map(messageView) };
   }
 
@@ -59,12 +61,40 @@ export class ConversationsController {
   @RequirePermission('conversations:write')
   @ApiOperation({
     summary: 'Send a message to the contact',
-    description: "Goes out through the conversation's channel (WhatsApp Cloud API). 502 `PROVIDER_ERROR` when the provider refuses it: the message stays, with status `failed` and the reason.",
+    description:
+      "Stored as `pending` and queued; the delivery worker sends it through the conversation's channel (WhatsApp Cloud API) and moves it to `sent` (with the provider's id) or `failed` (with the reason), announced as `message.updated` on the socket. " +
+      'Transient failures (provider unreachable, 5xx, 408, 429) are retried with a doubling delay up to `CONVERSATION_DELIVERY_MAX_ATTEMPTS`; a refusal of the message fails it at once. ' +
+      'Only a sent reply counts as the first response. ' +
+      'Besides text (`content`): media by public https link (`media: {type, link, caption?, filename?}`) and approved templates (`template: {name, language, components?}`, the only messages WhatsApp delivers outside the 24-hour customer service window); one kind per message, else 422.',
   })
   @ApiOkEnvelope(MessageDto, { status: 201 })
-  @ApiResponse({ status: 502, description: '`PROVIDER_ERROR`' })
-  async send(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: SendMessageDto) {
-    return messageView(await this.conversations.sendMessage(p, id, body.content));
+  async send(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: SendReplyDto) {
+    return messageView(await this.conversations.sendMessage(p, id, body));
+  }
+
+  @Get(':id/messages/:messageId/attachments/:index')
+  @RawResponse()
+  @RequirePermission('conversations:read')
+  @ApiOperation({ summary: 'Download an attachment', description: "The copy of a received media file stored when it arrived (`download_path` of the attachment); 404 `ATTACHMENT_NOT_FOUND` when none was stored. Scoped like the conversation." })
+  @ApiResponse({ status: 200, description: 'The file, with its mime type' })
+  async attachment(
+    @CurrentPrincipal() p: Principal,
+    @Param('id', ParseUUIDPipe) id: string,
+    @Param('messageId', ParseUUIDPipe) messageId: string,
+    @Param('index', new ParseIntPipe()) index: number,
+  ): Promise<StreamableFile> {
+    const file = await this.conversations.attachment(p, id, messageId, index);
+    return new StreamableFile(file.stream, { type: file.mimeType, length: file.size, disposition: `attachment; filename="${file.filename.replace(/[^\w.-]/g, '_')}"` });
+  }
+
+  @Post(':id/messages/:messageId/retry')
+  @HttpCode(200)
+  @RequirePermission('conversations:write')
+  @ApiOperation({ summary: 'Send a failed reply again', description: 'Queues it again (`pending`, attempts counted afresh). 409 `MESSAGE_NOT_RETRYABLE` unless it is a public outgoing message whose status is `failed`; 404 `MESSAGE_NOT_FOUND`.' })
+  @ApiOkEnvelope(MessageDto)
+  @ApiResponse({ status: 409, description: '`MESSAGE_NOT_RETRYABLE`' })
+  async retry(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Param('messageId', ParseUUIDPipe) messageId: string) {
+    return messageView(await this.conversations.retry(p, id, messageId));
   }
 
   @Post(':id/whisper')
@@ -112,7 +142,7 @@ export class ConversationsController {
 
   @Patch(':id')
   @RequirePermission('conversations:write')
-  @ApiOperation({ summary: 'Set labels and priority' })
+  @ApiOperation({ summary: 'Set labels and priority', description: 'Each change writes an activity line to the conversation and is announced as `conversation.updated` on the socket.' })
   @ApiOkEnvelope(ConversationDto)
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateConversationDto) {
     return conversationView(await this.conversations.update(p, id, body));

@@ -1,6 +1,6 @@
 // Conversations: filters and pagination, automatic round-robin assignment with a per-agent cap,
 // manual assignment, statuses with their side effects (snooze and its wake-up), labels.
-import { deliver, login, ADMIN_EMAIL, ADMIN_PASSWORD, startApp, textDelivery, userWithRole, whatsappChannel, type ConversationTestApp, type Session } from '../../test/helpers';
+import { deliver, delivered, login, ADMIN_EMAIL, ADMIN_PASSWORD, startApp, textDelivery, userWithRole, whatsappChannel, type ConversationTestApp, type Session } from '../../test/helpers';
 import { startFakeWhatsApp, type FakeWhatsApp } from '../../test/fake-whatsapp';
 import { WA } from '../../test/helpers';
 import { SnoozeWorker } from './snooze.worker';
@@ -130,11 +130,18 @@ describe('conversation-api conversations', () => {
     await t.http.post(`/api/v1/conversations/${c.id}/whisper`).set(admin.auth).send({ content: 'note' }).expect(201);
     const afterNote = (await t.http.get(`/api/v1/conversations/${c.id}`).set(admin.auth)).body.data;
     expect(afterNote).toMatchObject({ waiting_since: waiting, first_reply_created_at: null });
-    await t.http.post(`/api/v1/conversations/${c.id}/messages`).set(admin.auth).send({ content: 'answer' }).expect(201);
+    // A reply the provider refuses is no response: the contact still waits.
+    provider.failNext({ status: 400, code: 131047, message: 'Re-engagement message' });
+    const refused = (await t.http.post(`/api/v1/conversations/${c.id}/messages`).set(admin.auth).send({ content: 'refused answer' }).expect(201)).body.data;
+    expect(await delivered(t, admin.auth, c.id, refused.id)).toMatchObject({ status: 'failed' });
+    expect((await t.http.get(`/api/v1/conversations/${c.id}`).set(admin.auth)).body.data).toMatchObject({ waiting_since: waiting, first_reply_created_at: null });
+    const answer = (await t.http.post(`/api/v1/conversations/${c.id}/messages`).set(admin.auth).send({ content: 'answer' }).expect(201)).body.data;
+    expect(await delivered(t, admin.auth, c.id, answer.id)).toMatchObject({ status: 'sent' });
     const replied = (await t.http.get(`/api/v1/conversations/${c.id}`).set(admin.auth)).body.data;
     expect(replied.waiting_since).toBeNull();
-    expect(replied.first_reply_created_at).not.toBeNull();
-    await t.http.post(`/api/v1/conversations/${c.id}/messages`).set(admin.auth).send({ content: 'more' }).expect(201);
+    expect(replied.first_reply_created_at).toBe(answer.created_at);
+    const more = (await t.http.post(`/api/v1/conversations/${c.id}/messages`).set(admin.auth).send({ content: 'more' }).expect(201)).body.data;
+    await delivered(t, admin.auth, c.id, more.id);
     expect((await t.http.get(`/api/v1/conversations/${c.id}`).set(admin.auth)).body.data.first_reply_created_at).toBe(replied.first_reply_created_at);
   });
 

@@ -49,6 +49,8 @@ export interface ConversationFilters {
   assigneeId?: string;
   teamId?: string;
   channelId?: string;
+  /** Only these channels (an agent's inboxes); undefined: every channel. */
+  channelIds?: string[];
   contactId?: string;
   label?: string;
   unassigned?: boolean;
@@ -85,6 +87,7 @@ export class ConversationsRepository {
     if (f.assigneeId) add((n) => `v.assignee_id = ${n}`, f.assigneeId);
     if (f.teamId) add((n) => `v.team_id = ${n}`, f.teamId);
     if (f.channelId) add((n) => `v.channel_id = ${n}`, f.channelId);
+    if (f.channelIds) add((n) => `v.channel_id = ANY(${n}::uuid[])`, f.channelIds);
     if (f.contactId) add((n) => `v.contact_id = ${n}`, f.contactId);
     if (f.label) add((n) => `${n} = ANY(v.labels)`, f.label);
     if (f.unassigned) where.push('v.assignee_id IS NULL');
@@ -164,10 +167,16 @@ export class ConversationsRepository {
   }
 
   /** A public reply: the first one is the first response; the contact no longer waits. */
-  async touchReply(id: string): Promise<void> {
+  /**
+   * A public reply written at `at` reached the provider: the first such one is the first response
+   * (a reply that failed never counts), and the contact waits no longer unless it wrote after `at`.
+   */
+  async recordDeliveredReply(id: string, at: Date): Promise<void> {
     await this.db.affected(
-      `UPDATE ${this.t} SET first_reply_created_at = COALESCE(first_reply_created_at, now()), waiting_since = NULL, last_activity_at = now(), updated_at = now() WHERE id = $1`,
-      [id],
+      `UPDATE ${this.t} SET first_reply_created_at = CASE WHEN first_reply_created_at IS NULL OR first_reply_created_at > $2 THEN $2 ELSE first_reply_created_at END,
+              waiting_since = CASE WHEN waiting_since <= $2 THEN NULL ELSE waiting_since END, updated_at = now()
+        WHERE id = $1`,
+      [id, at],
     );
   }
 

@@ -112,16 +112,16 @@ export class InboundService {
       });
     if (!result) return { duplicate: true };
     const { message, conversation } = result;
-    if (result.conversationCreated) this.realtime.emit(channel.accountId, 'conversation.created', conversationView(conversation));
-    if (result.statusChanged) this.realtime.emit(channel.accountId, 'conversation.status_changed', conversationView(conversation));
-    this.realtime.emit(channel.accountId, 'message.created', messageView(message));
+    if (result.conversationCreated) this.realtime.emit(conversation, 'conversation.created', conversationView(conversation));
+    if (result.statusChanged) this.realtime.emit(conversation, 'conversation.status_changed', conversationView(conversation));
+    this.realtime.emit(conversation, 'message.created', messageView(message));
     return { duplicate: false, conversationId: conversation.id, messageId: message.id, contactCreated: result.contactCreated, conversationCreated: result.conversationCreated };
   }
 
   /** A provider status callback (sent, delivered, read, failed) for one of our outgoing messages. */
   async status(channel: Channel, sourceId: string, status: MessageStatus, error: string | null): Promise<boolean> {
     const message = await this.messages.advanceStatus(channel.id, sourceId, status, error);
-    if (message) this.realtime.emit(channel.accountId, 'message.updated', messageView(message));
+    if (message) this.realtime.emit({ accountId: channel.accountId, channelId: channel.id }, 'message.updated', messageView(message));
     return message !== null;
   }
 }

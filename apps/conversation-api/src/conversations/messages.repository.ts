@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-import type { Attachment, Message, MessageStatus, MessageType } from './conversation';
+import type { Attachment, Message, MessageStatus, MessageType, OutboundPayload, OutgoingDelivery } from './conversation';
 
 interface Row {
   id: string;
@@ -47,6 +47,10 @@ export interface NewMessage {
   senderType?: 'contact' | 'user' | null;
   senderId?: string | null;
   attachments?: Attachment[];
+  /** Queue it for the delivery worker (an agent's public reply). */
+  queued?: boolean;
+  /** A media or template reply's payload. */
+  outbound?: OutboundPayload | null;
 }
 
 /** Message status moves only forward (a late `delivered` never undoes `read`); `failed` ends it. */
@@ -62,9 +66,9 @@ export class MessagesRepository {
 
   async insert(m: NewMessage): Promise<Message> {
     const row = await this.db.one<Row>(
-      `INSERT INTO ${this.t} (account_id, conversation_id, channel_id, message_type, content, content_type, private, status, source_id, sender_type, sender_id, attachments)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
-      [m.accountId, m.conversationId, m.channelId, m.messageType, m.content, m.contentType ?? 'text', m.private ?? false, m.status, m.sourceId ?? null, m.senderType ?? null, m.senderId ?? null, JSON.stringify(m.attachments ?? [])],
+      `INSERT INTO ${this.t} (account_id, conversation_id, channel_id, message_type, content, content_type, private, status, source_id, sender_type, sender_id, attachments, next_attempt_at, outbound)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN $13::boolean THEN now() END, $14) RETURNING *`,
+      [m.accountId, m.conversationId, m.channelId, m.messageType, m.content, m.contentType ?? 'text', m.private ?? false, m.status, m.sourceId ?? null, m.senderType ?? null, m.senderId ?? null, JSON.stringify(m.attachments ?? []), m.queued ?? false, m.outbound ? JSON.stringify(m.outbound) : null],
     );
     return toMessage(row!);
   }
@@ -90,13 +94,58 @@ export class MessagesRepository {
     return row?.ok === true;
   }
 
+  async find(conversationId: string, id: string): Promise<Message | null> {
+    const row = await this.db.one<Row>(`SELECT * FROM ${this.t} WHERE conversation_id = $1 AND id = $2`, [conversationId, id]);
+    return row ? toMessage(row) : null;
+  }
+
+  /**
+   * Claims up to `limit` queued replies that are due (FOR UPDATE SKIP LOCKED, a lease of
+   * `leaseSeconds`): a replica that crashes mid-send leaves the lease to run out and another takes
+   * the message again. Each claim counts an attempt.
+   */
+  async claimDeliveries(limit: number, leaseSeconds: number): Promise<OutgoingDelivery[]> {
+    const rows = await this.db.claimDue<Row & { account_id: string; channel_id: string; delivery_attempts: number; outbound: OutboundPayload | null }>({
+      table: this.t,
+      where: `status = 'pending' AND next_attempt_at <= now()`,
+      orderBy: 'next_attempt_at',
+      limit,
+      lease: { column: 'delivery_lease', seconds: leaseSeconds },
+      set: 'delivery_attempts = delivery_attempts + 1',
+    });
+    return rows.map((r) => ({ message: toMessage(r), outbound: r.outbound, accountId: r.account_id, channelId: r.channel_id, attempt: r.delivery_attempts }));
+  }
+
   async markSent(id: string, sourceId: string): Promise<Message | null> {
-    const row = await this.db.one<Row>(`UPDATE ${this.t} SET status = 'sent', source_id = $2, error = NULL WHERE id = $1 AND status = 'pending' RETURNING *`, [id, sourceId]);
+    const row = await this.db.one<Row>(
+      `UPDATE ${this.t} SET status = 'sent', source_id = $2, error = NULL, next_attempt_at = NULL, delivery_lease = NULL WHERE id = $1 AND status = 'pending' RETURNING *`,
+      [id, sourceId],
+    );
+    return row ? toMessage(row) : null;
+  }
+
+  /** Leaves the message pending, with the error, due again in `delayMs`. */
+  async scheduleRetry(id: string, error: string, delayMs: number): Promise<Message | null> {
+    const row = await this.db.one<Row>(
+      `UPDATE ${this.t} SET error = $2, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000), delivery_lease = NULL
+        WHERE id = $1 AND status = 'pending' RETURNING *`,
+      [id, error.slice(0, 1000), delayMs],
+    );
     return row ? toMessage(row) : null;
   }
 
   async markFailed(id: string, error: string): Promise<Message | null> {
-    const row = await this.db.one<Row>(`UPDATE ${this.t} SET status = 'failed', error = $2 WHERE id = $1 RETURNING *`, [id, error.slice(0, 1000)]);
+    const row = await this.db.one<Row>(`UPDATE ${this.t} SET status = 'failed', error = $2, next_attempt_at = NULL, delivery_lease = NULL WHERE id = $1 RETURNING *`, [id, error.slice(0, 1000)]);
+    return row ? toMessage(row) : null;
+  }
+
+  /** A failed reply queued again (the retry route): pending, due now, attempts counted afresh. */
+  async requeue(id: string): Promise<Message | null> {
+    const row = await this.db.one<Row>(
+      `UPDATE ${this.t} SET status = 'pending', error = NULL, delivery_attempts = 0, next_attempt_at = now(), delivery_lease = NULL
+        WHERE id = $1 AND status = 'failed' AND message_type = 'outgoing' AND NOT private RETURNING *`,
+      [id],
+    );
     return row ? toMessage(row) : null;
   }
 

@@ -23,7 +23,7 @@ export class SnoozeWorker extends PollingWorker {
     const woken = await this.conversations.wakeSnoozed(100);
     for (const { id, accountId } of woken) {
       const conversation = await this.conversations.find(accountId, id);
-      if (conversation) this.realtime.emit(accountId, 'conversation.status_changed', conversationView(conversation));
+      if (conversation) this.realtime.emit(conversation, 'conversation.status_changed', conversationView(conversation));
     }
     return woken.length;
   }

@@ -1,10 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 
 /** The events agents receive, each for one account. */
-export type RealtimeEventName = 'message.created' | 'message.updated' | 'conversation.created' | 'conversation.status_changed' | 'conversation.assigned';
+export type RealtimeEventName = 'message.created' | 'message.updated' | 'conversation.created' | 'conversation.status_changed' | 'conversation.assigned' | 'conversation.updated';
 
-export interface RealtimeEvent {
+/** Who may see an event: the account's administrators and the members of the channel (inbox) it happened in. */
+export interface RealtimeAudience {
   accountId: string;
+  channelId: string;
+}
+
+export interface RealtimeEvent extends RealtimeAudience {
   event: RealtimeEventName;
   payload: unknown;
 }
@@ -25,10 +30,10 @@ export class RealtimeEvents {
     return () => this.listeners.delete(listener);
   }
 
-  emit(accountId: string, event: RealtimeEventName, payload: unknown): void {
+  emit(audience: RealtimeAudience, event: RealtimeEventName, payload: unknown): void {
     for (const listener of this.listeners) {
       try {
-        listener({ accountId, event, payload });
+        listener({ accountId: audience.accountId, channelId: audience.channelId, event, payload });
       } catch (err) {
         this.logger.warn(`realtime listener failed on ${event}: ${(err as Error).message}`);
       }

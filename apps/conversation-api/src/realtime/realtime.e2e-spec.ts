@@ -130,6 +130,79 @@ describe('conversation-api real-time events', () => {
     expect(seen).toEqual([]);
   });
 
+  it("gives agents the events of their inboxes only", async () => {
+    const a = request(replicas[0].url);
+    const adminToken = (await a.post('/api/v1/auth/login').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200)).body.data.access_token as string;
+    const auth = { Authorization: `Bearer ${adminToken}` };
+    const roles = (await a.get('/api/v1/roles').set(auth)).body.data as Array<{ id: string; name: string }>;
+    const agentRole = roles.find((r) => r.name === 'agent')!.id;
+    const member = (await a.post('/api/v1/users').set(auth).send({ email: 'rt-member@conversation.test', name: 'Member', password: 'user-password-1', role_id: agentRole }).expect(201)).body.data;
+    await a.post('/api/v1/users').set(auth).send({ email: 'rt-outsider@conversation.test', name: 'Outsider', password: 'user-password-1', role_id: agentRole }).expect(201);
+    const conversation = (await a.get('/api/v1/conversations').set(auth).expect(200)).body.data[0];
+    await a.patch(`/api/v1/channels/${conversation.channel_id}`).set(auth).send({ member_ids: [member.id] }).expect(200);
+    const tokenOf = async (email: string) => (await a.post('/api/v1/auth/login').send({ email, password: 'user-password-1' }).expect(200)).body.data.access_token as string;
+    const memberSocket = await connect(replicas[1].url, await tokenOf('rt-member@conversation.test'));
+    const outsiderSocket = await connect(replicas[1].url, await tokenOf('rt-outsider@conversation.test'));
+    clients.push(memberSocket, outsiderSocket);
+    const seen: string[] = [];
+    outsiderSocket.onAny((event: string) => seen.push(event));
+    const got = next<{ content: string }>(memberSocket, 'message.created');
+    await a.post(`/api/v1/conversations/${conversation.id}/whisper`).set(auth).send({ content: 'members only' }).expect(201);
+    expect(await got).toMatchObject({ content: 'members only' });
+    expect(seen).toEqual([]);
+  });
+
+  it('closes sockets whose session ends (logout, on another replica), whose user changes role, and at token expiry', async () => {
+    const a = request(replicas[0].url);
+    const loginAs = async (email: string, password: string) => (await a.post('/api/v1/auth/login').send({ email, password }).expect(200)).body.data.access_token as string;
+    const ended = (client: Socket) =>
+      new Promise<{ code: string; reason?: string; disconnected: boolean }>((resolve) =>
+        client.once('unauthorized', (e: { code: string; reason?: string }) => client.once('disconnect', () => resolve({ ...e, disconnected: true }))),
+      );
+
+    // Logout on replica A closes the socket of that session on replica B, not the socket of another session.
+    const leaving = await loginAs(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const staying = await loginAs(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const leavingSocket = await connect(replicas[1].url, leaving);
+    const stayingSocket = await connect(replicas[1].url, staying);
+    clients.push(leavingSocket, stayingSocket);
+    const closed = ended(leavingSocket);
+    await a.post('/api/v1/auth/logout').set('Authorization', `Bearer ${leaving}`).expect(200);
+    expect(await closed).toEqual({ code: 'SESSION_ENDED', message: expect.any(String), reason: 'logout', disconnected: true });
+    expect(stayingSocket.connected).toBe(true);
+    const conversation = (await a.get('/api/v1/conversations').set('Authorization', `Bearer ${staying}`).expect(200)).body.data[0];
+    const stillHears = next(stayingSocket, 'message.created');
+    await a.post(`/api/v1/conversations/${conversation.id}/whisper`).set('Authorization', `Bearer ${staying}`).send({ content: 'after the logout' }).expect(201);
+    await stillHears;
+    // The logged-out token cannot open another.
+    await expect(connect(replicas[1].url, leaving)).rejects.toThrow('UNAUTHORIZED');
+
+    // A role change ends the user's sockets; so does a deactivation.
+    const roles = (await a.get('/api/v1/roles').set('Authorization', `Bearer ${staying}`)).body.data as Array<{ id: string; name: string }>;
+    const agentRole = roles.find((r) => r.name === 'agent')!.id;
+    const adminRole = roles.find((r) => r.name === 'administrator')!.id;
+    const user = (await a.post('/api/v1/users').set('Authorization', `Bearer ${staying}`).send({ email: 'rt-agent@conversation.test', name: 'RT', password: 'user-password-1', role_id: adminRole }).expect(201)).body.data;
+    const agentSocket = await connect(replicas[1].url, await loginAs('rt-agent@conversation.test', 'user-password-1'));
+    clients.push(agentSocket);
+    const demoted = ended(agentSocket);
+    await a.patch(`/api/v1/users/${user.id}`).set('Authorization', `Bearer ${staying}`).send({ role_id: agentRole }).expect(200);
+    expect(await demoted).toMatchObject({ code: 'SESSION_ENDED', reason: 'role_changed' });
+    const again = await connect(replicas[1].url, await loginAs('rt-agent@conversation.test', 'user-password-1'));
+    clients.push(again);
+    const deactivated = ended(again);
+    await a.patch(`/api/v1/users/${user.id}`).set('Authorization', `Bearer ${staying}`).send({ active: false }).expect(200);
+    expect(await deactivated).toMatchObject({ code: 'SESSION_ENDED', reason: 'deactivated' });
+
+    // A token of three seconds (expiry is counted in whole seconds; a loaded machine may take one to connect): the socket ends when it expires.
+    const { AccessTokens } = await import('../auth/access-tokens');
+    const claims = JSON.parse(Buffer.from(staying.split('.')[1], 'base64url').toString()) as { sub: string; acc: string; sid: string };
+    const short = await replicas[0].app.get(AccessTokens).sign({ sub: claims.sub, acc: claims.acc, sid: claims.sid }, 3);
+    const shortLived = await connect(replicas[1].url, short.token);
+    clients.push(shortLived);
+    expect(await ended(shortLived)).toMatchObject({ code: 'TOKEN_EXPIRED' });
+    expect(stayingSocket.connected).toBe(true);
+  });
+
   it('reaches agents through the gateway (Socket.IO under /conversation/socket.io)', async () => {
     // The built gateway (node tools/build.mjs gateway) in front of replica B.
     execFileSync(process.execPath, ['tools/build.mjs', 'gateway'], { cwd: ROOT, stdio: 'pipe' });

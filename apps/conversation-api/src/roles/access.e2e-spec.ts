@@ -98,7 +98,39 @@ describe('conversation-api access', () => {
     await t.http.get('/api/v1/contacts').set(viewer.auth).expect(200);
     await t.http.get('/api/v1/conversations').set(viewer.auth).expect(403);
     await t.http.get('/api/v1/conversations').set(agent.auth).expect(200);
-    await t.http.get('/api/v1/channels').set(agent.auth).expect(403);
+    await t.http.get('/api/v1/channels').set(agent.auth).expect(200);
+    await t.http.post('/api/v1/channels/whatsapp').set(agent.auth).send({}).expect(403);
+  });
+
+  it('agents see the conversations and channels of their inboxes only; administrators see all', async () => {
+    const agentId = (await t.http.get('/api/v1/auth/me').set(agent.auth)).body.data.id;
+    const mine = await whatsappChannel(t, admin, { name: 'Mine', phone_number_id: '900000000001', member_ids: [agentId] });
+    const theirs = await whatsappChannel(t, admin, { name: 'Theirs', phone_number_id: '900000000002' });
+    await deliver(t, mine.id, textDelivery({ id: 'wamid.SCOPE1', from: '15550009001', text: 'to my inbox', phoneNumberId: '900000000001' })).expect(200);
+    await deliver(t, theirs.id, textDelivery({ id: 'wamid.SCOPE2', from: '15550009002', text: 'to another inbox', phoneNumberId: '900000000002' })).expect(200);
+    const all = (await t.http.get('/api/v1/conversations?limit=100').set(admin.auth).expect(200)).body.data as Array<{ id: string; channel_id: string; contact: { id: string } }>;
+    const inMine = all.find((c) => c.channel_id === mine.id)!;
+    const inTheirs = all.find((c) => c.channel_id === theirs.id)!;
+    expect(inMine && inTheirs).toBeTruthy();
+
+    const seen = (await t.http.get('/api/v1/conversations?limit=100').set(agent.auth).expect(200)).body;
+    expect(seen.data.map((c: { id: string }) => c.id)).toContain(inMine.id);
+    expect(seen.data.every((c: { channel_id: string }) => c.channel_id === mine.id)).toBe(true);
+    await t.http.get(`/api/v1/conversations/${inMine.id}`).set(agent.auth).expect(200);
+    expect((await t.http.get(`/api/v1/conversations/${inTheirs.id}`).set(agent.auth).expect(404)).body.error.code).toBe('CONVERSATION_NOT_FOUND');
+    await t.http.post(`/api/v1/conversations/${inTheirs.id}/whisper`).set(agent.auth).send({ content: 'peek' }).expect(404);
+    await t.http.post(`/api/v1/conversations/${inTheirs.id}/assign`).set(agent.auth).send({ assignee_id: agentId }).expect(404);
+    await t.http.post(`/api/v1/conversations/${inTheirs.id}/close`).set(agent.auth).expect(404);
+    await t.http.patch(`/api/v1/conversations/${inTheirs.id}`).set(agent.auth).send({ labels: ['x'] }).expect(404);
+    expect((await t.http.get(`/api/v1/contacts/${inTheirs.contact.id}`).set(agent.auth).expect(200)).body.data.conversations).toEqual([]);
+    expect((await t.http.get(`/api/v1/contacts/${inMine.contact.id}`).set(agent.auth).expect(200)).body.data.conversations.map((c: { id: string }) => c.id)).toEqual([inMine.id]);
+
+    // Channels: members read theirs; the administrator all of them.
+    expect((await t.http.get('/api/v1/channels').set(agent.auth).expect(200)).body.data.map((c: { name: string }) => c.name)).toEqual(['Mine']);
+    await t.http.get(`/api/v1/channels/${mine.id}`).set(agent.auth).expect(200);
+    await t.http.get(`/api/v1/channels/${theirs.id}`).set(agent.auth).expect(404);
+    expect((await t.http.get('/api/v1/channels').set(admin.auth).expect(200)).body.data.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining(['Mine', 'Theirs']));
+    await t.http.get(`/api/v1/conversations/${inTheirs.id}`).set(admin.auth).expect(200);
   });
 
   it('keeps built-in roles fixed and in-use roles undeletable', async () => {
@@ -121,6 +153,75 @@ describe('conversation-api access', () => {
     const res = await t.http.patch(`/api/v1/users/${me.id}`).set(admin.auth).send({ role_id: viewerRole.id }).expect(409);
     expect(res.body.error.code).toBe('LAST_ADMINISTRATOR');
     await t.http.get('/api/v1/auth/me').set(admin.auth).expect(200).expect((r) => expect(r.body.data.role.name).toBe('administrator'));
+  });
+
+  it('nobody grants a permission they do not hold; only administrators grant admin', async () => {
+    const roles = async () => (await t.http.get('/api/v1/roles').set(admin.auth)).body.data as Array<{ id: string; name: string }>;
+    await t.http.post('/api/v1/roles').set(admin.auth).send({ name: 'user-manager', permissions: ['users:manage', 'contacts:read'] }).expect(201);
+    await t.http.post('/api/v1/roles').set(admin.auth).send({ name: 'role-manager', permissions: ['roles:manage', 'contacts:read'] }).expect(201);
+    const manager = await userWithRole(t, admin, 'user-manager', 'manager@conversation.test');
+    const roleManager = await userWithRole(t, admin, 'role-manager', 'role-manager@conversation.test');
+    const all = await roles();
+    const id = (name: string) => all.find((r) => r.name === name)!.id;
+    const me = (await t.http.get('/api/v1/auth/me').set(admin.auth)).body.data;
+    const refused = (res: { body: { error: { code: string; message: string } } }, holds: string) => {
+      expect(res.body.error.code).toBe('PERMISSION_NOT_GRANTABLE');
+      expect(res.body.error.message).toContain(holds);
+    };
+
+    // users:manage: not itself, nor anyone new, an administrator; no role holding more than it has; no administrator touched.
+    refused(await t.http.patch(`/api/v1/users/${manager.id}`).set(manager.auth).send({ role_id: id('administrator') }).expect(403), 'admin');
+    refused(await t.http.post('/api/v1/users').set(manager.auth).send({ email: 'mole@conversation.test', name: 'Mole', password: 'user-password-1', role_id: id('administrator') }).expect(403), 'admin');
+    refused(await t.http.post('/api/v1/users').set(manager.auth).send({ email: 'mole@conversation.test', name: 'Mole', password: 'user-password-1', role_id: id('agent') }).expect(403), 'conversations:read');
+    refused(await t.http.patch(`/api/v1/users/${me.id}`).set(manager.auth).send({ active: false }).expect(403), 'admin');
+    refused(await t.http.patch(`/api/v1/users/${me.id}`).set(manager.auth).send({ role_id: id('user-manager') }).expect(403), 'admin');
+    await t.http.post('/api/v1/users').set(manager.auth).send({ email: 'peer@conversation.test', name: 'Peer', password: 'user-password-1', role_id: id('user-manager') }).expect(201);
+    await t.http.get('/api/v1/auth/me').set(manager.auth).expect(200).expect((r) => expect(r.body.data.permissions).toEqual(['users:manage', 'contacts:read']));
+    await t.http.get('/api/v1/auth/me').set(admin.auth).expect(200).expect((r) => expect(r.body.data.active).toBe(true));
+
+    // roles:manage: no role holding admin or a permission it lacks, no widening or deleting of such a role.
+    refused(await t.http.post('/api/v1/roles').set(roleManager.auth).send({ name: 'sneaky', permissions: ['admin'] }).expect(403), 'admin');
+    refused(await t.http.post('/api/v1/roles').set(roleManager.auth).send({ name: 'sneaky', permissions: ['contacts:read', 'users:manage'] }).expect(403), 'users:manage');
+    refused(await t.http.patch(`/api/v1/roles/${id('role-manager')}`).set(roleManager.auth).send({ permissions: ['roles:manage', 'admin'] }).expect(403), 'admin');
+    refused(await t.http.patch(`/api/v1/roles/${id('user-manager')}`).set(roleManager.auth).send({ name: 'renamed' }).expect(403), 'users:manage');
+    refused(await t.http.delete(`/api/v1/roles/${id('user-manager')}`).set(roleManager.auth).expect(403), 'users:manage');
+    await t.http.post('/api/v1/roles').set(roleManager.auth).send({ name: 'reader', permissions: ['contacts:read'] }).expect(201);
+    expect((await roles()).map((r) => r.name)).not.toContain('sneaky');
+  });
+
+  it('of two racing demotions of the last two administrators, one is refused', async () => {
+    // Several rounds, each in a fresh account with exactly two administrators stepping down at once
+    // (each changing only itself, so neither request can lose its session to the other).
+    for (let round = 0; round < 4; round++) {
+      const first = await otherAccount(t, `race-${round}-a@conversation.test`);
+      const roles = (await t.http.get('/api/v1/roles').set(first.auth)).body.data as Array<{ id: string; name: string }>;
+      const adminRole = roles.find((r) => r.name === 'administrator')!.id;
+      const agentRole = roles.find((r) => r.name === 'agent')!.id;
+      const firstId = (await t.http.get('/api/v1/auth/me').set(first.auth)).body.data.id;
+      const secondId = (
+        await t.http.post('/api/v1/users').set(first.auth).send({ email: `race-${round}-b@conversation.test`, name: 'B', password: 'user-password-1', role_id: adminRole }).expect(201)
+      ).body.data.id;
+      const second = await login(t, `race-${round}-b@conversation.test`, 'user-password-1');
+      const results = await Promise.all([
+        t.http.patch(`/api/v1/users/${firstId}`).set(first.auth).send(round % 2 ? { active: false } : { role_id: agentRole }),
+        t.http.patch(`/api/v1/users/${secondId}`).set(second.auth).send({ role_id: agentRole }),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+      expect(results.find((r) => r.status === 409)!.body.error.code).toBe('LAST_ADMINISTRATOR');
+      const survivor = results[0].status === 409 ? first : second;
+      const users = (await t.http.get('/api/v1/users').set(survivor.auth).expect(200)).body.data as Array<{ permissions: string[]; active: boolean }>;
+      expect(users.filter((u) => u.active && u.permissions.includes('admin'))).toHaveLength(1);
+    }
+  });
+
+  it('taking admin away from a custom role keeps an active administrator', async () => {
+    const other = await otherAccount(t, 'custom-admin@conversation.test');
+    const role = (await t.http.post('/api/v1/roles').set(other.auth).send({ name: 'owner', permissions: ['admin'] }).expect(201)).body.data;
+    const me = (await t.http.get('/api/v1/auth/me').set(other.auth)).body.data;
+    await t.http.patch(`/api/v1/users/${me.id}`).set(other.auth).send({ role_id: role.id }).expect(200);
+    const res = await t.http.patch(`/api/v1/roles/${role.id}`).set(other.auth).send({ permissions: ['contacts:read'] }).expect(409);
+    expect(res.body.error.code).toBe('LAST_ADMINISTRATOR');
+    expect((await t.http.get(`/api/v1/roles/${role.id}`).set(other.auth).expect(200)).body.data.permissions).toEqual(['admin']);
   });
 
   it('deactivating a user ends its sessions', async () => {
@@ -169,6 +270,8 @@ describe('conversation-api access', () => {
     await t.http.post(`/api/v1/conversations/${otherConversation.id}/assign`).set(other.auth).send({ team_id: team.id }).expect(404);
 
     // And this account still sees only its own.
-    expect((await t.http.get('/api/v1/conversations').set(admin.auth)).body.meta.total).toBe(1);
+    const mine = (await t.http.get('/api/v1/conversations?limit=100').set(admin.auth)).body.data.map((c: { id: string }) => c.id);
+    expect(mine).toContain(conversation.id);
+    expect(mine).not.toContain(otherConversation.id);
   });
 });

@@ -1,4 +1,4 @@
-import { BUILT_IN_ROLES, hasPermission, PERMISSION_NAMES } from './permissions';
+import { BUILT_IN_ROLES, hasPermission, PERMISSION_NAMES, ungrantable } from './permissions';
 
 describe('permissions', () => {
   it('admin covers every permission', () => {
@@ -13,5 +13,17 @@ describe('permissions', () => {
     for (const p of ['attributes:manage', 'channels:manage', 'users:manage', 'teams:manage', 'roles:manage', 'recipes:publish', 'admin'] as const) {
       expect(hasPermission(agent, p)).toBe(false);
     }
+  });
+
+  it.each([
+    { granter: ['admin'], wanted: ['admin'], refused: [] },
+    { granter: ['admin'], wanted: ['users:manage', 'roles:manage'], refused: [] },
+    { granter: ['users:manage'], wanted: ['admin'], refused: ['admin'] },
+    { granter: ['users:manage', 'admin:x'], wanted: ['admin'], refused: ['admin'] },
+    { granter: ['roles:manage', 'contacts:read'], wanted: ['contacts:read'], refused: [] },
+    { granter: ['roles:manage', 'contacts:read'], wanted: ['contacts:read', 'contacts:write', 'admin'], refused: ['contacts:write', 'admin'] },
+    { granter: ['users:manage'], wanted: [], refused: [] },
+  ])('$granter may not grant $refused of $wanted', ({ granter, wanted, refused }) => {
+    expect(ungrantable(granter, wanted)).toEqual(refused);
   });
 });

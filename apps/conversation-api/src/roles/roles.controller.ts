@@ -38,25 +38,25 @@ export class RolesController {
 
   @Post()
   @RequirePermission('roles:manage')
-  @ApiOperation({ summary: 'Create a custom role', description: '409 `ROLE_NAME_TAKEN`.' })
+  @ApiOperation({ summary: 'Create a custom role', description: '409 `ROLE_NAME_TAKEN`; 403 `PERMISSION_NOT_GRANTABLE` when it holds a permission the caller lacks (only administrators grant `admin`).' })
   @ApiOkEnvelope(RoleDto, { status: 201 })
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateRoleDto) {
-    return roleView(await this.roles.create(p.accountId, body));
+    return roleView(await this.roles.create(p, body));
   }
 
   @Patch(':id')
   @RequirePermission('roles:manage')
-  @ApiOperation({ summary: 'Update a custom role', description: '403 `BUILT_IN_ROLE` for administrator and agent.' })
+  @ApiOperation({ summary: 'Update a custom role', description: '403 `BUILT_IN_ROLE` for administrator and agent; 403 `PERMISSION_NOT_GRANTABLE` when the role holds, before or after, a permission the caller lacks; 409 `LAST_ADMINISTRATOR` when taking `admin` away would leave no active administrator.' })
   @ApiOkEnvelope(RoleDto)
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateRoleDto) {
-    return roleView(await this.roles.update(p.accountId, id, body));
+    return roleView(await this.roles.update(p, id, body));
   }
 
   @Delete(':id')
   @RequirePermission('roles:manage')
-  @ApiOperation({ summary: 'Delete a custom role', description: '409 `ROLE_IN_USE` while users hold it; 403 `BUILT_IN_ROLE`.' })
+  @ApiOperation({ summary: 'Delete a custom role', description: '409 `ROLE_IN_USE` while users hold it; 403 `BUILT_IN_ROLE`; 403 `PERMISSION_NOT_GRANTABLE` when it holds a permission the caller lacks.' })
   @ApiOkEnvelope(DeletedDto)
   delete(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
-    return this.roles.delete(p.accountId, id);
+    return this.roles.delete(p, id);
   }
 }

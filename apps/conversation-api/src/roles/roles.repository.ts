@@ -85,6 +85,16 @@ export class RolesRepository {
     return row?.n ?? 0;
   }
 
+  /** Users of the account who are active and whose role (as stored now) holds `admin`. */
+  async countActiveAdministrators(accountId: string): Promise<number> {
+    const row = await this.db.one<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${this.t} r JOIN ${this.db.table('users')} u ON u.role_id = r.id AND u.active
+        WHERE r.account_id = $1 AND r.permissions @> ARRAY['admin']::text[]`,
+      [accountId],
+    );
+    return row?.n ?? 0;
+  }
+
   async delete(accountId: string, id: string): Promise<boolean> {
     return (await this.db.affected(`DELETE FROM ${this.t} WHERE account_id = $1 AND id = $2 AND NOT built_in`, [accountId, id])) === 1;
   }

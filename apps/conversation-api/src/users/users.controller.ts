@@ -31,15 +31,15 @@ export class UsersController {
 
   @Post()
   @RequirePermission('users:manage')
-  @ApiOperation({ summary: 'Create a user in the caller’s account', description: '409 `EMAIL_TAKEN` (emails are unique over all accounts); 404 `ROLE_NOT_FOUND`.' })
+  @ApiOperation({ summary: 'Create a user in the caller’s account', description: '409 `EMAIL_TAKEN` (emails are unique over all accounts); 404 `ROLE_NOT_FOUND`; 403 `PERMISSION_NOT_GRANTABLE` when the role holds a permission the caller lacks (only administrators give `admin`).' })
   @ApiOkEnvelope(UserDto, { status: 201 })
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateUserDto) {
-    return userView(await this.users.create(p.accountId, body));
+    return userView(await this.users.create(p, body));
   }
 
   @Patch(':id')
   @RequirePermission('users:manage')
-  @ApiOperation({ summary: 'Rename, change the role of, or (de)activate a user', description: 'Deactivation revokes every session of the user. 409 `LAST_ADMINISTRATOR`.' })
+  @ApiOperation({ summary: 'Rename, change the role of, or (de)activate a user', description: 'Deactivation revokes every session of the user. 409 `LAST_ADMINISTRATOR` (checked under a lock: of two racing demotions of the last two administrators one is refused); 403 `PERMISSION_NOT_GRANTABLE` when the user or the new role holds a permission the caller lacks.' })
   @ApiOkEnvelope(UserDto)
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateUserDto) {
     return userView(await this.users.update(p, id, body));

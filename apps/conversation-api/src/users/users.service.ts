@@ -4,6 +4,7 @@ import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import type { Principal } from '../auth/principal';
 import { conflict, notFound } from '../common/errors';
+import { administratorsLockKey, assertGrantable } from '../roles/permissions';
 import { RolesService } from '../roles/roles.service';
 import { SessionsService } from '../sessions/sessions.service';
 import type { CreateUserDto, UpdateUserDto } from './dto/user.dto';
@@ -54,8 +55,11 @@ export class UsersService {
     return ids.filter((id) => !known.has(id));
   }
 
-  async create(accountId: string, dto: CreateUserDto): Promise<User> {
-    await this.roles.get(accountId, dto.role_id);
+  /** A new user; the caller may only give a role whose permissions it holds (`admin`: administrators only). */
+  async create(caller: Principal, dto: CreateUserDto): Promise<User> {
+    const accountId = caller.accountId;
+    const role = await this.roles.get(accountId, dto.role_id);
+    assertGrantable(caller.permissions, role.permissions, 'give this role');
     const id = await this.add(accountId, { email: dto.email, name: dto.name, passwordHash: await hashPassword(dto.password), roleId: dto.role_id });
     return this.get(accountId, id);
   }
@@ -71,14 +75,23 @@ export class UsersService {
     return this.users.setPassword(id, passwordHash);
   }
 
-  /** Role changes and deactivation keep at least one active administrator; deactivation ends the user's sessions. */
+  /**
+   * Renames, changes the role of, or (de)activates a user. The caller may only change users whose
+   * permissions it holds itself and only give roles whose permissions it holds (so `users:manage`
+   * alone never makes anyone, itself included, an administrator, nor touches one). Role changes and
+   * deactivation keep at least one active administrator: they take the account's administrators
+   * lock first, so two racing demotions cannot both pass the check. Deactivation ends the user's sessions.
+   */
   async update(caller: Principal, id: string, dto: UpdateUserDto): Promise<User> {
     return this.transactions.transaction(async () => {
+      await this.transactions.lock(administratorsLockKey(caller.accountId));
       const current = await this.get(caller.accountId, id);
-      if (dto.role_id) await this.roles.get(caller.accountId, dto.role_id);
+      assertGrantable(caller.permissions, current.permissions, 'change this user');
+      if (dto.role_id) assertGrantable(caller.permissions, (await this.roles.get(caller.accountId, dto.role_id)).permissions, 'give this role');
       await this.users.update(caller.accountId, id, { name: dto.name, roleId: dto.role_id, active: dto.active });
       if (current.permissions.includes('admin') && current.active && (await this.users.countActiveAdmins(caller.accountId)) === 0) throw lastAdmin();
-      if (dto.active === false) await this.sessions.revokeAllOfUser(id);
+      if (dto.active === false) await this.sessions.revokeAllOfUser(id, 'deactivated');
+      else if (dto.role_id && dto.role_id !== current.roleId) await this.sessions.endSockets({ scope: 'user', id, reason: 'role_changed' });
       return this.get(caller.accountId, id);
     });
   }

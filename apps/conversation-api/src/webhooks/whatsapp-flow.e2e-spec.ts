@@ -1,8 +1,8 @@
 // The WhatsApp channel end to end against a fake Cloud API: handshake, signed inbound messages creating
 // a contact and a conversation, an agent reply going out through the provider, idempotent redelivery,
 // private notes never reaching the provider, statuses and their side effects.
-import { deliver, login, ADMIN_EMAIL, ADMIN_PASSWORD, sign, startApp, textDelivery, userWithRole, WA, whatsappChannel, type ConversationTestApp, type Session } from '../../test/helpers';
-import { startFakeWhatsApp, type FakeWhatsApp } from '../../test/fake-whatsapp';
+import { deliver, delivered, login, ADMIN_EMAIL, ADMIN_PASSWORD, sign, startApp, textDelivery, userWithRole, WA, whatsappChannel, type ConversationTestApp, type Session } from '../../test/helpers';
+import { mediaBytes, startFakeWhatsApp, type FakeWhatsApp } from '../../test/fake-whatsapp';
 
 describe('conversation-api WhatsApp channel', () => {
   let t: ConversationTestApp;
@@ -12,7 +12,7 @@ describe('conversation-api WhatsApp channel', () => {
 
   beforeAll(async () => {
     provider = await startFakeWhatsApp({ accessToken: WA.accessToken });
-    t = await startApp({ WHATSAPP_API_URL: provider.url });
+    t = await startApp({ WHATSAPP_API_URL: provider.url, CONVERSATION_DELIVERY_RETRY_MS: '20', CONVERSATION_DELIVERY_MAX_ATTEMPTS: '3' });
     admin = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     channelId = (await whatsappChannel(t, admin)).id;
   });
@@ -90,8 +90,10 @@ describe('conversation-api WhatsApp channel', () => {
 
     // The agent replies: one call to the provider's send endpoint with the channel's token.
     const agent = await userWithRole(t, admin, 'agent', 'agent-flow@conversation.test');
+    await t.http.patch(`/api/v1/channels/${channelId}`).set(admin.auth).send({ member_ids: [agent.id] }).expect(200);
     const reply = await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(agent.auth).send({ content: 'It ships today.' }).expect(201);
-    expect(reply.body.data).toMatchObject({ message_type: 'outgoing', private: false, status: 'sent', source_id: 'wamid.FAKE1', content: 'It ships today.', sender: { type: 'user', id: agent.id } });
+    expect(reply.body.data).toMatchObject({ message_type: 'outgoing', private: false, status: 'pending', source_id: null, content: 'It ships today.', sender: { type: 'user', id: agent.id } });
+    expect(await delivered(t, agent.auth, conversation.id, reply.body.data.id)).toMatchObject({ status: 'sent', source_id: 'wamid.FAKE1', error: null });
     expect(provider.sent).toEqual([{ phoneNumberId: WA.phoneNumberId, to: '4915112345678', type: 'text', text: { body: 'It ships today.', preview_url: false }, id: 'wamid.FAKE1', authorization: `Bearer ${WA.accessToken}` }]);
 
     fetched = await t.http.get(`/api/v1/conversations/${conversation.id}`).set(admin.auth).expect(200);
@@ -122,14 +124,34 @@ describe('conversation-api WhatsApp channel', () => {
     expect(fetched.body.data.messages.some((m: { content: string; private: boolean }) => m.content === 'VIP customer, be nice' && m.private)).toBe(true);
   });
 
-  it('keeps a refused reply as failed and answers 502 PROVIDER_ERROR', async () => {
+  it('fails a refused reply at once, visibly, and sends it on the retry route', async () => {
     const conversation = (await t.http.get('/api/v1/conversations').set(admin.auth).expect(200)).body.data[0];
     provider.failNext({ status: 400, code: 131047, message: 'Re-engagement message' });
-    const res = await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(admin.auth).send({ content: 'Are you there?' }).expect(502);
-    expect(res.body.error.code).toBe('PROVIDER_ERROR');
-    const fetched = await t.http.get(`/api/v1/conversations/${conversation.id}`).set(admin.auth).expect(200);
-    const failed = fetched.body.data.messages.find((m: { content: string }) => m.content === 'Are you there?');
-    expect(failed).toMatchObject({ status: 'failed', error: expect.stringContaining('131047') });
+    const before = provider.sent.length;
+    const res = await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(admin.auth).send({ content: 'Are you there?' }).expect(201);
+    expect(await delivered(t, admin.auth, conversation.id, res.body.data.id)).toMatchObject({ status: 'failed', error: expect.stringContaining('131047') });
+    expect(provider.sent).toHaveLength(before);
+
+    const retried = await t.http.post(`/api/v1/conversations/${conversation.id}/messages/${res.body.data.id}/retry`).set(admin.auth).expect(200);
+    expect(retried.body.data).toMatchObject({ status: 'pending', error: null });
+    expect(await delivered(t, admin.auth, conversation.id, res.body.data.id)).toMatchObject({ status: 'sent', error: null });
+    expect(provider.sent.map((s) => s.text?.body)).toEqual([...provider.sent.slice(0, before).map((s) => s.text?.body), 'Are you there?']);
+    const again = await t.http.post(`/api/v1/conversations/${conversation.id}/messages/${res.body.data.id}/retry`).set(admin.auth).expect(409);
+    expect(again.body.error.code).toBe('MESSAGE_NOT_RETRYABLE');
+  });
+
+  it('retries a transient failure and sends the reply once; gives up after the last attempt', async () => {
+    const conversation = (await t.http.get('/api/v1/conversations').set(admin.auth).expect(200)).body.data[0];
+    provider.failNext({ status: 503, code: 2, message: 'Service temporarily unavailable', times: 2 });
+    const before = provider.sent.length;
+    const res = await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(admin.auth).send({ content: 'Third time lucky' }).expect(201);
+    expect(await delivered(t, admin.auth, conversation.id, res.body.data.id)).toMatchObject({ status: 'sent', error: null });
+    expect(provider.sent.slice(before).map((s) => s.text?.body)).toEqual(['Third time lucky']);
+
+    provider.failNext({ status: 500, code: 1, message: 'Unknown error', times: 3 });
+    const doomed = await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(admin.auth).send({ content: 'Never arrives' }).expect(201);
+    expect(await delivered(t, admin.auth, conversation.id, doomed.body.data.id)).toMatchObject({ status: 'failed', error: expect.stringContaining('Unknown error') });
+    expect(provider.sent.map((s) => s.text?.body)).not.toContain('Never arrives');
   });
 
   it('reopens a resolved conversation on an incoming message, with an activity line', async () => {
@@ -158,7 +180,21 @@ describe('conversation-api WhatsApp channel', () => {
     const list = await t.http.get('/api/v1/conversations').query({ q: 'Pat' }).set(admin.auth).expect(200);
     const fetched = await t.http.get(`/api/v1/conversations/${list.body.data[0].id}`).set(admin.auth).expect(200);
     const image = fetched.body.data.messages.find((m: { content_type: string }) => m.content_type === 'image');
-    expect(image).toMatchObject({ content: 'broken part', attachments: [{ type: 'image', media_id: 'MEDIA77', mime_type: 'image/jpeg', url: expect.stringContaining('MEDIA77'), file_size: 1234 }] });
+    expect(image).toMatchObject({ content: 'broken part', attachments: [{ type: 'image', media_id: 'MEDIA77', mime_type: 'image/jpeg', url: expect.stringContaining('MEDIA77') }] });
+    // Downloaded at once (the provider's URL expires) and served to agents with their token.
+    const download = image.attachments[0].download_path as string;
+    expect(download).toBe(`/api/v1/conversations/${list.body.data[0].id}/messages/${image.id}/attachments/0`);
+    expect(image.attachments[0].storage_key).toBeUndefined();
+    const file = await t.http.get(download).set(admin.auth).buffer(true).parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    }).expect(200);
+    expect(file.headers['content-type']).toBe('image/jpeg');
+    expect(file.body).toEqual(mediaBytes('MEDIA77'));
+    expect(image.attachments[0].file_size).toBe(mediaBytes('MEDIA77').length);
+    await t.http.get(download).expect(401);
+    await t.http.get(download.replace(/0$/, '1')).set(admin.auth).expect(404);
   });
 
   it('cleans text PostgreSQL cannot store (NUL) instead of answering a 500 the provider would retry forever', async () => {
@@ -167,5 +203,55 @@ describe('conversation-api WhatsApp channel', () => {
     const list = await t.http.get('/api/v1/conversations').query({ q: 'Nul Sender' }).set(admin.auth).expect(200);
     const fetched = await t.http.get(`/api/v1/conversations/${list.body.data[0].id}`).set(admin.auth).expect(200);
     expect(fetched.body.data.messages.map((m: { content: string }) => m.content)).toContain('ab');
+  });
+
+  it('logs and counts items for another phone number on the channel instead of dropping them silently', async () => {
+    const foreign = textDelivery({ id: 'wamid.FOREIGN1', from: '15550006666', text: 'for the other number', phoneNumberId: '999000999' });
+    expect((await deliver(t, channelId, foreign).expect(200)).body.data).toMatchObject({ received: 0, ignored: 1 });
+    const channel = (await t.http.get(`/api/v1/channels/${channelId}`).set(admin.auth).expect(200)).body.data;
+    expect(channel.status).toEqual({ ignored_items: 1, last_ignored_at: expect.any(String), last_ignored_phone_number_id: '999000999' });
+    expect((await t.http.get('/api/v1/conversations').query({ q: 'for the other number' }).set(admin.auth)).body.meta.total).toBe(0);
+  });
+
+  it('answers 409 CHANNEL_CREDENTIALS_UNREADABLE, not a 500, when the credentials were stored under another key', async () => {
+    const other = await whatsappChannel(t, admin, { name: 'Rekeyed', phone_number_id: '777000777' });
+    const { SecretBox } = await import('../common/secrets');
+    const { ChannelsRepository } = await import('../channels/channels.repository');
+    const me = (await t.http.get('/api/v1/auth/me').set(admin.auth)).body.data;
+    const sealedElsewhere = new SecretBox(Buffer.alloc(32, 7)).seal(JSON.stringify({ access_token: 'a', app_secret: 'b', verify_token: 'c' }), `channel:${other.id}`);
+    await t.app.get(ChannelsRepository).update(me.account_id, other.id, { credentials: sealedElsewhere });
+    const body = textDelivery({ id: 'wamid.REKEY', from: '15550005555', text: 'hi', phoneNumberId: '777000777' });
+    const res = await deliver(t, other.id, body).expect(409);
+    expect(res.body.error).toMatchObject({ code: 'CHANNEL_CREDENTIALS_UNREADABLE', message: expect.stringContaining('CONVERSATION_ENCRYPTION_KEY') });
+    await t.http.get(`/api/v1/webhooks/whatsapp/${other.id}`).query({ 'hub.mode': 'subscribe', 'hub.verify_token': 'c', 'hub.challenge': '1' }).expect(409);
+    // Setting all three credentials again repairs the channel.
+    await t.http.patch(`/api/v1/channels/${other.id}`).set(admin.auth).send({ access_token: WA.accessToken, app_secret: WA.appSecret, verify_token: WA.verifyToken }).expect(200);
+    await deliver(t, other.id, body).expect(200);
+  });
+
+  it('sends media by link and approved templates through the Cloud API', async () => {
+    const conversation = (await t.http.get('/api/v1/conversations').set(admin.auth).expect(200)).body.data[0];
+    const media = await t.http
+      .post(`/api/v1/conversations/${conversation.id}/messages`)
+      .set(admin.auth)
+      .send({ media: { type: 'document', link: 'https://cdn.example.com/invoice.pdf', filename: 'invoice.pdf' }, content: 'Your invoice' })
+      .expect(201);
+    expect(media.body.data).toMatchObject({ content: 'Your invoice', content_type: 'document', attachments: [{ type: 'document', url: 'https://cdn.example.com/invoice.pdf', filename: 'invoice.pdf' }] });
+    expect(await delivered(t, admin.auth, conversation.id, media.body.data.id)).toMatchObject({ status: 'sent' });
+    const template = await t.http
+      .post(`/api/v1/conversations/${conversation.id}/messages`)
+      .set(admin.auth)
+      .send({ template: { name: 'order_update', language: 'en_US', components: [{ type: 'body', parameters: [{ type: 'text', text: '42' }] }] } })
+      .expect(201);
+    expect(template.body.data).toMatchObject({ content: '[template order_update]', content_type: 'template' });
+    expect(await delivered(t, admin.auth, conversation.id, template.body.data.id)).toMatchObject({ status: 'sent' });
+    expect(provider.sent.slice(-2)).toMatchObject([
+      { type: 'document', media: { link: 'https://cdn.example.com/invoice.pdf', caption: 'Your invoice', filename: 'invoice.pdf' } },
+      { type: 'template', template: { name: 'order_update', language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'text', text: '42' }] }] } },
+    ]);
+    const bad = await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(admin.auth).send({ media: { type: 'image', link: 'http://insecure.example/x.jpg' } }).expect(422);
+    expect(bad.body.error.errors[0].field).toContain('link');
+    await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(admin.auth).send({}).expect(422);
+    await t.http.post(`/api/v1/conversations/${conversation.id}/messages`).set(admin.auth).send({ content: 'x', template: { name: 'order_update', language: 'en' } }).expect(422);
   });
 });

@@ -6,6 +6,7 @@ import { ChannelCredentials, type WhatsAppCredentials } from '../channels/channe
 import { ChannelsService, type Channel } from '../channels/channels.service';
 import { WhatsAppClient } from '../channels/whatsapp.client';
 import { InboundService } from '../conversations/inbound.service';
+import { MAX_MEDIA_BYTES, MediaStore } from '../media/media-store';
 import { parseWhatsAppDelivery, PayloadError, type ParsedInbound } from './whatsapp-payload';
 
 export interface DeliveryResult {
@@ -27,6 +28,7 @@ export class WhatsAppWebhookService {
     private readonly credentials: ChannelCredentials,
     private readonly whatsapp: WhatsAppClient,
     private readonly inbound: InboundService,
+    private readonly media: MediaStore,
   ) {}
 
   /** The subscription handshake: echoes `hub.challenge` when `hub.mode=subscribe` and the verify token is the channel's. */
@@ -44,8 +46,11 @@ export class WhatsAppWebhookService {
   /**
    * A delivery: `X-Hub-Signature-256` must be the HMAC-SHA256 of the raw body with the channel's app
    * secret (401 `INVALID_SIGNATURE`, nothing stored). Each message is stored once per provider id;
-   * media URLs are looked up at the provider (a failed lookup keeps the media id); status callbacks
-   * move our outgoing messages forward. Changes for another phone number are ignored.
+   * media URLs are looked up at the provider and the media downloaded into the media store (a failed
+   * lookup or download keeps the media id and is logged); status callbacks
+   * move our outgoing messages forward. Items for another phone number are not stored but logged and
+   * counted on the channel (`status.ignored_items`), so a webhook shared by several numbers shows.
+   * Unreadable credentials answer 409 `CHANNEL_CREDENTIALS_UNREADABLE`.
    */
   async receive(channelId: string, rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<DeliveryResult> {
     const { channel, creds } = await this.channelWithCredentials(channelId);
@@ -79,12 +84,19 @@ export class WhatsAppWebhookService {
       if (stored.duplicate) result.duplicates++;
       else result.received++;
     }
+    const foreign = new Map<string, number>();
+    for (const m of delivery.messages) if (m.phoneNumberId !== channel.phoneNumberId) foreign.set(m.phoneNumberId, (foreign.get(m.phoneNumberId) ?? 0) + 1);
     for (const s of delivery.statuses) {
       if (s.phoneNumberId !== channel.phoneNumberId) {
         result.ignored++;
+        foreign.set(s.phoneNumberId, (foreign.get(s.phoneNumberId) ?? 0) + 1);
         continue;
       }
       if (await this.inbound.status(channel, s.sourceId, s.status, s.error)) result.statuses++;
+    }
+    for (const [phoneNumberId, n] of foreign) {
+      this.logger.warn(`channel ${channel.id} (phone number id ${channel.phoneNumberId}) ignored ${n} webhook item(s) for phone number id ${phoneNumberId}`);
+      await this.channels.countIgnored(channel.id, n, phoneNumberId);
     }
     return result;
   }
@@ -97,6 +109,11 @@ export class WhatsAppWebhookService {
         ...(info.mime_type ? { mime_type: info.mime_type } : {}),
         ...(typeof info.file_size === 'number' ? { file_size: info.file_size } : {}),
       });
+      // The provider's URL expires within minutes: keep a copy, served by the API to agents.
+      if (info.url) {
+        const { bytes, mimeType } = await this.whatsapp.downloadMedia(info.url, accessToken, MAX_MEDIA_BYTES);
+        Object.assign(m.attachments[0], { storage_key: await this.media.put(bytes), file_size: bytes.length, ...(!info.mime_type && mimeType ? { mime_type: mimeType } : {}) });
+      }
     } catch (err) {
       this.logger.warn(`media ${m.mediaId} of message ${m.sourceId}: ${(err as Error).message}`);
     }

@@ -57,7 +57,7 @@ export class LogoutResultDto {
 
 export class ResetRequestedDto {
   @ApiProperty({ enum: [true] }) requested: true;
-  @ApiProperty({ enum: ['sent', 'unsent'], description: '`unsent`: SMTP_URL is not configured, the mail is stored only' }) mail: 'sent' | 'unsent';
+  @ApiProperty({ enum: ['queued', 'unsent'], description: '`queued`: the mail worker sends it (retrying refusals); `unsent`: SMTP_URL is not configured, the mail is stored only' }) mail: 'queued' | 'unsent';
 }
 
 export class ResetDoneDto {

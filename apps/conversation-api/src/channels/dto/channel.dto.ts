@@ -15,6 +15,11 @@ export class ChannelDto {
   @ApiProperty({ nullable: true, type: String, format: 'uuid', description: 'Team given to new conversations' }) team_id: string | null;
   @ApiProperty({ type: [String] }) member_ids: string[];
   @ApiProperty({ description: 'Credentials are stored encrypted and never returned' }) credentials_set: boolean;
+  @ApiProperty({
+    description: 'Webhook health: `ignored_items` counts delivered items (messages, statuses) addressed to another phone number id than this channel’s — a sign that the provider’s webhook is shared with another number — with the last one’s number and time',
+    example: { ignored_items: 0, last_ignored_at: null, last_ignored_phone_number_id: null },
+  })
+  status: { ignored_items: number; last_ignored_at: string | null; last_ignored_phone_number_id: string | null };
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
 
@@ -31,6 +36,7 @@ export const channelView = (c: Channel): ChannelDto => ({
   team_id: c.teamId,
   member_ids: c.memberIds,
   credentials_set: true,
+  status: { ignored_items: c.ignored.count, last_ignored_at: c.ignored.lastAt?.toISOString() ?? null, last_ignored_phone_number_id: c.ignored.lastPhoneNumberId },
   created_at: c.createdAt.toISOString(),
 });
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsDateString, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsDateString, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUrl, IsUUID, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { CONVERSATION_STATUSES, PRIORITIES, type Attachment, type Conversation, type ConversationStatus, type Message, type Priority } from '../conversation';
 
@@ -59,8 +59,13 @@ export class MessageDto {
   @ApiProperty({ enum: ['pending', 'sent', 'delivered', 'read', 'failed'] }) status: string;
   @ApiProperty({ nullable: true, type: String, description: "The provider's message id (`wamid.…`)" }) source_id: string | null;
   @ApiProperty({ nullable: true, example: { type: 'user', id: '…' } }) sender: { type: 'contact' | 'user'; id: string | null } | null;
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Media: `{type, media_id, mime_type, sha256, filename?, url?}`; location: `{type, latitude, longitude, name?, address?}`' })
-  attachments: Attachment[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object' },
+    description:
+      "Media: `{type, media_id, mime_type, sha256, filename?, url?, file_size?, download_path?}` — `download_path` (GET, with the access token) serves the copy downloaded when the message arrived (the provider's `url` expires within minutes); location: `{type, latitude, longitude, name?, address?}`",
+  })
+  attachments: Array<Omit<Attachment, 'storage_key'> & { download_path?: string }>;
   @ApiProperty({ nullable: true, type: String, description: 'Why sending failed' }) error: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
@@ -75,7 +80,7 @@ export const messageView = (m: Message): MessageDto => ({
   status: m.status,
   source_id: m.sourceId,
   sender: m.senderType ? { type: m.senderType, id: m.senderId } : null,
-  attachments: m.attachments,
+  attachments: m.attachments.map(({ storage_key, ...a }, i) => (storage_key ? { ...a, download_path: `/api/v1/conversations/${m.conversationId}/messages/${m.id}/attachments/${i}` } : a)),
   error: m.error,
   created_at: m.createdAt.toISOString(),
 });
@@ -134,6 +139,68 @@ export class SendMessageDto {
   @IsNotEmpty()
   @MaxLength(4096)
   content: string;
+}
+
+export class OutboundMediaDto {
+  @ApiProperty({ enum: ['image', 'video', 'audio', 'document'] })
+  @IsIn(['image', 'video', 'audio', 'document'])
+  type: 'image' | 'video' | 'audio' | 'document';
+
+  @ApiProperty({ example: 'https://cdn.example.com/invoice.pdf', description: 'A public https URL the provider downloads the file from' })
+  @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'link must be an https URL' })
+  @MaxLength(2048)
+  link: string;
+
+  @ApiPropertyOptional({ maxLength: 1024, description: 'Not for audio' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  caption?: string;
+
+  @ApiPropertyOptional({ maxLength: 240, description: 'Documents only' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(240)
+  filename?: string;
+}
+
+export class OutboundTemplateDto {
+  @ApiProperty({ example: 'order_update', description: 'An approved message template of the WhatsApp Business Account' })
+  @Matches(/^[a-z0-9_]{1,512}$/, { message: 'name must be a template name: lowercase letters, digits and _' })
+  name: string;
+
+  @ApiProperty({ example: 'en_US' })
+  @Matches(/^[a-z]{2,3}(_[A-Za-z]{2,4})?$/, { message: 'language must be a language code such as en or en_US' })
+  language: string;
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: "The template's components with their parameters, as the Cloud API takes them" })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsObject({ each: true })
+  components?: Array<Record<string, unknown>>;
+}
+
+/** An agent's reply: text (`content`), media by link (`media`, `content` optional), or an approved template (`template`). */
+export class SendReplyDto {
+  @ApiPropertyOptional({ example: 'Hello! How can we help?', maxLength: 4096, description: 'Required for a text reply' })
+  @ValidateIf((o: SendReplyDto) => !o.media && !o.template)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(4096)
+  content?: string;
+
+  @ApiPropertyOptional({ type: OutboundMediaDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => OutboundMediaDto)
+  media?: OutboundMediaDto;
+
+  @ApiPropertyOptional({ type: OutboundTemplateDto, description: 'The only kind of message WhatsApp delivers outside the 24-hour customer service window' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => OutboundTemplateDto)
+  template?: OutboundTemplateDto;
 }
 
 export class AssignDto {
