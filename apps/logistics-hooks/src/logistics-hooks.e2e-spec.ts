@@ -29,7 +29,10 @@ describe('logistics-hooks', () => {
     const doc = await t.http.get('/api/docs-json').expect(200);
     expect(doc.body.info.title).toBe('logistics-hooks');
     expect(Object.keys(doc.body.paths).sort()).toEqual(
-      ['/api/chat/public', '/api/dashboard/stats', '/api/errors', '/api/errors/report', '/api/errors/stats', '/api/errors/{id}', '/api/track-public', '/ops-tasks'].sort(),
+      [
+        '/an-audit', '/ap-expectations', '/ap-invoice-process', '/api/chat/public', '/api/dashboard/stats', '/api/errors', '/api/errors/report', '/api/errors/stats',
+        '/api/errors/{id}', '/api/track-public', '/crm-data', '/dashboard', '/dashboard/login', '/ocean-track', '/ops-batch-track', '/ops-email-report', '/ops-tasks',
+      ].sort(),
     );
   });
 });

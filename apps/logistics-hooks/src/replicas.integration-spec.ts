@@ -1,7 +1,8 @@
 // Two replicas of logistics-hooks on one database, one RabbitMQ and one Redis, with auth-api publishing
 // to the same broker: an error reported to replica A reaches a dashboard connected to replica B (through
 // the outbox, the broker and the Socket.IO Redis adapter of @platform/realtime), once per client; a
-// logout at auth-api (auth.session_revoked) makes every replica refuse that session's tokens.
+// logout at auth-api (auth.session_revoked) makes every replica refuse that session's tokens and
+// disconnects that session's dashboard sockets on every replica.
 import type { AddressInfo } from 'node:net';
 import { createTestApp, createTestDatabase, createTestRabbit, createTestRedisPrefix, testServices, type TestApp, type TestDatabase, type TestRabbit, type TestRedisPrefix } from '@platform/testing';
 import { io, type Socket } from 'socket.io-client';
@@ -90,7 +91,17 @@ withServers('replicas on one broker and Redis', () => {
   it('refuses the tokens of a session logged out at auth-api (auth.session_revoked), on every replica', async () => {
     const session = await auth.login(auth.admin.email, auth.admin.password);
     for (const t of replicas) await t.http.get('/api/errors/stats').set('authorization', `Bearer ${session}`).expect(200);
+    // a dashboard of that session open on each replica, and one of another session that stays
+    const open = replicas.map((t) => io(`${urlOf(t)}/errors`, { auth: { token: session }, transports: ['websocket'], reconnection: false, forceNew: true }));
+    const bystander = io(`${urlOf(replicas[1])}/errors`, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true });
+    sockets.push(...open, bystander);
+    await Promise.all([...open, bystander].map((s) => new Promise<void>((resolve, reject) => (s.once('connect', () => resolve()), s.once('connect_error', reject)))));
+    const ended = open.map((s) => new Promise<unknown>((resolve) => s.once('session_ended', resolve)));
+    const closed = open.map((s) => new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason))));
     await auth.logout(session);
+    await expect(Promise.all(ended)).resolves.toEqual([{ reason: 'revoked' }, { reason: 'revoked' }]);
+    await expect(Promise.all(closed)).resolves.toEqual(['io server disconnect', 'io server disconnect']);
+    expect(bystander.connected).toBe(true);
     // the event travels auth-api's outbox → RabbitMQ → one replica's consumer → the shared database
     for (const t of replicas) {
       for (;;) {

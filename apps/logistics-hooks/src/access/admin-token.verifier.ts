@@ -18,6 +18,8 @@ export interface AdminUser {
   email: string | null;
   role: string;
   sessionId: string | null;
+  /** When the token expires (ms since the epoch, from `exp`). */
+  expiresAt: number;
 }
 
 /**
@@ -48,9 +50,9 @@ export class AdminTokenVerifier {
     if (!this.verifier) return null;
     try {
       const claims = await this.verifier.verify<LogisticsClaims>(token);
-      if (claims.realm !== 'logistics' || typeof claims.sub !== 'string' || typeof claims.role !== 'string') return null;
+      if (claims.realm !== 'logistics' || typeof claims.sub !== 'string' || typeof claims.role !== 'string' || typeof claims.exp !== 'number') return null;
       if (typeof claims.sid === 'string' && (await this.revoked.isRevoked(claims.sid))) return null;
-      return { id: claims.sub, email: claims.email ?? null, role: claims.role, sessionId: claims.sid ?? null };
+      return { id: claims.sub, email: claims.email ?? null, role: claims.role, sessionId: claims.sid ?? null, expiresAt: claims.exp * 1000 };
     } catch {
       return null;
     }

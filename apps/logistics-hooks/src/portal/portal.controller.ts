@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ChatRateLimit } from './chat-rate-limit.guard';
+import { PublicRateLimit } from './public-rate-limit.guard';
 import { ChatPublicDto, TrackPublicDto } from './dto/portal-requests.dto';
 import { PortalService } from './portal.service';
 
@@ -25,10 +25,14 @@ export class PortalController {
   @ApiOperation({
     summary: 'Public tracking (CORS open to all origins)',
     description:
-      'A container number (its ISO 6346 check digit must be right: else 422 `INVALID_TRACKING_NUMBER` naming the expected digit), bill of lading or booking number. ' +
-      'Answers from the service\'s own records: `carrier` (from the prefix), `kind`, `status` (`NO_RECORDS`, `ATTENTION`: an open HIGH-priority matter, `FOLLOW_UP`, `CLEAR`), ' +
-      'counts of records and open records, open topics and the last update; never the emails themselves. This is the only route with CORS headers (`*`, preflight included).',
+      'A container number (its ISO 6346 check digit must be right: else 422 `INVALID_TRACKING_NUMBER` naming the expected digit), bill of lading (carrier SCAC prefix) or booking number. ' +
+      'Answers shipment facts only, from the carrier through ocean tracking (DCSA Track & Trace, cached; see `POST /ocean-track` for the mapping): `carrier`, `kind`, `available` ' +
+      '(false when the carrier is unknown, not configured or not answering and nothing is stored), `vessel`, `voyage`, `etd`, `eta`, `port`, `port_of_loading`, `port_of_discharge`, ' +
+      '`status`, `events` (description, code, classifier, time, location), `last_update`, `stale`. Never anything of the service\'s internal tasks. ' +
+      'PORTAL_TRACK_LIMIT_PER_MINUTE (default 30) requests per minute per client IP (429 `RATE_LIMIT_EXCEEDED`, `RateLimit-*` headers). ' +
+      'This is the only route with CORS headers (`*`, preflight included).',
   })
+  @PublicRateLimit('track')
   async track(@Body() dto: TrackPublicDto): Promise<Record<string, unknown>> {
     return { success: true, ...(await this.portal.track(dto.tracking_number)) };
   }
@@ -38,10 +42,11 @@ export class PortalController {
   @ApiOperation({
     summary: 'Public chat (10 requests per minute per IP)',
     description:
-      'Answers tracking questions from the service\'s records (container, bill of lading or booking numbers in the message) and FAQ questions (documents, customs, demurrage, payment, contact); ' +
+      'Answers tracking questions with the carrier\'s facts (as track-public; only well-formed container, bill of lading or booking numbers in the message are looked up, at most 3) ' +
+      'and FAQ questions (documents, customs, demurrage, payment, contact; the facts stated come from the PORTAL_* settings); ' +
       'through the model when `LLM_URL` is set (given only the FAQ and the looked-up facts), by the rules otherwise or when it fails. `RateLimit-*` headers on every answer.',
   })
-  @ChatRateLimit()
+  @PublicRateLimit('chat')
   async chat(@Body() dto: ChatPublicDto): Promise<Record<string, unknown>> {
     return { success: true, ...(await this.portal.chat(dto.message)), ...(dto.session_id ? { session_id: dto.session_id } : {}) };
   }

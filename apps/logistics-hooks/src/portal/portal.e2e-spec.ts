@@ -1,7 +1,9 @@
-// The public portal over HTTP: dashboard counts, track-public (CORS open there, preflight included, and
-// nowhere else), and the public chat (rules and a fake model) limited to 10 requests per minute per IP
-// with the counters in Redis.
-import { createTestApp, createTestRedisPrefix, type TestApp, type TestRedisPrefix } from '@platform/testing';
+// The public portal over HTTP: dashboard counts, track-public (carrier facts from a fake DCSA Track &
+// Trace server and never the internal tasks; CORS open there, preflight included, and nowhere else;
+// rate-limited per IP), and the public chat (rules and a fake model) limited to 10 requests per minute
+// per IP with the counters in Redis.
+import { createTestApp, createTestRedisPrefix, startFakeDcsaTnt, type FakeDcsaTnt, type TestApp, type TestRedisPrefix } from '@platform/testing';
+import { sampleShipment, SAMPLE_TRACKING } from '../../test/dcsa-shipments';
 import { startFakeLlm, type FakeLlm } from '../../test/fake-llm';
 import type { LogisticsHooksConfig } from '../config';
 import { logisticsHooksService } from '../service';
@@ -11,11 +13,21 @@ const API_KEY = 'test-logistics-key-0123456789';
 describe('public portal', () => {
   let t: TestApp<LogisticsHooksConfig>;
   let redis: TestRedisPrefix;
+  let maersk: FakeDcsaTnt;
   const chat = (message: string, ip: string) => t.http.post('/api/chat/public').set('x-forwarded-for', ip).send({ message });
+  const track = (tracking_number: unknown, ip = '192.0.2.10') => t.http.post('/api/track-public').set('x-forwarded-for', ip).send({ tracking_number });
 
   beforeAll(async () => {
     redis = createTestRedisPrefix();
-    t = await createTestApp(logisticsHooksService, { LOGISTICS_API_KEY: API_KEY, REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix });
+    maersk = await startFakeDcsaTnt({ auth: { type: 'header', name: 'Consumer-Key', value: 'maersk-key' }, shipments: [sampleShipment()] });
+    t = await createTestApp(logisticsHooksService, {
+      LOGISTICS_API_KEY: API_KEY,
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.prefix,
+      OCEAN_CARRIERS: JSON.stringify({ MAERSK: { url: maersk.url, auth: { type: 'header', header: 'Consumer-Key', key: 'maersk-key' } } }),
+      PORTAL_TRACK_LIMIT_PER_MINUTE: '5',
+      PORTAL_CLEARANCE_TIME: '2 to 4 business days',
+    });
     const task = (subject: string, body: string) => t.http.post('/ops-tasks').send({ api_key: API_KEY, from: 'c@x.example', subject, body }).expect(201);
     await task('URGENT customs hold', 'Container CSQU3054383 is held by customs, booking 987654321.');
     await task('ETA', 'Tracking of MAEU7654320 and B/L MEDUAB123456 please.');
@@ -28,6 +40,7 @@ describe('public portal', () => {
   afterAll(async () => {
     await t?.close();
     await redis?.cleanup();
+    await maersk?.close();
   });
 
   it('GET /api/dashboard/stats counts shipments, tasks and incidents without auth', async () => {
@@ -47,26 +60,49 @@ describe('public portal', () => {
   });
 
   describe('POST /api/track-public', () => {
-    it('answers from the records, with carrier and status', async () => {
-      const held = await t.http.post('/api/track-public').send({ tracking_number: 'csqu 305438 3' }).expect(200);
-      expect(held.body).toMatchObject({ success: true, tracking_number: 'CSQU3054383', kind: 'container', check_digit_valid: true, carrier: null, status: 'ATTENTION', found: true, records: 1, open_records: 1, open_categories: ['CUSTOMS'] });
-      const maersk = await t.http.post('/api/track-public').send({ tracking_number: 'MAEU7654320' }).expect(200);
-      expect(maersk.body).toMatchObject({ carrier: { code: 'MAERSK', name: 'Maersk' }, status: 'FOLLOW_UP', records: 2, open_records: 1 });
-      const bl = await t.http.post('/api/track-public').send({ tracking_number: 'MEDUAB123456' }).expect(200);
-      expect(bl.body).toMatchObject({ kind: 'bill_of_lading', carrier: { code: 'MSC' } });
-      const booking = await t.http.post('/api/track-public').send({ tracking_number: '987654321' }).expect(200);
-      expect(booking.body).toMatchObject({ kind: 'booking', status: 'ATTENTION' });
-      const unknown = await t.http.post('/api/track-public').send({ tracking_number: 'MSCU1234566' }).expect(200);
-      expect(unknown.body).toMatchObject({ kind: 'container', status: 'NO_RECORDS', found: false, records: 0, last_update: null });
-      expect(JSON.stringify(held.body)).not.toContain('held by customs');
+    it('answers the carrier\'s facts and nothing of the internal tasks', async () => {
+      const { vessel_imo: _imo, ...publicFacts } = SAMPLE_TRACKING;
+      const maeu = await track('MAEU7654320').expect(200);
+      expect(maeu.body).toMatchObject({
+        success: true,
+        tracking_number: 'MAEU7654320',
+        kind: 'container',
+        check_digit_valid: true,
+        carrier: { code: 'MAERSK', name: 'Maersk' },
+        available: true,
+        stale: false,
+        ...publicFacts,
+      });
+      expect(maeu.body).not.toHaveProperty('vessel_imo');
+      expect(maeu.body.events[0]).toEqual({ description: 'Booking confirmed', code: 'CONF', classifier: 'ACT', at: '2026-10-20T09:00:00.000Z', location: null });
+      // tasks name CSQU3054383 (customs hold, HIGH) and MAEU7654320: nothing of them is answered
+      const held = await track('csqu 305438 3').expect(200);
+      expect(held.body).toMatchObject({ tracking_number: 'CSQU3054383', kind: 'container', carrier: null, available: false, status: null, events: [] });
+      const bl = await track('MEDUAB123456').expect(200);
+      expect(bl.body).toMatchObject({ kind: 'bill_of_lading', carrier: { code: 'MSC' }, available: false });
+      const booking = await track('987654321').expect(200);
+      expect(booking.body).toMatchObject({ kind: 'booking', carrier: null, available: false });
+      for (const body of [maeu.body, held.body, bl.body, booking.body]) {
+        const text = JSON.stringify(body);
+        for (const leak of ['records', 'open_categories', 'CUSTOMS', 'PAYMENT', 'ATTENTION', 'FOLLOW_UP', 'held by customs', 'found']) expect(text).not.toContain(leak);
+      }
     });
 
     it('refuses a wrong check digit and junk with 422', async () => {
-      const res = await t.http.post('/api/track-public').send({ tracking_number: 'CSQU3054384' }).expect(422);
+      const res = await track('CSQU3054384', '192.0.2.20').expect(422);
       expect(res.body.error).toMatchObject({ code: 'INVALID_TRACKING_NUMBER' });
       expect(res.body.error.message).toContain('should be 3');
-      await t.http.post('/api/track-public').send({ tracking_number: '!!' }).expect(422);
-      await t.http.post('/api/track-public').send({}).expect(422);
+      await track('!!', '192.0.2.20').expect(422);
+      await t.http.post('/api/track-public').set('x-forwarded-for', '192.0.2.20').send({}).expect(422);
+    });
+
+    it('is rate-limited per IP (PORTAL_TRACK_LIMIT_PER_MINUTE)', async () => {
+      const ip = '192.0.2.99';
+      for (let i = 1; i <= 5; i++) expect((await track('CSQU3054383', ip).expect(200)).headers['ratelimit-remaining']).toBe(String(5 - i));
+      const refused = await track('CSQU3054383', ip).expect(429);
+      expect(refused.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+      expect(refused.headers['access-control-allow-origin']).toBe('*');
+      await track('CSQU3054383', '192.0.2.98').expect(200);
     });
 
     it('is open to every origin, preflight included', async () => {
@@ -81,9 +117,9 @@ describe('public portal', () => {
         'access-control-allow-methods': 'POST, OPTIONS',
         'access-control-allow-headers': 'content-type, x-requested-with',
       });
-      const post = await t.http.post('/api/track-public').set('origin', 'https://portal.example').send({ tracking_number: 'CSQU3054383' }).expect(200);
+      const post = await t.http.post('/api/track-public').set('x-forwarded-for', '192.0.2.11').set('origin', 'https://portal.example').send({ tracking_number: 'CSQU3054383' }).expect(200);
       expect(post.headers['access-control-allow-origin']).toBe('*');
-      const refused = await t.http.post('/api/track-public').set('origin', 'https://portal.example').send({ tracking_number: 'x' }).expect(422);
+      const refused = await t.http.post('/api/track-public').set('x-forwarded-for', '192.0.2.11').set('origin', 'https://portal.example').send({ tracking_number: 'x' }).expect(422);
       expect(refused.headers['access-control-allow-origin']).toBe('*');
     });
 
@@ -98,13 +134,18 @@ describe('public portal', () => {
   });
 
   describe('POST /api/chat/public', () => {
-    it('answers tracking questions from the records and FAQ questions from the FAQ', async () => {
-      const tracking = await chat('Where is my container CSQU3054383?', '203.0.113.1').expect(200);
-      expect(tracking.body).toMatchObject({ success: true, topic: 'tracking', answered_by: 'rules', references: ['CSQU3054383'] });
-      expect(tracking.body.reply).toContain('CSQU3054383: it has an urgent open matter');
+    it('answers tracking questions with the carrier\'s facts and FAQ questions from the configured FAQ', async () => {
+      const tracking = await chat('Where is my container MAEU7654320?', '203.0.113.1').expect(200);
+      expect(tracking.body).toMatchObject({ success: true, topic: 'tracking', answered_by: 'rules', references: ['MAEU7654320'] });
+      expect(tracking.body.reply).toBe('MAEU7654320 (Maersk): last reported loaded at CNSHA, vessel MAERSK ESSEN, ETA 2026-11-29 at MXZLO.');
+      const internal = await chat('Where is my container CSQU3054383?', '203.0.113.1').expect(200);
+      expect(internal.body.reply).toContain('not available');
+      expect(internal.body.reply).not.toMatch(/customs|urgent|open/i);
+      const guessed = await chat('anything on XK12345678?', '203.0.113.1').expect(200);
+      expect(guessed.body.references).toEqual([]);
       const faq = await chat('How long does customs clearance take?', '203.0.113.1').expect(200);
       expect(faq.body).toMatchObject({ topic: 'customs', answered_by: 'rules' });
-      expect(faq.body.reply).toContain('1 to 3 business days');
+      expect(faq.body.reply).toContain('2 to 4 business days');
       const other = await chat('Tell me a joke', '203.0.113.1').expect(200);
       expect(other.body.topic).toBe('other');
       await chat('', '203.0.113.1').expect(422);
@@ -148,7 +189,7 @@ describe('public chat through the model (LLM_URL)', () => {
     const sent = JSON.parse(llm.requests.at(-1)!.messages[1].content) as { question: string; faq: unknown[]; tracking_facts: { reference: string; status: string }[] };
     expect(sent.question).toBe('Where is CSQU3054383?');
     expect(sent.faq.length).toBeGreaterThan(0);
-    expect(sent.tracking_facts[0]).toMatchObject({ reference: 'CSQU3054383', status: 'ATTENTION' });
+    expect(sent.tracking_facts[0]).toEqual({ reference: 'CSQU3054383', carrier: null, available: false, status: null, vessel: null, eta: null, port: null, port_of_discharge: null });
   });
 
   it('answers by the rules when the model fails', async () => {

@@ -1,17 +1,13 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
+import { LogisticsHooksConfig } from '../config';
 import { ErrorReportsService } from '../error-reports/error-reports.service';
 import { LlmClient } from '../llm/llm.client';
+import { carrierName, parseOceanQuery } from '../ocean-tracking/ocean-references';
+import { OceanTrackingService, type OceanTrackResult } from '../ocean-tracking/ocean-tracking.service';
 import { TasksService } from '../tasks/tasks.service';
-import { chatReferences, FALLBACK_ANSWER, FAQ, matchFaq, trackingReply } from './chat';
-import type { Carrier } from './carriers';
-import { parseTrackingNumber, summariseTracking, type TrackingSummary } from './tracking';
-
-export interface TrackResult extends TrackingSummary {
-  tracking_number: string;
-  carrier: Carrier | null;
-  check_digit_valid: boolean | null;
-}
+import { buildFaq, chatReferences, FALLBACK_ANSWER, matchFaq, trackingReply, type FaqEntry } from './chat';
+import { publicTracking, type PublicTracking } from './tracking';
 
 export interface ChatReply {
   reply: string;
@@ -25,16 +21,33 @@ const CHAT_PROMPT = [
   'Use only the FAQ and the tracking facts given; never invent shipment data. If the facts do not answer the question, say what you can help with.',
 ].join(' ');
 
-/** The public portal: dashboard counts, tracking from the service's own records, and the chat. */
+/** Carrier answers the portal turns into "no live data" instead of an error. */
+const UNAVAILABLE = new Set(['CARRIER_REQUIRED', 'CARRIER_NOT_CONFIGURED', 'CARRIER_UNAVAILABLE']);
+
+/**
+ * The public portal: dashboard counts, tracking facts from the carriers (ocean tracking) and the chat.
+ * Nothing of the internal tasks is ever answered for a reference.
+ */
 @Injectable()
 export class PortalService {
   private readonly logger = new Logger(PortalService.name);
+  private readonly faq: FaqEntry[];
 
   constructor(
     private readonly tasks: TasksService,
     private readonly errors: ErrorReportsService,
+    private readonly ocean: OceanTrackingService,
     private readonly llm: LlmClient,
-  ) {}
+    @Inject(LogisticsHooksConfig) config: LogisticsHooksConfig,
+  ) {
+    this.faq = buildFaq({
+      currencies: config.PORTAL_CURRENCIES,
+      taxRatePct: config.PORTAL_TAX_RATE_PCT,
+      clearanceTime: config.PORTAL_CLEARANCE_TIME,
+      inspectionTime: config.PORTAL_INSPECTION_TIME,
+      officeHours: config.PORTAL_OFFICE_HOURS,
+    });
+  }
 
   async dashboardStats(): Promise<Record<string, unknown>> {
     const [refs, tasks, incidents] = await Promise.all([this.tasks.referenceCounts(), this.tasks.stats(), this.errors.stats()]);
@@ -50,32 +63,41 @@ export class PortalService {
     };
   }
 
-  async track(input: string): Promise<TrackResult> {
-    const parsed = parseTrackingNumber(input);
-    if (!parsed.ok) throw new ApiError(422, 'INVALID_TRACKING_NUMBER', parsed.reason, { suggestion: parsed.suggestion });
-    const summary = summariseTracking(parsed.reference, parsed.kind, await this.tasks.byReference(parsed.reference));
-    return {
-      tracking_number: parsed.reference,
-      carrier: parsed.carrier,
-      check_digit_valid: parsed.kind === 'container' ? true : null,
-      ...summary,
-    };
+  /** The carrier's facts on a container, bill of lading or booking number (422 for a malformed one or a wrong check digit). */
+  async track(input: string): Promise<PublicTracking> {
+    const query = parseOceanQuery(input);
+    if (!query.ok) throw new ApiError(422, 'INVALID_TRACKING_NUMBER', query.message, { suggestion: query.suggestion });
+    const carrier = query.carrier ? { code: query.carrier, name: carrierName(query.carrier) } : null;
+    return publicTracking({ reference: query.reference, kind: query.kind, carrier }, await this.liveFacts(query.reference, query.kind, query.carrier));
+  }
+
+  private async liveFacts(reference: string, kind: 'container' | 'bill_of_lading' | 'booking', carrier: string | null): Promise<OceanTrackResult | null> {
+    if (!carrier) return null;
+    try {
+      return await this.ocean.track({ tracking_number: reference, carrier, reference_type: kind });
+    } catch (err) {
+      if (err instanceof ApiError && UNAVAILABLE.has(err.code)) return null;
+      throw err;
+    }
   }
 
   async chat(message: string): Promise<ChatReply> {
     const references = chatReferences(message);
-    const lookups = await Promise.all(
-      references.map(async (reference) => {
-        const parsed = parseTrackingNumber(reference);
-        if (!parsed.ok) return { reference, carrier: null, summary: null, invalid: parsed.reason };
-        const summary = summariseTracking(parsed.reference, parsed.kind, await this.tasks.byReference(parsed.reference));
-        return { reference: parsed.reference, carrier: parsed.carrier?.name ?? null, summary };
-      }),
-    );
-    const faq = matchFaq(message);
+    const facts = (await Promise.all(references.map((reference) => this.track(reference).catch(() => null)))).filter((f): f is PublicTracking => f !== null);
+    const faq = matchFaq(this.faq, message);
+    const chatFacts = facts.map((f) => ({
+      reference: f.tracking_number,
+      carrier: f.carrier?.name ?? null,
+      available: f.available,
+      status: f.status,
+      vessel: f.vessel,
+      eta: f.eta,
+      port: f.port,
+      port_of_discharge: f.port_of_discharge,
+    }));
     const rules: ChatReply =
-      lookups.length > 0
-        ? { reply: trackingReply(lookups), topic: 'tracking', answered_by: 'rules', references }
+      facts.length > 0
+        ? { reply: trackingReply(chatFacts), topic: 'tracking', answered_by: 'rules', references }
         : { reply: faq?.answer ?? FALLBACK_ANSWER, topic: faq?.topic ?? 'other', answered_by: 'rules', references };
     if (!this.llm.enabled) return rules;
     try {
@@ -84,11 +106,7 @@ export class PortalService {
           { role: 'system', content: CHAT_PROMPT },
           {
             role: 'user',
-            content: JSON.stringify({
-              question: message,
-              faq: FAQ.map((f) => ({ topic: f.topic, answer: f.answer })),
-              tracking_facts: lookups.map((l) => ({ reference: l.reference, carrier: l.carrier, ...(l.summary ?? {}), invalid: l.invalid })),
-            }),
+            content: JSON.stringify({ question: message, faq: this.faq.map((f) => ({ topic: f.topic, answer: f.answer })), tracking_facts: chatFacts }),
           },
         ],
         { maxTokens: 300 },

@@ -1,80 +1,48 @@
 /**
- * What the portal can say about a tracking number from the service's own records. Plain functions.
- *
- * Kind: an 11-character container number (3 letters, U/J/Z, 7 digits) must carry a valid ISO 6346
- * check digit; any other 6–20 letters and digits (at least one digit) is a bill of lading or booking
- * number, told apart by where the tasks name it.
- *
- * Status from the tasks that name it: none → `NO_RECORDS`; an open (not DONE) HIGH task → `ATTENTION`;
- * another open task → `FOLLOW_UP`; all done → `CLEAR`.
+ * What the public portal says about a shipment: the carrier's facts only (carrier, vessel, voyage,
+ * ports, ETD, ETA, status and events from ocean tracking), never anything of the service's internal
+ * tasks. Plain functions.
  */
-import { containerCheckDigit, isValidContainerNumber } from '../tasks/shipment-refs';
-import type { Category, Priority, TaskStatus } from '../tasks/task-values';
-import { detectCarrier, type Carrier } from './carriers';
+import type { OceanTracking, ReferenceKind } from '../ocean-tracking/dcsa-mapping';
+import type { OceanTrackResult } from '../ocean-tracking/ocean-tracking.service';
 
-export type TrackingKind = 'container' | 'bill_of_lading' | 'booking' | 'reference';
-export type TrackingStatus = 'NO_RECORDS' | 'ATTENTION' | 'FOLLOW_UP' | 'CLEAR';
+/** The carrier's facts the portal repeats as they are. */
+const FACTS = ['vessel', 'voyage', 'etd', 'eta', 'port', 'port_of_loading', 'port_of_discharge', 'status'] as const;
+type Facts = { [K in (typeof FACTS)[number]]: OceanTracking[K] };
 
-export type ParsedTrackingNumber =
-  | { ok: true; reference: string; kind: 'container' | 'reference'; carrier: Carrier | null }
-  | { ok: false; reason: string; suggestion: string };
-
-export function parseTrackingNumber(input: string): ParsedTrackingNumber {
-  const reference = input.replace(/[\s-]/g, '').toUpperCase();
-  if (/^[A-Z]{3}[UJZ]\d{7}$/.test(reference)) {
-    if (!isValidContainerNumber(reference)) {
-      return {
-        ok: false,
-        reason: `${reference} is not a valid container number: its ISO 6346 check digit should be ${containerCheckDigit(reference.slice(0, 10))}`,
-        suggestion: 'Check the container number for a typing error (the last digit is a check digit).',
-      };
-    }
-    return { ok: true, reference, kind: 'container', carrier: detectCarrier(reference) };
-  }
-  if (/^[A-Z0-9]{6,20}$/.test(reference) && /\d/.test(reference)) {
-    return { ok: true, reference, kind: 'reference', carrier: detectCarrier(reference) };
-  }
-  return {
-    ok: false,
-    reason: `${input.slice(0, 40)} is not a container, bill of lading or booking number`,
-    suggestion: 'Send a container number such as CSQU3054383, or a bill of lading or booking number (6 to 20 letters and digits).',
-  };
+export interface PublicEvent {
+  description: string;
+  code: string | null;
+  classifier: string | null;
+  at: string | null;
+  location: string | null;
 }
 
-export interface TaskFact {
-  status: TaskStatus;
-  priority: Priority;
-  category: Category;
-  updated_at: string;
-  references: { containers: string[]; bills_of_lading: string[]; bookings: string[] };
-}
-
-export interface TrackingSummary {
-  kind: TrackingKind;
-  status: TrackingStatus;
-  found: boolean;
-  records: number;
-  open_records: number;
-  open_categories: Category[];
+export interface PublicTracking extends Facts {
+  tracking_number: string;
+  kind: ReferenceKind;
+  carrier: { code: string; name: string } | null;
+  check_digit_valid: boolean | null;
+  /** False when no live data could be had (carrier unknown, not configured or not answering, nothing stored). */
+  available: boolean;
+  events: PublicEvent[];
   last_update: string | null;
+  stale: boolean;
 }
 
-export function summariseTracking(reference: string, kind: 'container' | 'reference', tasks: TaskFact[]): TrackingSummary {
-  const open = tasks.filter((t) => t.status !== 'DONE');
-  let resolvedKind: TrackingKind = kind;
-  if (kind === 'reference') {
-    if (tasks.some((t) => t.references.bills_of_lading.includes(reference))) resolvedKind = 'bill_of_lading';
-    else if (tasks.some((t) => t.references.bookings.includes(reference))) resolvedKind = 'booking';
-  }
-  const status: TrackingStatus =
-    tasks.length === 0 ? 'NO_RECORDS' : open.some((t) => t.priority === 'HIGH') ? 'ATTENTION' : open.length > 0 ? 'FOLLOW_UP' : 'CLEAR';
+export function publicTracking(
+  query: { reference: string; kind: ReferenceKind; carrier: { code: string; name: string } | null },
+  result: OceanTrackResult | null,
+): PublicTracking {
   return {
-    kind: resolvedKind,
-    status,
-    found: tasks.length > 0,
-    records: tasks.length,
-    open_records: open.length,
-    open_categories: [...new Set(open.map((t) => t.category))],
-    last_update: tasks.reduce<string | null>((latest, t) => (latest === null || t.updated_at > latest ? t.updated_at : latest), null),
+    tracking_number: query.reference,
+    kind: query.kind,
+    carrier: query.carrier,
+    check_digit_valid: query.kind === 'container' ? true : null,
+    available: result !== null,
+    ...(Object.fromEntries(FACTS.map((f) => [f, result?.[f] ?? null])) as Facts),
+    events: (result?.events ?? []).map((e) => ({ description: e.description, code: e.code, classifier: e.classifier, at: e.at, location: e.location })),
+    last_update: result?.fetched_at ?? null,
+    stale: result?.stale ?? false,
   };
 }

@@ -27,13 +27,15 @@ async function validated<T>(dto: Type<T>, body: Record<string, unknown>): Promis
 const DESCRIPTION = [
   'One webhook for emails and task operations (`api_key` in the body on every call).',
   '',
-  '**Without `action`** the body is an email `{api_key, from, subject, body, received_at?}`: it becomes a PENDING task (201) with',
+  '**Without `action`** the body is an email `{api_key, from, subject, body, received_at?, message_id?}`: it becomes a PENDING task (201) with',
   '`priority` (HIGH, MEDIUM, LOW), `category` (MISSING_DOCS, PAYMENT, TRACKING, CUSTOMS, GENERAL), `sentiment` (NEUTRAL, URGENT, FRUSTRATED),',
   '`summary`, `action_required`, `due_suggestion` (ISO date: HIGH same day, MEDIUM next business day, LOW three business days) and',
   '`shipment_ref` (every container number with a valid ISO 6346 check digit, bill of lading and booking number found, comma-separated; also',
-  'listed by kind in `references`). Rules classify without any outside service; with `LLM_URL` the model classifies and the rules validate its',
-  'answer field by field and stand in when it fails (`classified_by`: `model` or `rules`). At most 500 tasks are kept: the oldest are removed',
-  'in the transaction that inserts the new one (`evicted` says how many).',
+  'listed by kind in `references`). The rules classify at once; with `LLM_URL` the model refines the task in the background (`refinement`:',
+  '`pending` → `done`, or `failed` after 3 attempts): the fields of its answer the rules accept replace theirs (`classified_by: model`) and',
+  '`logistics.task_classified` is emitted. At most 500 tasks are kept: the oldest are removed in the transaction that inserts the new one',
+  '(`evicted` says how many). **Retries**: the same `message_id` (else the same sender, subject, body and received_at) returns the task',
+  'already made with 200 and `deduplicated: true`; nothing is stored again.',
   '',
   '**With `action`** (answers 200): `list` (`status`, `priority`, `category`, `search`, `limit` 1–500, default 50; newest first) → `{tasks, count, total}`;',
   '`get` (`task_id`) → `{task}`; `update` (`task_id`, `status`, `assigned_to`, `notes`, `priority`) → `{task}`; `delete` (`task_id`) → `{deleted}`;',
@@ -72,9 +74,9 @@ export class TasksController {
     }
     const fields = body as Record<string, unknown>;
     if (fields.action === undefined) {
-      const { task, evicted } = await this.tasks.classify(await validated(ClassifyEmailDto, fields));
-      res.status(201);
-      return { success: true, task, evicted };
+      const { task, evicted, deduplicated } = await this.tasks.classify(await validated(ClassifyEmailDto, fields));
+      res.status(deduplicated ? 200 : 201);
+      return { success: true, task, evicted, deduplicated };
     }
     if (typeof fields.action !== 'string' || !(TASK_ACTIONS as readonly string[]).includes(fields.action)) {
       throw new ApiError(400, 'UNKNOWN_ACTION', `Unknown action ${JSON.stringify(fields.action)}`, {

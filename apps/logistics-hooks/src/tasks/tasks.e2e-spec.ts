@@ -2,9 +2,12 @@
 // rules and by a fake OpenAI-compatible model (validated and replaced by the rules when it fails),
 // every task action, status moves, and the 500-task cap.
 import { createTestApp, type TestApp } from '@platform/testing';
+import { EventBus, type EventEnvelope } from '@platform/messaging';
 import { startFakeLlm, type FakeLlm } from '../../test/fake-llm';
 import type { LogisticsHooksConfig } from '../config';
 import { logisticsHooksService } from '../service';
+import { LogisticsTaskClassified, type LogisticsTaskClassifiedData } from './task-events';
+import { TaskRefinementWorker } from './task-refinement.worker';
 
 const API_KEY = 'test-logistics-key-0123456789';
 
@@ -224,6 +227,7 @@ describe('tasks webhook (model at LLM_URL)', () => {
       LLM_URL: llm.url,
       LLM_MODEL: 'test-model',
       LLM_TIMEOUT_MS: '500',
+      TASK_REFINE_POLL_MS: '600000',
     });
   });
   afterAll(async () => {
@@ -236,11 +240,20 @@ describe('tasks webhook (model at LLM_URL)', () => {
     await post({ action: 'stats', api_key: API_KEY }).expect(200);
   });
 
-  it('takes the model classification when its values are the spec\'s', async () => {
+  const refined = async (id: string) => {
+    await t.app.get(TaskRefinementWorker).drain();
+    return (await post({ action: 'get', api_key: API_KEY, task_id: id }).expect(200)).body.task;
+  };
+
+  it('answers with the rules at once and takes the model\'s classification in the background, emitting logistics.task_classified', async () => {
+    const events: EventEnvelope<LogisticsTaskClassifiedData>[] = [];
+    await t.app.get(EventBus).subscribe('test.task-classified', [LogisticsTaskClassified], async (e) => void events.push(e as EventEnvelope<LogisticsTaskClassifiedData>));
     llm.answer = () =>
       JSON.stringify({ priority: 'LOW', category: 'PAYMENT', sentiment: 'NEUTRAL', summary: 'Customer asks about payment', action_required: 'Call accounting', due_suggestion: '2026-11-30' });
-    const res = await post({ ...urgentCustoms, api_key: API_KEY }).expect(201);
-    expect(res.body.task).toMatchObject({
+    const res = await post({ ...urgentCustoms, api_key: API_KEY, message_id: '<m1@client.example>' }).expect(201);
+    expect(res.body.task).toMatchObject({ priority: 'HIGH', category: 'CUSTOMS', classified_by: 'rules', refinement: 'pending', message_id: '<m1@client.example>' });
+    const task = await refined(res.body.task.id);
+    expect(task).toMatchObject({
       priority: 'LOW',
       category: 'PAYMENT',
       sentiment: 'NEUTRAL',
@@ -249,27 +262,52 @@ describe('tasks webhook (model at LLM_URL)', () => {
       due_suggestion: '2026-11-30',
       shipment_ref: 'CSQU3054383, MEDUAB123456, 987654321',
       classified_by: 'model',
+      refinement: 'done',
     });
     const request = llm.requests.at(-1)!;
     expect(request.model).toBe('test-model');
     expect(request.response_format).toEqual({ type: 'json_object' });
     expect(request.messages[1].content).toContain('CSQU3054383');
+    for (let i = 0; i < 50 && !events.some((e) => e.data.taskId === task.id); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(events.find((e) => e.data.taskId === task.id)?.data).toEqual({
+      taskId: task.id, priority: 'LOW', category: 'PAYMENT', sentiment: 'NEUTRAL', classifiedBy: 'model', previous: { priority: 'HIGH', category: 'CUSTOMS', sentiment: 'URGENT' },
+    });
+  });
+
+  it('a retried webhook (same Message-ID) returns the task already made; nothing is stored or refined again', async () => {
+    llm.answer = () => JSON.stringify({ priority: 'LOW' });
+    const before = (await post({ action: 'stats', api_key: API_KEY }).expect(200)).body.total;
+    const calls = llm.requests.length;
+    const email = { ...urgentCustoms, api_key: API_KEY, message_id: 'retry-1@client.example' };
+    const [a, b] = await Promise.all([post(email), post({ ...email, message_id: '<retry-1@client.example>' })]);
+    expect([a.status, b.status].sort()).toEqual([200, 201]);
+    expect(a.body.task.id).toBe(b.body.task.id);
+    expect([a.body.deduplicated, b.body.deduplicated].sort()).toEqual([false, true]);
+    await t.app.get(TaskRefinementWorker).drain();
+    expect(llm.requests.length).toBe(calls + 1);
+    expect((await post({ action: 'stats', api_key: API_KEY }).expect(200)).body.total).toBe(before + 1);
+    // without a Message-ID the content identifies the email
+    const plain = { api_key: API_KEY, from: 'x@client.example', subject: 'same', body: 'same body', received_at: '2026-11-23T10:00:00Z' };
+    const first = await post(plain).expect(201);
+    const again = await post({ ...plain, from: 'X@Client.example' }).expect(200);
+    expect(again.body).toMatchObject({ deduplicated: true, task: { id: first.body.task.id } });
+    await post({ ...plain, received_at: '2026-11-23T11:00:00Z' }).expect(201);
   });
 
   it('validates the model answer with the rules field by field', async () => {
     llm.answer = () => '```json\n{"priority": "SUPER", "category": "customs", "sentiment": "angry"}\n```';
-    const res = await post({ ...urgentCustoms, api_key: API_KEY }).expect(201);
-    expect(res.body.task).toMatchObject({ priority: 'HIGH', category: 'CUSTOMS', sentiment: 'URGENT', classified_by: 'model' });
+    const res = await post({ ...urgentCustoms, api_key: API_KEY, message_id: 'invalid-values@client.example' }).expect(201);
+    expect(await refined(res.body.task.id)).toMatchObject({ priority: 'HIGH', category: 'CUSTOMS', sentiment: 'URGENT', classified_by: 'model', refinement: 'done' });
   });
 
   it.each([
     ['an HTTP error', { status: 500 }],
     ['text that is not JSON', 'I think this is about customs'],
     ['no answer in time', { hang: true as const }],
-  ])('falls back to the rules on %s', async (_name, answer) => {
+  ])('keeps the rules\' answer and retries later on %s', async (_name, answer) => {
     llm.answer = () => answer;
-    const res = await post({ ...urgentCustoms, api_key: API_KEY }).expect(201);
-    expect(res.body.task).toMatchObject({ priority: 'HIGH', category: 'CUSTOMS', sentiment: 'URGENT', classified_by: 'rules' });
+    const res = await post({ ...urgentCustoms, api_key: API_KEY, message_id: `failure-${_name}@client.example` }).expect(201);
+    expect(await refined(res.body.task.id)).toMatchObject({ priority: 'HIGH', category: 'CUSTOMS', sentiment: 'URGENT', classified_by: 'rules', refinement: 'pending' });
   });
 
   it('recap: a briefing generated by the model, extractive when it fails', async () => {

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { LogisticsHooksConfig } from '../config';
 import { RecapsRepository } from './recaps.repository';
 import { tasksControllerAt } from './tasks.controller';
+import { TaskRefinementWorker } from './task-refinement.worker';
 import { TasksRepository } from './tasks.repository';
 import { TasksService } from './tasks.service';
 
@@ -12,7 +13,7 @@ export class TasksModule {
     return {
       module: TasksModule,
       controllers: [tasksControllerAt(config.LOGISTICS_PREFIX)],
-      providers: [TasksService, TasksRepository, RecapsRepository],
+      providers: [TasksService, TasksRepository, RecapsRepository, TaskRefinementWorker],
       exports: [TasksService],
     };
   }

@@ -20,8 +20,32 @@ export interface Task {
   assigned_to: string | null;
   notes: string | null;
   classified_by: 'rules' | 'model';
+  /** The background refinement by the model: `pending`, `done`, `failed`; null without LLM_URL. */
+  refinement: Refinement | null;
+  message_id: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export type Refinement = 'pending' | 'done' | 'failed';
+
+/** What the refinement worker needs of a claimed task. */
+export interface TaskToRefine {
+  id: string;
+  from: string;
+  subject: string;
+  body: string;
+  receivedAt: Date;
+  attempts: number;
+}
+
+export interface RefinedFields {
+  priority: Priority;
+  category: Category;
+  sentiment: Sentiment;
+  summary: string;
+  actionRequired: string;
+  dueSuggestion: string;
 }
 
 interface TaskRow {
@@ -44,6 +68,8 @@ interface TaskRow {
   assigned_to: string | null;
   notes: string | null;
   classified_by: 'rules' | 'model';
+  refinement: Refinement | null;
+  message_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -64,6 +90,10 @@ export interface NewTask {
   billsOfLading: string[];
   bookings: string[];
   classifiedBy: 'rules' | 'model';
+  messageId: string | null;
+  dedupeKey: string;
+  /** 'pending': the model refines it in the background; null: the rules' classification is final. */
+  refinement: 'pending' | null;
 }
 
 export interface TaskFilter {
@@ -90,7 +120,7 @@ export interface TaskCounts {
 
 const COLUMNS = `id, from_address, subject, body, received_at, priority, category, sentiment, status, summary,
   action_required, to_char(due_suggestion, 'YYYY-MM-DD') AS due_suggestion, shipment_ref, containers, bills_of_lading,
-  bookings, assigned_to, notes, classified_by, created_at, updated_at`;
+  bookings, assigned_to, notes, classified_by, refinement, message_id, created_at, updated_at`;
 
 function toTask(r: TaskRow): Task {
   return {
@@ -111,6 +141,8 @@ function toTask(r: TaskRow): Task {
     assigned_to: r.assigned_to,
     notes: r.notes,
     classified_by: r.classified_by,
+    refinement: r.refinement,
+    message_id: r.message_id,
     created_at: new Date(r.created_at).toISOString(),
     updated_at: new Date(r.updated_at).toISOString(),
   };
@@ -127,22 +159,67 @@ export class TasksRepository {
    * transaction-scoped advisory lock orders concurrent inserts, so two of them cannot both miss
    * each other's row and leave more than `keep`.
    */
-  async insertKeepingNewest(task: NewTask, keep: number): Promise<{ task: Task; evicted: number }> {
+  async insertKeepingNewest(task: NewTask, keep: number): Promise<{ task: Task; evicted: number; deduplicated: boolean }> {
     const t = this.db.table('tasks');
     await this.db.lock('tasks');
     const row = await this.db.one<TaskRow>(
       `INSERT INTO ${t} (from_address, subject, body, received_at, priority, category, sentiment, summary, action_required,
-         due_suggestion, shipment_ref, containers, bills_of_lading, bookings, classified_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         due_suggestion, shipment_ref, containers, bills_of_lading, bookings, classified_by, message_id, dedupe_key, refinement, refine_after)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, CASE WHEN $18::text IS NULL THEN NULL ELSE now() END)
+       ON CONFLICT (dedupe_key) DO NOTHING
        RETURNING ${COLUMNS}`,
       [task.from, task.subject, task.body, task.receivedAt, task.priority, task.category, task.sentiment, task.summary,
-        task.actionRequired, task.dueSuggestion, task.shipmentRef, task.containers, task.billsOfLading, task.bookings, task.classifiedBy],
+        task.actionRequired, task.dueSuggestion, task.shipmentRef, task.containers, task.billsOfLading, task.bookings, task.classifiedBy,
+        task.messageId, task.dedupeKey, task.refinement],
     );
+    if (!row) {
+      const existing = await this.db.one<TaskRow>(`SELECT ${COLUMNS} FROM ${t} WHERE dedupe_key = $1`, [task.dedupeKey]);
+      return { task: toTask(existing!), evicted: 0, deduplicated: true };
+    }
     const evicted = await this.db.affected(
       `DELETE FROM ${t} WHERE seq < (SELECT min(seq) FROM (SELECT seq FROM ${t} ORDER BY seq DESC LIMIT $1) newest)`,
       [keep],
     );
-    return { task: toTask(row!), evicted };
+    return { task: toTask(row), evicted, deduplicated: false };
+  }
+
+  /** Pending refinements that are due, leased to this replica for `leaseSeconds` (another replica skips them). */
+  async claimRefinements(limit: number, leaseSeconds: number): Promise<TaskToRefine[]> {
+    const rows = await this.db.claimDue<{ id: string; from_address: string; subject: string; body: string; received_at: Date; refine_attempts: number }>({
+      table: this.db.table('tasks'),
+      where: `refinement = 'pending' AND refine_after <= now()`,
+      orderBy: 'refine_after ASC',
+      limit,
+      lease: { column: 'refine_lease', seconds: leaseSeconds },
+      set: 'refine_attempts = refine_attempts + 1',
+    });
+    return rows.map((r) => ({ id: r.id, from: r.from_address, subject: r.subject, body: r.body, receivedAt: new Date(r.received_at), attempts: r.refine_attempts }));
+  }
+
+  /** The model's classification replaces the rules' (status, assignee and notes are the team's and stay). Null when the task is gone. */
+  async applyRefinement(id: string, fields: RefinedFields | null): Promise<Task | null> {
+    const row = fields
+      ? await this.db.one<TaskRow>(
+          `UPDATE ${this.db.table('tasks')} SET priority = $2, category = $3, sentiment = $4, summary = $5, action_required = $6,
+             due_suggestion = $7, classified_by = 'model', refinement = 'done', refine_lease = NULL, updated_at = now()
+           WHERE id = $1 AND refinement = 'pending' RETURNING ${COLUMNS}`,
+          [id, fields.priority, fields.category, fields.sentiment, fields.summary, fields.actionRequired, fields.dueSuggestion],
+        )
+      : await this.db.one<TaskRow>(
+          `UPDATE ${this.db.table('tasks')} SET refinement = 'done', refine_lease = NULL WHERE id = $1 AND refinement = 'pending' RETURNING ${COLUMNS}`,
+          [id],
+        );
+    return row ? toTask(row) : null;
+  }
+
+  /** A failed attempt: due again after `retryInSeconds`, or `failed` for good (the rules' classification stays). */
+  async refinementFailed(id: string, retryInSeconds: number | null): Promise<void> {
+    await this.db.affected(
+      retryInSeconds === null
+        ? `UPDATE ${this.db.table('tasks')} SET refinement = 'failed', refine_lease = NULL WHERE id = $1 AND refinement = 'pending'`
+        : `UPDATE ${this.db.table('tasks')} SET refine_after = now() + make_interval(secs => $2), refine_lease = NULL WHERE id = $1 AND refinement = 'pending'`,
+      retryInSeconds === null ? [id] : [id, retryInSeconds],
+    );
   }
 
   async list(filter: TaskFilter): Promise<{ tasks: Task[]; total: number }> {
@@ -240,16 +317,5 @@ export class TasksRepository {
               (SELECT count(DISTINCT k) FROM ${t}, unnest(bookings) k) AS bookings`,
     );
     return { containers: Number(row?.containers ?? 0), bills_of_lading: Number(row?.bills ?? 0), bookings: Number(row?.bookings ?? 0) };
-  }
-
-  /** Tasks that name this reference (container, bill of lading or booking), newest first. */
-  async findByReference(ref: string, limit: number): Promise<Task[]> {
-    const rows = await this.db.rows<TaskRow>(
-      `SELECT ${COLUMNS} FROM ${this.db.table('tasks')}
-        WHERE $1 = ANY(containers) OR $1 = ANY(bills_of_lading) OR $1 = ANY(bookings)
-        ORDER BY seq DESC LIMIT $2`,
-      [ref, limit],
-    );
-    return rows.map(toTask);
   }
 }

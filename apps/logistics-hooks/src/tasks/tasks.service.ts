@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { Transactions } from '@platform/database';
+import { Outbox } from '@platform/messaging';
 import { ApiError } from '@platform/errors';
 import { LlmClient } from '../llm/llm.client';
 import { classifyEmail, mergeModelClassification, type Classification } from './classifier';
@@ -8,7 +10,8 @@ import { extractiveBriefing, recapItems } from './recap';
 import { RecapsRepository, type Recap } from './recaps.repository';
 import { allowedMoves, canMoveTask } from './task-status';
 import { CATEGORIES, MAX_TASKS, PRIORITIES, STATUSES, type TaskStatus } from './task-values';
-import { TasksRepository, type Task, type TaskChanges, type TaskCounts } from './tasks.repository';
+import { LogisticsTaskClassified } from './task-events';
+import { TasksRepository, type Task, type TaskChanges, type TaskCounts, type TaskToRefine } from './tasks.repository';
 
 const CLASSIFY_PROMPT = [
   'You classify emails sent to a logistics operations team into follow-up tasks.',
@@ -28,27 +31,51 @@ const RECAP_PROMPT =
 export interface ClassifiedTask {
   task: Task;
   evicted: number;
+  /** True when the email (same Message-ID, or same content) had already made this task: nothing was stored. */
+  deduplicated: boolean;
+}
+
+/**
+ * The identity of an email: its Message-ID (angle brackets and surrounding space dropped), else the
+ * SHA-256 of sender (lower-cased), subject, body and `received_at` (when given).
+ */
+export function emailDedupeKey(email: { message_id?: string; from: string; subject: string; body: string; received_at?: string }): string {
+  const messageId = email.message_id?.trim().replace(/^<(.*)>$/, '$1').trim();
+  if (messageId) return `message-id:${messageId}`;
+  const content = JSON.stringify([email.from.trim().toLowerCase(), email.subject, email.body, email.received_at ?? null]);
+  return `sha256:${createHash('sha256').update(content, 'utf8').digest('hex')}`;
 }
 
 /** Tasks from emails and the webhook's task actions. */
 @Injectable()
 export class TasksService {
   private readonly logger = new Logger(TasksService.name);
+  private pendingListener: (() => void) | null = null;
 
   constructor(
     private readonly transactions: Transactions,
     private readonly tasks: TasksRepository,
     private readonly recaps: RecapsRepository,
     private readonly llm: LlmClient,
+    private readonly outbox: Outbox,
   ) {}
 
-  /** Classifies the email (model when LLM_URL is set, validated by the rules) and stores a PENDING task, keeping the newest 500. */
+  /** The refinement worker asks to be woken when a task awaits the model. */
+  onPendingRefinement(listener: () => void): void {
+    this.pendingListener = listener;
+  }
+
+  /**
+   * Classifies the email by the rules at once and stores a PENDING task, keeping the newest 500; with
+   * LLM_URL the model refines it in the background (`refinement: pending`, see TaskRefinementWorker).
+   * A retried webhook (same Message-ID, or the same content) returns the task it already made.
+   */
   async classify(email: ClassifyEmailDto): Promise<ClassifiedTask> {
     const receivedAt = email.received_at ? new Date(email.received_at) : new Date();
-    const rules = classifyEmail({ from: email.from, subject: email.subject, body: email.body, receivedAt });
-    const { classification, classifiedBy } = await this.withModel(rules, email, receivedAt);
-    return this.transactions.transaction(async () => {
-      const { task, evicted } = await this.tasks.insertKeepingNewest(
+    const classification = classifyEmail({ from: email.from, subject: email.subject, body: email.body, receivedAt });
+    const refine = this.llm.enabled;
+    const result = await this.transactions.transaction(async () => {
+      return this.tasks.insertKeepingNewest(
         {
           from: email.from,
           subject: email.subject,
@@ -64,33 +91,64 @@ export class TasksService {
           containers: classification.references.containers,
           billsOfLading: classification.references.billsOfLading,
           bookings: classification.references.bookings,
-          classifiedBy,
+          classifiedBy: 'rules',
+          messageId: email.message_id?.trim() || null,
+          dedupeKey: emailDedupeKey(email),
+          refinement: refine ? 'pending' : null,
         },
         MAX_TASKS,
       );
-      return { task, evicted };
     });
+    if (refine && !result.deduplicated) this.pendingListener?.();
+    return result;
   }
 
-  private async withModel(
-    rules: Classification,
-    email: ClassifyEmailDto,
-    receivedAt: Date,
-  ): Promise<{ classification: Classification; classifiedBy: 'rules' | 'model' }> {
-    if (!this.llm.enabled) return { classification: rules, classifiedBy: 'rules' };
+  /** Pending refinements due now, leased to this replica. */
+  claimRefinements(limit: number, leaseSeconds: number): Promise<TaskToRefine[]> {
+    return this.tasks.claimRefinements(limit, leaseSeconds);
+  }
+
+  /**
+   * Asks the model about one claimed task; the fields the rules accept replace the rules' (status,
+   * assignee and notes stay), and `logistics.task_classified` is enqueued in the same transaction. A
+   * failure is retried after `retryDelay(attempts)` seconds, up to `maxAttempts`.
+   */
+  async refine(task: TaskToRefine, maxAttempts: number, retryDelay: (attempts: number) => number): Promise<void> {
+    const rules = classifyEmail({ from: task.from, subject: task.subject, body: task.body, receivedAt: task.receivedAt });
+    let merged: { classification: Classification; usedModel: boolean };
     try {
       const answer = await this.llm.completeJson([
         { role: 'system', content: CLASSIFY_PROMPT },
         {
           role: 'user',
-          content: JSON.stringify({ from: email.from, subject: email.subject, body: email.body.slice(0, 20_000), received_at: receivedAt.toISOString() }),
+          content: JSON.stringify({ from: task.from, subject: task.subject, body: task.body.slice(0, 20_000), received_at: task.receivedAt.toISOString() }),
         },
       ]);
-      const { classification, usedModel } = mergeModelClassification(rules, answer, receivedAt);
-      return { classification, classifiedBy: usedModel ? 'model' : 'rules' };
+      merged = mergeModelClassification(rules, answer, task.receivedAt);
     } catch {
-      return { classification: rules, classifiedBy: 'rules' };
+      const last = task.attempts >= maxAttempts;
+      await this.tasks.refinementFailed(task.id, last ? null : retryDelay(task.attempts));
+      this.logger.warn(`task ${task.id}: the model failed (attempt ${task.attempts}${last ? ', the rules\' classification stays' : ', retried later'})`);
+      return;
     }
+    const c = merged.classification;
+    await this.transactions.transaction(async () => {
+      const updated = await this.tasks.applyRefinement(
+        task.id,
+        merged.usedModel
+          ? { priority: c.priority, category: c.category, sentiment: c.sentiment, summary: c.summary, actionRequired: c.action_required, dueSuggestion: c.due_suggestion }
+          : null,
+      );
+      if (!updated) return;
+      await this.outbox.enqueue(LogisticsTaskClassified, {
+        taskId: updated.id,
+        priority: updated.priority,
+        category: updated.category,
+        sentiment: updated.sentiment,
+        classifiedBy: updated.classified_by,
+        previous: { priority: rules.priority, category: rules.category, sentiment: rules.sentiment },
+      });
+    });
   }
 
   list(dto: ListTasksDto): Promise<{ tasks: Task[]; total: number }> {
@@ -168,11 +226,6 @@ export class TasksService {
 
   latestRecap(): Promise<Recap | null> {
     return this.recaps.latest();
-  }
-
-  /** The newest tasks (at most 50) that name a container, bill of lading or booking number. */
-  byReference(reference: string): Promise<Task[]> {
-    return this.tasks.findByReference(reference, 50);
   }
 
   /** Distinct container, bill of lading and booking numbers named by the stored tasks. */

@@ -58,6 +58,17 @@ export class ClassifyEmailDto extends KeyedRequest {
   @IsOptional()
   @IsISO8601({ strict: true })
   received_at?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The email\'s Message-ID header (`<…@…>`, brackets optional): a retried webhook with the same id returns the task already made (200, `deduplicated: true`). ' +
+      'Without it, the same sender, subject, body and received_at count as the same email (SHA-256 of them).',
+    example: '<CAF=1234@mail.client.example>',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(998)
+  message_id?: string;
 }
 
 export class ListTasksDto extends ActionRequest {
