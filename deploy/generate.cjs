@@ -419,7 +419,8 @@ function composeFile(apps) {
   });
   const services = {
     postgres: {
-      image: 'postgres:16',
+      // pgvector's image is PostgreSQL 16 with the extension: knowledge-api's vector search needs it (apps/knowledge-api/README.md, Search)
+      image: 'pgvector/pgvector:pg16',
       environment: { POSTGRES_USER: 'platform', POSTGRES_PASSWORD: 'platform', POSTGRES_DB: 'platform' },
       volumes: ['postgres-data:/var/lib/postgresql/data', './postgres/init-databases.sql:/docker-entrypoint-initdb.d/10-databases.sql:ro'],
       healthcheck: { test: ['CMD-SHELL', 'pg_isready -U platform -d platform'], interval: '5s', timeout: '3s', retries: 20 },

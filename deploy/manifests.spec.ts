@@ -299,9 +299,9 @@ describe('cross-app manifests', () => {
     expect([...new Set(built)].sort()).toEqual([...appDirs].sort());
   });
 
-  it('runs PostgreSQL 16, RabbitMQ and Redis in compose and publishes the gateway on 3000', () => {
+  it('runs PostgreSQL 16 with pgvector, RabbitMQ and Redis in compose and publishes the gateway on 3000', () => {
     const compose = parseYaml(path.join(root, 'docker', 'compose.yml'))[0];
-    expect(compose.services.postgres.image).toBe('postgres:16');
+    expect(compose.services.postgres.image).toBe('pgvector/pgvector:pg16');
     expect(compose.services.rabbitmq.image).toBe('rabbitmq:3-management');
     expect(compose.services.redis.image).toBe('redis:7');
     for (const infra of ['postgres', 'rabbitmq', 'redis']) expect(compose.services[infra].healthcheck.test).toBeDefined();

@@ -17,7 +17,12 @@ export interface AppSuite {
 export const APP_SUITES: AppSuite[] = [
   {
     name: 'transcribe-api',
-    measures: ['transcribe-api: queue jobs/s', 'transcribe-api: upload MB/s'],
+    measures: [
+      'transcribe-api: queue jobs/s (faster-whisper)',
+      'transcribe-api: queue jobs/s (whisper)',
+      'transcribe-api: upload MB/s',
+      'transcribe-api: subtitles of a 3-hour transcript',
+    ],
     run: async () => (await import('../../apps/transcribe-api/bench/transcribe.bench')).runTranscribeBench(),
   },
   {
@@ -60,9 +65,26 @@ export const APP_SUITES: AppSuite[] = [
     run: async () => (await import('../../apps/autostart-proxy/bench/autostart.bench')).runAutostartBench(),
   },
   {
+    name: 'autostart-proxy sablier',
+    measures: ['dynamic', 'blocking'].flatMap((s) => [
+      `autostart-proxy: Sablier ${s} p50 latency`,
+      `autostart-proxy: Sablier ${s} p99 latency`,
+      `autostart-proxy: Sablier ${s} requests/s`,
+    ]),
+    run: async () => (await import('../../apps/autostart-proxy/bench/sablier.bench')).runSablierBench(),
+  },
+  {
     name: 'conversation-api webhooks',
     measures: ['conversation-api: inbound webhook messages/s'],
     run: async () => [await (await import('../../apps/conversation-api/bench/webhook.bench')).benchInboundWebhooks()],
+  },
+  {
+    name: 'logistics-hooks',
+    measures: ['logistics-hooks: /ocean-track answers/s (cached)', 'logistics-hooks: 200-shipment batch-track'],
+    run: async () => {
+      const bench = await import('../../apps/logistics-hooks/bench/logistics.bench');
+      return [await bench.benchOceanTrackCache(), await bench.benchBatchTrack()];
+    },
   },
 ];
 

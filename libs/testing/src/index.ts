@@ -15,3 +15,6 @@ export * from './fakes/kubernetes-api';
 export * from './fakes/youtube-api';
 export { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from './browser';
 export { sendRaw, malformedRequests, type RawAnswer } from './raw-http';
+export * from './fakes/dcsa-tnt';
+export * from './fakes/tracking-feed';
+export * from './fakes/rerank-api';

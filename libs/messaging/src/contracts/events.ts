@@ -142,6 +142,19 @@ export interface AuthUserCreatedData {
   createdAt: string;
 }
 
+/** knowledge-api → any: a source was crawled, uploaded or refreshed (added: first stored; updated: stored again or edited). */
+export interface KnowledgeSourceData {
+  /** `<host>-<8 hex>` for a crawl, `file:<name>` for an upload (knowledge-api README, source ids). */
+  sourceId: string;
+  title: string;
+  sourceType: 'url' | 'file';
+  knowledgeType: 'technical' | 'business' | 'general';
+  /** the crawled URL, or `file://<name>` */
+  url: string | null;
+  /** chunks stored by this crawl or upload (0 for an edit) */
+  chunksStored: number;
+}
+
 export const AutomationEmailCaptured = defineEvent<AutomationEmailCapturedData>('automation.email_captured');
 export const AutomationLinkSent = defineEvent<AutomationLinkSentData>('automation.link_sent');
 export const AutomationLinkClicked = defineEvent<AutomationLinkClickedData>('automation.link_clicked');
@@ -152,6 +165,8 @@ export const TranscribeJobFinished = defineEvent<TranscribeJobFinishedData>('tra
 export const LogisticsErrorReported = defineEvent<LogisticsErrorReportedData>('logistics.error_reported');
 export const AuthSessionRevoked = defineEvent<AuthSessionRevokedData>('auth.session_revoked');
 export const AuthUserCreated = defineEvent<AuthUserCreatedData>('auth.user_created');
+export const KnowledgeSourceAdded = defineEvent<KnowledgeSourceData>('knowledge.source_added');
+export const KnowledgeSourceUpdated = defineEvent<KnowledgeSourceData>('knowledge.source_updated');
 
 /** Every contract of the catalogue (README lists producers and consumers). */
 export const eventCatalogue = [
@@ -163,4 +178,6 @@ export const eventCatalogue = [
   LogisticsErrorReported,
   AuthSessionRevoked,
   AuthUserCreated,
+  KnowledgeSourceAdded,
+  KnowledgeSourceUpdated,
 ] as const;

@@ -232,6 +232,8 @@ describe('event catalogue', () => {
       'logistics.error_reported',
       'auth.session_revoked',
       'auth.user_created',
+      'knowledge.source_added',
+      'knowledge.source_updated',
     ]);
     expect(AutomationEmailCaptured.type).toBe('automation.email_captured');
   });
