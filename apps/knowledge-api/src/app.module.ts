@@ -11,6 +11,8 @@ import { HealthController } from './health/health.controller';
 import { CreateOutboxTables1795511016147 } from './migrations/1795511016147-CreateOutboxTables';
 import { KnowledgeTables1795511100000 } from './migrations/1795511100000-KnowledgeTables';
 import { chunksEmbeddingIndex } from './migrations/1795511200000-ChunksEmbeddingIndex';
+import { requirePgvector, vectorStoreUpgrade } from './migrations/1795511300000-VectorStoreUpgrade';
+import { StableSourceIds1795511500000 } from './migrations/1795511500000-StableSourceIds';
 import { ProgressModule } from './progress/progress.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { SearchModule } from './search/search.module';
@@ -23,11 +25,14 @@ export const KNOWLEDGE_API_ENTITIES = [...messagingEntities];
  * The migrations, some of which follow the configuration the app (or `node main.js migrate`) runs
  * with: the HNSW index of the embeddings has the dimension EMBEDDINGS_DIMENSIONS gives.
  */
-export function knowledgeApiMigrations(config: Pick<KnowledgeApiConfig, 'EMBEDDINGS_DIMENSIONS'>): MigrationClass[] {
+export function knowledgeApiMigrations(config: Pick<KnowledgeApiConfig, 'EMBEDDINGS_DIMENSIONS' | 'KNOWLEDGE_VECTOR_STORE'>): MigrationClass[] {
   return [
     CreateOutboxTables1795511016147,
     KnowledgeTables1795511100000,
     ...(config.EMBEDDINGS_DIMENSIONS ? [chunksEmbeddingIndex(config.EMBEDDINGS_DIMENSIONS)] : []),
+    vectorStoreUpgrade(config.EMBEDDINGS_DIMENSIONS),
+    ...(config.KNOWLEDGE_VECTOR_STORE === 'pgvector' ? [requirePgvector(config.EMBEDDINGS_DIMENSIONS)] : []),
+    StableSourceIds1795511500000,
   ];
 }
 

@@ -1,5 +1,5 @@
 import { BaseConfig } from '@platform/platform';
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 const HTTP_URL = /^https?:\/\/\S+$/;
 
@@ -27,6 +27,21 @@ export class KnowledgeApiConfig extends BaseConfig {
   @Min(1000)
   EMBEDDINGS_TIMEOUT_MS = 30_000;
 
+  /** Deadline of a search query's embedding (one attempt); past it the query answers full-text results with a note. */
+  @IsInt()
+  @Min(50)
+  EMBEDDINGS_QUERY_TIMEOUT_MS = 2_000;
+
+  /** Failed query embeddings in a row that open the circuit breaker (queries then skip the embeddings server). */
+  @IsInt()
+  @Min(1)
+  EMBEDDINGS_BREAKER_FAILURES = 3;
+
+  /** How long the breaker stays open before one query tries the server again. */
+  @IsInt()
+  @Min(100)
+  EMBEDDINGS_BREAKER_COOLDOWN_MS = 30_000;
+
   /**
    * Dimensions of the model's embeddings (text-embedding-3-small: 1536). Read by the migrations, not
    * at run time: where pgvector is installed, `migrate` (the migration Job; the start in development)
@@ -37,6 +52,34 @@ export class KnowledgeApiConfig extends BaseConfig {
   @Min(1)
   @Max(2000, { message: 'EMBEDDINGS_DIMENSIONS must be at most 2000 (the most an HNSW index takes); leave it unset for larger embeddings (vector search then scans)' })
   EMBEDDINGS_DIMENSIONS?: number;
+
+  /**
+   * `auto`: pgvector where the server offers it, else the real[] fallback. `pgvector`: required —
+   * `migrate` converts a fallback store (a server that got the extension later) and fails where it
+   * is missing.
+   */
+  @IsIn(['auto', 'pgvector'], { message: 'KNOWLEDGE_VECTOR_STORE must be auto or pgvector' })
+  KNOWLEDGE_VECTOR_STORE: 'auto' | 'pgvector' = 'auto';
+
+  /** A rerank endpoint (Cohere/Jina/vLLM `…/rerank`, or text-embeddings-inference `/rerank`); unset: no reranking. */
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'RERANK_URL must be an http:// or https:// URL of a rerank endpoint (…/v1 or …/rerank)' })
+  RERANK_URL?: string;
+
+  /** Model name sent to the rerank endpoint (unset: none sent, the server's default). */
+  @IsOptional()
+  @IsString()
+  RERANK_MODEL?: string;
+
+  /** Sent as `Authorization: Bearer` to the rerank endpoint when set. */
+  @IsOptional()
+  @IsString()
+  RERANK_API_KEY?: string;
+
+  /** Deadline of one rerank call (a query waits for it; past it the unreranked order is answered with a note). */
+  @IsInt()
+  @Min(50)
+  RERANK_TIMEOUT_MS = 3_000;
 
   /** Crawl private, loopback and link-local addresses (tests, intranet deployments). Metadata addresses stay refused. */
   @IsBoolean()
@@ -67,6 +110,19 @@ export class KnowledgeApiConfig extends BaseConfig {
   @IsInt()
   @Min(100)
   CRAWL_PAGE_TIMEOUT_MS = 15_000;
+
+  /**
+   * How long `POST /api/documents/upload` waits for its job (extraction, chunking, embedding run
+   * off the request): done in time → 200 with the Document; else 202 with the progress_id to follow.
+   */
+  @IsInt()
+  @Min(0)
+  UPLOAD_WAIT_MS = 10_000;
+
+  /** Progress of crawls and jobs that ended is deleted this many hours after they ended (GET /api/progress then answers 404). */
+  @IsInt()
+  @Min(1)
+  PROGRESS_RETENTION_HOURS = 168;
 
   /** How often the crawl worker looks for queued crawls, crawls of a replica that died, and due recrawls. */
   @IsInt()

@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 export interface FakeEmbeddings {
   url: string;
   requests: Array<{ model: string; input: string[] }>;
+  /** `ok` answers; `fail` answers 503; `hang` never answers (a hung server) */
+  mode: 'ok' | 'fail' | 'hang';
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export function fakeVector(text: string, dimensions: number): number[] {
 export async function startFakeEmbeddings(opts: { dimensions?: number } = {}): Promise<FakeEmbeddings> {
   const dimensions = opts.dimensions ?? 64;
   const requests: FakeEmbeddings['requests'] = [];
+  const state = { mode: 'ok' as FakeEmbeddings['mode'] };
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -37,6 +40,11 @@ export async function startFakeEmbeddings(opts: { dimensions?: number } = {}): P
       const parsed = JSON.parse(body) as { model: string; input: string | string[] };
       const input = Array.isArray(parsed.input) ? parsed.input : [parsed.input];
       requests.push({ model: parsed.model, input });
+      if (state.mode === 'hang') return;
+      if (state.mode === 'fail') {
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}');
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -52,6 +60,16 @@ export async function startFakeEmbeddings(opts: { dimensions?: number } = {}): P
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    get mode() {
+      return state.mode;
+    },
+    set mode(m) {
+      state.mode = m;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -1,7 +1,10 @@
 import { Body, Controller, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ProgressService } from '../progress/progress.service';
+import { BackfillEmbeddings } from './backfill-embeddings';
+import { classifyUrl } from './crawl-urls';
 import { CrawlService, estimatedDuration } from './crawl.service';
+import { RefreshSource } from './refresh-source';
 import { CrawlWorker } from './crawl.worker';
 import { CrawlRequestDto, CrawlStartedDto } from './dto/crawl-request.dto';
 
@@ -12,7 +15,41 @@ export class CrawlController {
     private readonly crawls: CrawlService,
     private readonly worker: CrawlWorker,
     private readonly progress: ProgressService,
+    private readonly backfill: BackfillEmbeddings,
+    private readonly refreshes: RefreshSource,
   ) {}
+
+  @Post(':source_id/refresh')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Recrawl a source now',
+    description:
+      'Queues a recrawl of a crawled source with its stored URL and settings (as Archon\'s refresh): answers as `POST …/crawl` does; only changed pages are chunked again, pages no longer found are removed. 404 unknown source, 400 for an uploaded document, 409 while a crawl of it is queued or running.',
+  })
+  @ApiOkResponse({ type: CrawlStartedDto })
+  async refresh(@Param('source_id') sourceId: string): Promise<CrawlStartedDto> {
+    const { progressId, url, maxDepth } = await this.refreshes.execute(sourceId);
+    this.worker.wake();
+    return { success: true, progress_id: progressId, message: `Refreshing ${sourceId} from ${url}`, estimated_duration: estimatedDuration(classifyUrl(url), maxDepth) };
+  }
+
+  @Post('backfill-embeddings')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Embed what has no vector of the configured model',
+    description:
+      'Queues the embeddings backfill: every chunk and code example without a vector (stored while the embeddings server was down) or with one of another model (`embedding_model`) is embedded with EMBEDDINGS_MODEL. Answers `{success, progress_id, message, started}` at once; follow it as a crawl (`GET /api/progress/{progress_id}`, Socket.IO). One runs at a time: while one is queued or running its progress_id is answered with `started: false`. 400 without EMBEDDINGS_URL.',
+  })
+  async backfillEmbeddings(): Promise<{ success: boolean; progress_id: string; message: string; started: boolean }> {
+    const { payload, created } = await this.backfill.queue();
+    this.worker.wake();
+    return {
+      success: true,
+      progress_id: payload.progressId,
+      started: created,
+      message: created ? 'Embeddings backfill queued' : 'An embeddings backfill is already queued or running: follow it',
+    };
+  }
 
   @Post('crawl')
   @HttpCode(200)

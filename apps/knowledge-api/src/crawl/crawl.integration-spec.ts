@@ -9,9 +9,12 @@ import { io, type Socket } from 'socket.io-client';
 import { page, startSite, type TestSite } from '../../test/test-site';
 import type { KnowledgeApiConfig } from '../config';
 import { PHASES } from '../progress/progress-phases';
+import { ProgressService } from '../progress/progress.service';
 import type { ProgressRow } from '../progress/progress.types';
 import type { ProgressPayload } from '../progress/progress-payload';
 import { knowledgeApiService } from '../service';
+import { SourcesRepository } from '../sources/sources.repository';
+import { sourceIdOf } from './crawl.service';
 import { CrawlWorker } from './crawl.worker';
 
 // With Redis (when the test servers have it) the two apps of the cancel test share their Socket.IO
@@ -195,7 +198,7 @@ describe('crawl (integration)', () => {
     expect(events[events.length - 1].data).toMatchObject({ status: 'completed', totalPages: 1 });
     expect((await search('llmstxtword')).results[0].url).toBe(`${s.origin}/llms.txt`);
     const sources = await t.http.get('/api/rag/sources').expect(200);
-    const mine = sources.body.sources.find((x: { source_id: string }) => x.source_id === new URL(s.origin).host);
+    const mine = sources.body.sources.find((x: { source_id: string }) => x.source_id === sourceIdOf(`${s.origin}/llms.txt`));
     expect(mine).toMatchObject({ title: 'Llama docs', code_examples_count: 1, source_type: 'url' });
     const del = await t.http.delete(`/api/sources/${encodeURIComponent(mine.source_id)}`).expect(200);
     expect(del.body).toMatchObject({ success: true, pages_deleted: 1, code_examples_deleted: 1, total_chunks_removed: 2 });
@@ -260,7 +263,8 @@ describe('crawl (integration)', () => {
     const s = await site(routes);
     const first = await crawl({ url: `${s.origin}/`, update_frequency: 3 });
     expect(first.events[first.events.length - 1].data.status).toBe('completed');
-    const sourceId = new URL(s.origin).host;
+    const sourceId = sourceIdOf(`${s.origin}/`);
+    expect(sourceId).toMatch(/^127\.0\.0\.1_\d+-[0-9a-f]{8}$/);
     const items = async () =>
       ((await t.http.get('/api/knowledge-items').query({ per_page: 100 }).expect(200)).body.items as Array<{ id: number; url: string; content: string; metadata: { source_id: string } }>).filter(
         (i) => i.metadata.source_id === sourceId,
@@ -293,6 +297,64 @@ describe('crawl (integration)', () => {
     expect(byUrl(after, '/changing')).not.toEqual(byUrl(before, '/changing'));
     expect((await search('afterword')).results[0].url).toBe(`${s.origin}/changing`);
     expect((await search('beforeword')).results).toHaveLength(0);
+
+    // a refresh whose storage fails leaves the old chunks searchable (each page swapped in one transaction)
+    routes['/changing'] = page('Changing', 'thirdword');
+    const spy = jest.spyOn(t.app.get(SourcesRepository), 'insertChunks').mockRejectedValueOnce(new Error('disk full'));
+    const failed = await t.http.post(`/api/knowledge-items/${encodeURIComponent(sourceId)}/refresh`).expect(200);
+    const failedEvents = await follow(failed.body.progress_id);
+    spy.mockRestore();
+    expect(failedEvents[failedEvents.length - 1].data).toMatchObject({ status: 'error', error: 'disk full' });
+    expect((await search('afterword')).results[0].url).toBe(`${s.origin}/changing`);
+
+    // a page that vanished is removed by the next refresh
+    routes['/'] = page('Start', 'recrawlstart', ['/changing']);
+    const refreshed = await t.http.post(`/api/knowledge-items/${encodeURIComponent(sourceId)}/refresh`).expect(200);
+    const ok = await follow(refreshed.body.progress_id);
+    const end = ok[ok.length - 1].data;
+    expect(end.status).toBe('completed');
+    expect(end.logs.some((l) => l.startsWith(`Removed 1 pages no longer found: ${s.origin}/same`))).toBe(true);
+    expect((await search('steadyword')).results).toHaveLength(0);
+    expect((await search('thirdword')).results[0].url).toBe(`${s.origin}/changing`);
+
+    await t.http.post('/api/knowledge-items/nosuch-00000000/refresh').expect(404, { error: 'Source not found' });
+  });
+
+  it('prunes the progress of crawls that ended longer ago than PROGRESS_RETENTION_HOURS', async () => {
+    const db = t.app.get(Database);
+    const old = '00000000-0000-4000-8000-0000000000a1';
+    const recent = '00000000-0000-4000-8000-0000000000a2';
+    await db.affected(
+      `INSERT INTO ${db.table('progress')} (progress_id, status, request, run_state, updated_at) VALUES
+         ($1, 'completed', '{}', 'finished', now() - interval '169 hours'), ($2, 'completed', '{}', 'finished', now() - interval '167 hours')`,
+      [old, recent],
+    );
+    expect(await t.app.get(ProgressService).pruneFinished(168)).toBeGreaterThanOrEqual(1);
+    await t.http.get(`/api/progress/${old}`).expect(404);
+    await t.http.get(`/api/progress/${recent}`).expect(200);
+  });
+
+  it('cancels the running crawl of a source that is deleted', async () => {
+    const routes: Record<string, string | { body: string; delayMs: number }> = { '/': page('Root', 'deletedroot', Array.from({ length: 12 }, (_, i) => `/d${i}`)) };
+    for (let i = 0; i < 12; i++) routes[`/d${i}`] = page(`D${i}`, 'deletedpage');
+    const s = await site(routes);
+    expect((await crawl({ url: `${s.origin}/` })).events.at(-1)?.data.status).toBe('completed');
+    const sourceId = sourceIdOf(`${s.origin}/`);
+    for (let i = 0; i < 12; i++) routes[`/d${i}`] = { body: page(`D${i}`, 'changedpage'), delayMs: 300 };
+    const res = await t.http.post(`/api/knowledge-items/${encodeURIComponent(sourceId)}/refresh`).expect(200);
+    await t.http.post(`/api/knowledge-items/${encodeURIComponent(sourceId)}/refresh`).expect(409);
+    const ended = follow(res.body.progress_id);
+    for (let i = 0; i < 200; i++) {
+      if ((await t.http.get(`/api/progress/${res.body.progress_id}`).expect(200)).body.status === 'crawling') break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const del = await t.http.delete(`/api/sources/${encodeURIComponent(sourceId)}`).expect(200);
+    expect(del.body.pages_deleted).toBeGreaterThanOrEqual(13);
+    const events = await ended;
+    expect(events[events.length - 1].data).toMatchObject({ status: 'cancelled' });
+    const sources = (await t.http.get('/api/rag/sources').expect(200)).body.sources as Array<{ source_id: string }>;
+    expect(sources.map((x) => x.source_id)).not.toContain(sourceId);
+    expect((await search('deletedpage')).results).toHaveLength(0);
   });
 
   it('refuses loopback and private URLs unless CRAWL_ALLOW_PRIVATE is set', async () => {

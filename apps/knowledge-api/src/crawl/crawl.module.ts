@@ -1,15 +1,18 @@
 import { Module } from '@nestjs/common';
+import { DocumentsModule } from '../documents/documents.module';
 import { ProgressModule } from '../progress/progress.module';
 import { SourcesModule } from '../sources/sources.module';
+import { BackfillEmbeddings } from './backfill-embeddings';
 import { CrawlController } from './crawl.controller';
 import { CrawlService } from './crawl.service';
 import { CrawlWorker } from './crawl.worker';
 import { QueueDueRecrawls } from './queue-due-recrawls';
+import { RefreshSource } from './refresh-source';
 
 @Module({
-  imports: [ProgressModule, SourcesModule],
+  imports: [ProgressModule, SourcesModule, DocumentsModule],
   controllers: [CrawlController],
-  providers: [CrawlService, CrawlWorker, QueueDueRecrawls],
+  providers: [CrawlService, CrawlWorker, QueueDueRecrawls, BackfillEmbeddings, RefreshSource],
   exports: [CrawlWorker],
 })
 export class CrawlModule {}

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { assertPublicUrl, isHttpSafetyError, SafeHttpClient } from '@platform/http-safety';
@@ -10,9 +10,16 @@ import { Crawler, type CrawledPage } from './crawler';
 import { classifyUrl } from './crawl-urls';
 import type { CrawlRequestDto } from './dto/crawl-request.dto';
 
-/** The source id of a crawl: the URL's host (the spec's "URL domain"); a crawl of a known host refreshes that source. */
+/**
+ * The source id of a crawl: the URL's host (the spec's "URL domain", `:` of a port or an IPv6
+ * address as `_`) and the first 8 hex digits of the SHA-256 of the normalised start URL, e.g.
+ * `docs.example.com-3f2a9c1b`. Stable: a crawl of the same URL (a refresh, a scheduled recrawl)
+ * refreshes that source; two crawls of one domain from different URLs are two sources. It never
+ * contains `:`, so it cannot equal an upload's id (`file:<name>`, documents/documents.service.ts).
+ */
 export function sourceIdOf(url: string): string {
-  return new URL(url).host.toLowerCase();
+  const parsed = new URL(url);
+  return `${parsed.host.toLowerCase().replace(/:/g, '_')}-${createHash('sha256').update(parsed.href).digest('hex').slice(0, 8)}`;
 }
 
 export function estimatedDuration(kind: string, maxDepth: number): string {
@@ -144,6 +151,7 @@ export class CrawlService {
       pages,
       {
         onlyChanged: true,
+        removeMissing: true,
         phase: (phase, fraction, patch, log) => reporter.phase(phase, fraction, patch, log),
       },
     );

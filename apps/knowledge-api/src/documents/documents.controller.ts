@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { ApiError } from '@platform/errors';
 import { memoryStorage } from 'multer';
-import { UploadFormDto, UploadResultDto } from './dto/upload.dto';
+import { UploadAcceptedDto, UploadFormDto, UploadResultDto } from './dto/upload.dto';
 import { DocumentsService } from './documents.service';
 import { MAX_UPLOAD_BYTES } from './extract-text';
 import { UploadLimitInterceptor } from './upload-limit.interceptor';
@@ -21,12 +22,27 @@ export class DocumentsController {
   @ApiOperation({
     summary: 'Upload a document',
     description:
-      'Text extracted (pdf-parse, mammoth, word-extractor), chunked and stored; source id = the file name (uploading the same name again replaces it). Errors `{error}`: 400 no file or bad tags, 413 over the limit of its type, 415 type not supported or content not matching the name, 422 unreadable document.',
+      'The file is checked here (type by name and content, size, tags) and queued as a job: text extraction (pdf-parse, mammoth, word-extractor), chunking and embedding run off the request on whichever replica claims it, with progress like a crawl\'s (`GET /api/progress/{progress_id}`, Socket.IO `subscribe`). The request waits up to UPLOAD_WAIT_MS (10 s) for the job: **200** with the spec\'s Document when it is done in time, else **202** with `progress_id` and the Document without `chunks_created` (follow the progress; its completion carries `chunksStored`). Source id = `file:<file name>` (uploading the same name again replaces it). Errors `{error}`: 400 no file or bad tags, 413 over the limit of its type, 415 type not supported or content not matching the name, 422 unreadable document (when the job failed within the wait; after it, the progress ends in `error` with `errorStatus` 422).',
   })
   @ApiOkResponse({ type: UploadResultDto })
-  async upload(@UploadedFile() file: Express.Multer.File | undefined, @Body() form: UploadFormDto): Promise<UploadResultDto> {
+  @ApiAcceptedResponse({ type: UploadAcceptedDto })
+  async upload(
+    @UploadedFile() file: Express.Multer.File | undefined,
+    @Body() form: UploadFormDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<UploadResultDto | UploadAcceptedDto> {
     if (!file) throw new ApiError(400, 'BAD_REQUEST', 'multipart field "file" is required');
-    const document = await this.documents.upload(file, form.knowledge_type ?? 'technical', form.tags);
-    return { success: true, message: `Document ${document.filename} uploaded: ${document.chunks_created} chunks created`, document };
+    const outcome = await this.documents.upload(file, form.knowledge_type ?? 'technical', form.tags);
+    if (outcome.done) {
+      const { document } = outcome;
+      return { success: true, progress_id: outcome.progressId, message: `Document ${document.filename} uploaded: ${document.chunks_created} chunks created`, document };
+    }
+    res.status(202);
+    return {
+      success: true,
+      progress_id: outcome.progressId,
+      message: `Document ${outcome.document.filename} is being processed: follow GET /api/progress/${outcome.progressId}`,
+      document: outcome.document,
+    };
   }
 }

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthRegistry } from '@platform/platform';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
+import { RerankService } from '../search/rerank.service';
 import { SourcesService } from '../sources/sources.service';
 
 /**
@@ -16,6 +17,7 @@ export class HealthController {
     private readonly health: HealthRegistry,
     private readonly embeddings: EmbeddingsService,
     private readonly sources: SourcesService,
+    private readonly reranker: RerankService,
   ) {}
 
   @Get('health')
@@ -31,12 +33,17 @@ export class HealthController {
         embeddings = { configured: true, status: 'down', error: (err as Error).message, model: this.embeddings.client.model, search: 'full_text until it answers' };
       }
     }
+    if (this.embeddings.client) embeddings.query_breaker = this.embeddings.breaker.state;
     let vectorStore: string;
     try {
-      vectorStore = (await this.sources.vectorMode()) === 'pgvector' ? 'pgvector (HNSW)' : 'real[] (cosine over full-text candidates; pgvector not installed)';
+      vectorStore =
+        (await this.sources.vectorMode()) === 'pgvector'
+          ? 'pgvector (HNSW)'
+          : 'real[] fallback (cosine over full-text candidates; pgvector not installed: install it and run migrate to convert)';
     } catch {
       vectorStore = 'unknown (database down)';
     }
-    return { status: report.status, service: 'knowledge-api', checks: report.checks, embeddings, vector_store: vectorStore };
+    const reranking = this.reranker.client ? { configured: true, endpoint: this.reranker.client.endpoint } : { configured: false, note: 'no RERANK_URL: results are not reranked' };
+    return { status: report.status, service: 'knowledge-api', checks: report.checks, embeddings, vector_store: vectorStore, reranking };
   }
 }

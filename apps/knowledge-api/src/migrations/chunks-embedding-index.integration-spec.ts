@@ -9,7 +9,11 @@ import { runService } from '@platform/platform';
 import { createTestDatabase, testServices, type TestDatabase } from '@platform/testing';
 import { Client } from 'pg';
 import { knowledgeApiService } from '../service';
+import type { QueryRunner } from 'typeorm';
+import { sourceIdOf } from '../crawl/crawl.service';
+import { uploadSourceId } from '../documents/documents.service';
 import { chunksEmbeddingIndex } from './1795511200000-ChunksEmbeddingIndex';
+import { StableSourceIds1795511500000 } from './1795511500000-StableSourceIds';
 
 describe('ChunksEmbeddingIndex migration (integration)', () => {
   let database: TestDatabase;
@@ -115,5 +119,58 @@ describe('ChunksEmbeddingIndex migration (integration)', () => {
     });
     expect(exit).toHaveBeenCalledWith(1);
     expect(output(stderr)).toContain('EMBEDDINGS_DIMENSIONS: must be at most 2000 (the most an HNSW index takes); leave it unset');
+  });
+
+  it('converts a fallback real[] store to pgvector in a migration (KNOWLEDGE_VECTOR_STORE=pgvector), keeping the vectors, or refuses where pgvector is missing', async () => {
+    await migrate({ EMBEDDINGS_DIMENSIONS: '3' });
+    if (!testServices().embedded) {
+      // this machine's PostgreSQL has no pgvector: the fallback, and a migrate that requires pgvector fails saying what to do
+      expect(await pgvector()).toBe(false);
+      stdout.mockClear();
+      await runService(knowledgeApiService, {
+        argv: ['migrate'],
+        env: { NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, DATABASE_URL: database.url, DATABASE_SCHEMA: schema, DB_MIGRATE_ON_START: 'false', KNOWLEDGE_VECTOR_STORE: 'pgvector' },
+      });
+      expect(exit).toHaveBeenCalledWith(1);
+      expect(output(stderr) + output(stdout)).toContain('pgvector/pgvector:pg16');
+      expect(await applied()).not.toContain('RequirePgvector1795511400000');
+      return;
+    }
+    // PGlite: make the store what a server without pgvector left (real[] column, no index), as before the image change
+    await query(`DROP INDEX ${schema}.chunks_embedding_3_hnsw_idx`);
+    await query(`ALTER TABLE ${schema}.chunks ALTER COLUMN embedding TYPE real[] USING embedding::real[]`);
+    await query(`ALTER TABLE ${schema}.code_examples ALTER COLUMN embedding TYPE real[] USING embedding::real[]`);
+    await query(`INSERT INTO ${schema}.sources (source_id, title, source_type, knowledge_type) VALUES ('s', 's', 'file', 'general')`);
+    await query(
+      `INSERT INTO ${schema}.chunks (source_id, url, chunk_number, content, char_count, word_count, page_hash, embedding, embedding_model)
+       VALUES ('s', 'u', 0, 'x', 1, 1, 'h', '{0.6,0.8,0}', 'm')`,
+    );
+    expect(await pgvector()).toBe(false);
+    expect(await migrate({ EMBEDDINGS_DIMENSIONS: '3', KNOWLEDGE_VECTOR_STORE: 'pgvector' })).toContain('RequirePgvector1795511400000');
+    expect(await pgvector()).toBe(true);
+    expect(await hnswIndexes()).toEqual(['chunks_embedding_3_hnsw_idx']);
+    const [row] = await query<{ v: string }>(`SELECT embedding::text AS v FROM ${schema}.chunks`);
+    expect(row.v).toBe('[0.6,0.8,0]');
+  });
+
+  it('renames the host and file-name source ids stored before StableSourceIds as the code now makes them, children following', async () => {
+    await migrate();
+    const url = 'http://docs.example.com:8080/guide/?b=2&a=1';
+    await query(`INSERT INTO ${schema}.sources (source_id, title, source_type, url, knowledge_type) VALUES
+      ('docs.example.com:8080', 'd', 'url', $1, 'general'), ('notes.md', 'n', 'file', 'file://notes.md', 'general')`, [url]);
+    await query(`INSERT INTO ${schema}.chunks (source_id, url, chunk_number, content, char_count, word_count, page_hash) VALUES ('notes.md', 'file://notes.md', 0, 'x', 1, 1, 'h')`);
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const runner = { connection: { options: { schema } }, query: async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows } as unknown as QueryRunner;
+      await client.query('BEGIN');
+      await new StableSourceIds1795511500000().up(runner);
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+    const ids = (await query<{ source_id: string }>(`SELECT source_id FROM ${schema}.sources ORDER BY source_type DESC`)).map((r) => r.source_id);
+    expect(ids).toEqual([sourceIdOf(url), uploadSourceId('notes.md')]);
+    expect(await query(`SELECT source_id FROM ${schema}.chunks`)).toEqual([{ source_id: 'file:notes.md' }]);
   });
 });

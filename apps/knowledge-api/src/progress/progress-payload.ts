@@ -21,6 +21,8 @@ export interface ProgressPayload {
   wordCount?: number;
   codeExamplesStored?: number;
   error?: string;
+  /** the HTTP status of the failure where it has one (an upload job: 422 for an unreadable document) */
+  errorStatus?: number;
   message?: string;
 }
 
@@ -52,6 +54,7 @@ export function toPayload(row: Pick<ProgressRow, 'progress_id' | 'status' | 'per
     payload.codeExamplesStored = s.codeExamplesStored ?? 0;
   }
   if (row.status === 'error' || row.status === 'cancelled') payload.error = s.error ?? (row.status === 'cancelled' ? 'Crawl cancelled' : 'Crawl failed');
+  if (row.status === 'error' && s.errorStatus) payload.errorStatus = s.errorStatus;
   return payload;
 }
 

@@ -24,6 +24,24 @@ export class ProgressRepository {
     return row!;
   }
 
+  /**
+   * Queues a background job that is not a crawl (`backfill`, `upload`) with its request; null for
+   * a backfill when one is already queued or running (the unique index `progress_one_active_job_idx`).
+   */
+  createJob(progressId: string, kind: 'backfill' | 'upload', request: Record<string, unknown>, log: string, sourceId: string | null = null): Promise<ProgressRow | null> {
+    return this.db.one<ProgressRow>(
+      `INSERT INTO ${this.table} (progress_id, kind, status, percentage, request, logs, state, source_id)
+       VALUES ($1, $2, 'queued', 0, $3, $4, $5, $6)
+       ON CONFLICT (kind) WHERE kind = 'backfill' AND run_state <> 'finished' DO NOTHING RETURNING *`,
+      [progressId, kind, JSON.stringify(request), JSON.stringify([log]), JSON.stringify({ totalPages: 0, processedPages: 0, log }), sourceId],
+    );
+  }
+
+  /** The queued or running job of this kind, if any. */
+  activeJob(kind: string): Promise<ProgressRow | null> {
+    return this.db.one<ProgressRow>(`SELECT * FROM ${this.table} WHERE kind = $1 AND run_state <> 'finished' LIMIT 1`, [kind]);
+  }
+
   find(progressId: string): Promise<ProgressRow | null> {
     return this.db.one<ProgressRow>(`SELECT * FROM ${this.table} WHERE progress_id = $1`, [progressId]);
   }
@@ -88,6 +106,14 @@ export class ProgressRepository {
       [progressId],
     );
     return row ? { row, finishedNow: false } : null;
+  }
+
+  /** Deletes the progress of jobs that ended more than `hours` ago; returns how many. */
+  pruneFinished(hours: number): Promise<number> {
+    return this.db.affected(
+      `DELETE FROM ${this.table} WHERE run_state = 'finished' AND updated_at < now() - make_interval(hours => $1::int)`,
+      [hours],
+    );
   }
 
   /** Hands a crawl back to the queue (this replica shuts down): another replica takes it at once. */

@@ -109,9 +109,9 @@ export class ProgressReporter {
     await this.write(patch, log, true);
   }
 
-  async fail(status: 'error' | 'cancelled', error: string): Promise<void> {
+  async fail(status: 'error' | 'cancelled', error: string, errorStatus?: number): Promise<void> {
     this.status = status;
-    await this.write({ error }, status === 'cancelled' ? 'Crawl cancelled' : `Crawl failed: ${error}`, true);
+    await this.write({ error, ...(errorStatus ? { errorStatus } : {}) }, status === 'cancelled' ? 'Crawl cancelled' : `Crawl failed: ${error}`, true);
   }
 
   private chain: Promise<void> = Promise.resolve();
@@ -189,6 +189,21 @@ export class ProgressService {
     return toPayload(await this.repo.create(progressId, request, sourceId));
   }
 
+  /** Queues a background job (a backfill: one at a time, the running one answered when it exists). */
+  async createJob(
+    progressId: string,
+    kind: 'backfill' | 'upload',
+    request: Record<string, unknown>,
+    log: string,
+    sourceId: string | null = null,
+  ): Promise<{ payload: ProgressPayload; created: boolean }> {
+    const row = await this.repo.createJob(progressId, kind, request, log, sourceId);
+    if (row) return { payload: toPayload(row), created: true };
+    const active = await this.repo.activeJob(kind);
+    if (!active) throw new ApiError(409, 'CONFLICT', `a ${kind} job just ended; try again`);
+    return { payload: toPayload(active), created: false };
+  }
+
   async get(progressId: string): Promise<ProgressPayload> {
     const row = await this.repo.find(progressId);
     if (!row) throw new ApiError(404, 'NOT_FOUND', `Progress ${progressId} not found: use the progress_id returned by POST /api/knowledge-items/crawl`);
@@ -203,6 +218,11 @@ export class ProgressService {
   /** Claims up to `limit` crawls for this replica: queued ones, and running ones whose lease ran out. */
   claim(limit: number): Promise<ProgressRow[]> {
     return this.repo.claim(limit, LEASE_SECONDS);
+  }
+
+  /** Deletes the progress of crawls and jobs that ended more than `hours` ago (PROGRESS_RETENTION_HOURS). */
+  pruneFinished(hours: number): Promise<number> {
+    return this.repo.pruneFinished(hours);
   }
 
   /** Hands a crawl this replica runs back to the queue (it shuts down): another replica takes it at once. */
@@ -244,6 +264,17 @@ export class ProgressService {
   }
 
   private readonly cancelListeners: Array<(id: string) => void> = [];
+  private readonly queuedListeners: Array<() => void> = [];
+
+  /** Lets the job runner of this replica look at once when a job is queued here. */
+  onQueued(fn: () => void): void {
+    this.queuedListeners.push(fn);
+  }
+
+  /** Says a job was queued (after its transaction committed): this replica's runner looks at once. */
+  announceQueued(): void {
+    this.queuedListeners.forEach((fn) => fn());
+  }
 
   /** Lets the crawl runner of this replica stop at once on a cancel received here. */
   onCancel(fn: (id: string) => void): void {

@@ -13,6 +13,8 @@ export interface ProgressState {
   codeExamplesStored?: number;
   sourceId?: string;
   error?: string;
+  /** the HTTP status of the failure where it has one (an upload's unreadable document: 422) */
+  errorStatus?: number;
   message?: string;
 }
 
@@ -28,6 +30,7 @@ export interface CrawlRequest {
 
 export interface ProgressRow {
   progress_id: string;
+  /** `crawl`, or `backfill` (the embeddings backfill; its `request` is `{model}`) */
   kind: string;
   status: string;
   percentage: number;

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RagQueryDto, RagQueryResultDto } from './dto/rag-query.dto';
+import { CodeExamplesQueryDto, CodeExamplesResultDto, RagQueryDto, RagQueryResultDto } from './dto/rag-query.dto';
 import { SearchService } from './search.service';
 
 @ApiTags('rag')
@@ -14,5 +14,17 @@ export class SearchController {
   @ApiOkResponse({ type: RagQueryResultDto })
   query(@Body() dto: RagQueryDto): Promise<RagQueryResultDto> {
     return this.search.query(dto);
+  }
+
+  @Post('code-examples')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Search the code examples',
+    description:
+      'Code examples are the fenced blocks of ≥ 250 characters found on crawled pages and uploads, stored with their language and the text before them (`summary`). Searched as `/api/rag/query` searches chunks: full-text (language, summary, code) and, with embeddings, hybrid. `language` filters by the fence\'s language (case-insensitive).',
+  })
+  @ApiOkResponse({ type: CodeExamplesResultDto })
+  codeExamples(@Body() dto: CodeExamplesQueryDto): Promise<CodeExamplesResultDto> {
+    return this.search.codeExamples(dto);
   }
 }

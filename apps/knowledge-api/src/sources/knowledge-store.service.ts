@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactions } from '@platform/database';
+import { KnowledgeSourceAdded, KnowledgeSourceUpdated, Outbox } from '@platform/messaging';
 import { chunkMarkdown, extractCodeExamples, type Chunk } from '../chunking/chunk-markdown';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
 import { batchLine, type PhaseStatus } from '../progress/progress-phases';
@@ -24,6 +25,8 @@ export interface StoreResult {
   embeddingFailures: number;
   pagesChanged: number;
   pagesUnchanged: number;
+  /** pages stored before that a recrawl no longer found (removed) */
+  pagesRemoved: number;
   chunksStored: number;
   codeExamplesStored: number;
   wordCount: number;
@@ -40,7 +43,10 @@ export function pageHash(markdown: string): string {
 /**
  * Turns pages into stored knowledge: chunks (≤ 5000 characters, with headers and counts), their
  * embeddings when a server is configured, and code examples. Shared by crawls and uploads.
- * With `onlyChanged`, pages whose content hash is already stored are left as they are (recrawls).
+ * With `onlyChanged`, pages whose content hash is already stored are left as they are (recrawls);
+ * with `removeMissing`, stored pages not among `pages` are removed (a recrawl's vanished pages).
+ * A changed page's old chunks and code examples are replaced in the transaction that stores its
+ * new ones (a failed recrawl leaves them searchable).
  * Phases, as the crawl progress reports them: processing (chunking) → source_creation →
  * document_storage (page-aligned batches of about 50 chunks, one transaction each, so a page is
  * always stored whole) → code_storage.
@@ -56,9 +62,10 @@ export class KnowledgeStore {
     private readonly sources: SourcesRepository,
     private readonly embeddings: EmbeddingsService,
     private readonly realtime: RealtimeEvents,
+    private readonly outbox: Outbox,
   ) {}
 
-  async store(source: SourceInput, pages: PageInput[], opts: { onlyChanged: boolean; phase?: PhaseHook }): Promise<StoreResult> {
+  async store(source: SourceInput, pages: PageInput[], opts: { onlyChanged: boolean; removeMissing?: boolean; phase?: PhaseHook }): Promise<StoreResult> {
     const phase: PhaseHook = opts.phase ?? (async () => undefined);
 
     // processing: chunk every (changed) page
@@ -80,19 +87,13 @@ export class KnowledgeStore {
       `Processed ${pages.length} pages into ${totalChunks} chunks${unchanged ? ` (${unchanged} unchanged pages kept)` : ''}`,
     );
 
-    // source_creation: the source row, and the old chunks of changed pages removed
+    // source_creation: the source row (old chunks stay searchable until their page's new ones replace them)
     await phase('source_creation', 0, {}, `Creating source ${source.source_id}`);
-    const { created } = await this.transactions.transaction(async () => {
-      const res = await this.sources.upsertSource(source);
-      await this.sources.deletePages(
-        source.source_id,
-        changed.map((c) => c.page.url),
-      );
-      return res;
-    });
+    const { created } = await this.transactions.transaction(() => this.sources.upsertSource(source));
     await phase('source_creation', 1, { sourceId: source.source_id }, `Source ${source.source_id} ${created ? 'created' : 'updated'}`);
 
-    // document_storage: page-aligned batches
+    // document_storage: page-aligned batches; each replaces its pages' chunks and code examples in
+    // one transaction, so a recrawl that fails midway leaves every page either old or new, never gone
     const batches: Array<typeof changed> = [];
     let current: typeof changed = [];
     let size = 0;
@@ -107,8 +108,10 @@ export class KnowledgeStore {
     }
     if (current.length) batches.push(current);
 
+    const model = this.embeddings.model;
     let stored = 0;
     let words = 0;
+    let codeStored = 0;
     let embeddingFailures = 0;
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];
@@ -123,6 +126,18 @@ export class KnowledgeStore {
           word_count: chunk.word_count,
           page_hash: hash,
           embedding: null as number[] | null,
+          embedding_model: null as string | null,
+        })),
+      );
+      const examples: NewCodeExample[] = batch.flatMap(({ page }) =>
+        extractCodeExamples(page.markdown).map((e, n) => ({
+          url: page.url,
+          example_number: n,
+          language: e.language,
+          content: e.code,
+          summary: e.context.split('\n\n').pop()?.slice(-300) ?? '',
+          embedding: null as number[] | null,
+          embedding_model: null as string | null,
         })),
       );
       await phase(
@@ -132,38 +147,61 @@ export class KnowledgeStore {
         batchLine(b + 1, batches.length, stored + 1, stored + rows.length, totalChunks),
       );
       let vectors: number[][] | null = null;
+      const texts = [
+        ...rows.map((r) => (r.title ? `${r.title}\n\n${r.content}` : r.content)),
+        ...examples.map((e) => (e.summary ? `${e.summary}\n\n${e.content}` : e.content)),
+      ];
       try {
-        vectors = await this.embeddings.embed(rows.map((r) => (r.title ? `${r.title}\n\n${r.content}` : r.content)));
+        vectors = await this.embeddings.embed(texts);
       } catch (err) {
-        // stored without vectors: full-text search finds them; a later recrawl or upload embeds them
+        // stored without vectors: full-text search finds them; the backfill job embeds them later
         embeddingFailures++;
         await phase('document_storage', b / batches.length, {}, `Embeddings unavailable, batch ${b + 1} stored for full-text search only: ${(err as Error).message}`);
       }
       if (vectors) {
-        rows.forEach((r, i) => (r.embedding = vectors[i]));
+        rows.forEach((r, i) => Object.assign(r, { embedding: vectors[i], embedding_model: model }));
+        examples.forEach((e, i) => Object.assign(e, { embedding: vectors[rows.length + i], embedding_model: model }));
         await this.checkVectorIndex(vectors);
       }
-      await this.transactions.transaction(() => this.sources.insertChunks(source.source_id, rows));
+      codeStored += await this.transactions.transaction(async () => {
+        await this.sources.deletePages(
+          source.source_id,
+          batch.map((c) => c.page.url),
+        );
+        await this.sources.insertChunks(source.source_id, rows);
+        return this.sources.insertCodeExamples(source.source_id, examples);
+      });
       stored += rows.length;
       words += rows.reduce((n, r) => n + r.word_count, 0);
     }
     await phase('document_storage', 1, { chunksStored: stored }, `Stored ${stored} chunks`);
 
-    // code_storage
-    const examples: NewCodeExample[] = changed.flatMap(({ page }) =>
-      extractCodeExamples(page.markdown).map((e, n) => ({
-        url: page.url,
-        example_number: n,
-        language: e.language,
-        content: e.code,
-        summary: e.context.split('\n\n').pop()?.slice(-300) ?? '',
-      })),
-    );
-    await phase('code_storage', 0, {}, `Storing ${examples.length} code examples`);
-    const codeStored = await this.transactions.transaction(() => this.sources.insertCodeExamples(source.source_id, examples));
+    // code_storage: stored with their pages above; pages the recrawl no longer found are removed
+    await phase('code_storage', 0, {}, `Stored ${codeStored} code examples with their pages`);
+    let pagesRemoved = 0;
+    if (opts.removeMissing) {
+      const found = new Set(pages.map((p) => p.url));
+      const vanished = (await this.sources.pageUrls(source.source_id)).filter((u) => !found.has(u));
+      if (vanished.length) {
+        await this.transactions.transaction(() => this.sources.deletePages(source.source_id, vanished));
+        pagesRemoved = vanished.length;
+        await phase('code_storage', 0.5, {}, `Removed ${vanished.length} pages no longer found: ${vanished.slice(0, 5).join(', ')}${vanished.length > 5 ? ', …' : ''}`);
+      }
+    }
     await phase('code_storage', 1, { codeExamplesStored: codeStored }, `Stored ${codeStored} code examples`);
 
-    await this.sources.refreshTotals(source.source_id);
+    // the totals and the event in one transaction (outbox): `knowledge.source_added` / `source_updated`
+    await this.transactions.transaction(async () => {
+      await this.sources.refreshTotals(source.source_id);
+      await this.outbox.enqueue(created ? KnowledgeSourceAdded : KnowledgeSourceUpdated, {
+        sourceId: source.source_id,
+        title: source.title,
+        sourceType: source.source_type,
+        knowledgeType: source.knowledge_type,
+        url: source.url,
+        chunksStored: stored,
+      });
+    });
     this.realtime.sourceChanged(created, {
       source_id: source.source_id,
       title: source.title,
@@ -176,6 +214,7 @@ export class KnowledgeStore {
       embeddingFailures,
       pagesChanged: changed.length,
       pagesUnchanged: unchanged,
+      pagesRemoved,
       chunksStored: stored,
       codeExamplesStored: codeStored,
       wordCount: words,

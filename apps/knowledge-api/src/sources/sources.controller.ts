@@ -1,12 +1,16 @@
 import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ItemsPageDto, ListItemsQueryDto, UpdateItemDto } from './dto/items.dto';
+import { DeleteSource } from './delete-source';
 import { SourcesService } from './sources.service';
 
 @ApiTags('knowledge items')
 @Controller('api/knowledge-items')
 export class KnowledgeItemsController {
-  constructor(private readonly sources: SourcesService) {}
+  constructor(
+    private readonly sources: SourcesService,
+    private readonly deletion: DeleteSource,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List knowledge items', description: 'An item is one stored chunk with its source’s type and tags; filters apply to the source.' })
@@ -23,9 +27,9 @@ export class KnowledgeItemsController {
   }
 
   @Delete(':source_id')
-  @ApiOperation({ summary: 'Delete a source and its items', description: '`deleted_count` counts the items (chunks) removed. 404 `{error: "Source not found"}`.' })
+  @ApiOperation({ summary: 'Delete a source and its items', description: '`deleted_count` counts the items (chunks) removed; a queued or running crawl of the source is cancelled first. 404 `{error: "Source not found"}`.' })
   async remove(@Param('source_id') sourceId: string): Promise<{ success: boolean; message: string; deleted_count: number; source_id: string }> {
-    const { pages } = await this.sources.delete(sourceId);
+    const { pages } = await this.deletion.execute(sourceId);
     return { success: true, message: `Knowledge item ${sourceId} deleted`, deleted_count: pages, source_id: sourceId };
   }
 }
@@ -33,7 +37,10 @@ export class KnowledgeItemsController {
 @ApiTags('sources')
 @Controller('api')
 export class SourcesController {
-  constructor(private readonly sources: SourcesService) {}
+  constructor(
+    private readonly sources: SourcesService,
+    private readonly deletion: DeleteSource,
+  ) {}
 
   @Get('rag/sources')
   @ApiOperation({ summary: 'List sources' })
@@ -46,7 +53,7 @@ export class SourcesController {
   @ApiOperation({
     summary: 'Delete a source',
     description:
-      'Removes the source, its pages (chunks) and code examples. A missing source answers **404** `{"error": "Source not found"}` (the spec leaves the status open).',
+      'Removes the source, its pages (chunks) and code examples, cancelling its queued or running crawl first. A missing source answers **404** `{"error": "Source not found"}` (the spec leaves the status open).',
   })
   async remove(@Param('source_id') sourceId: string): Promise<{
     success: boolean;
@@ -56,7 +63,7 @@ export class SourcesController {
     code_examples_deleted: number;
     total_chunks_removed: number;
   }> {
-    const { pages, codeExamples } = await this.sources.delete(sourceId);
+    const { pages, codeExamples } = await this.deletion.execute(sourceId);
     return {
       success: true,
       message: `Source ${sourceId} deleted`,

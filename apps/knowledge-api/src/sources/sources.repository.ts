@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-import type { ChunkRow, ItemFilters, KnowledgeType, NewChunk, NewCodeExample, SourceInput, SourceRow, SourceStatus, VectorMode } from './sources.types';
+import type { ChunkRow, CodeExampleRow, EmbeddedKind, ItemFilters, PendingEmbedding, KnowledgeType, NewChunk, NewCodeExample, SourceInput, SourceRow, SourceStatus, VectorMode } from './sources.types';
 
 /** Vector hits below this cosine similarity are dropped (unrelated text is always "nearest" to something). */
 export const MIN_SIMILARITY = 0.15;
@@ -138,18 +138,18 @@ export class SourcesRepository {
   async insertChunks(sourceId: string, chunks: NewChunk[]): Promise<number> {
     if (chunks.length === 0) return 0;
     const mode = await this.vectorMode();
-    const embeddings = chunks.map((c) => (c.embedding ? (mode === 'pgvector' ? `[${c.embedding.join(',')}]` : `{${c.embedding.join(',')}}`) : null));
+    const embeddings = chunks.map((c) => vectorLiteral(mode, c.embedding));
     const cast = mode === 'pgvector' ? 'vector' : 'real[]';
     const n = await this.db.affected(
-      `INSERT INTO ${this.chunks} (source_id, url, title, chunk_number, content, headers, char_count, word_count, page_hash, embedding)
+      `INSERT INTO ${this.chunks} (source_id, url, title, chunk_number, content, headers, char_count, word_count, page_hash, embedding, embedding_model)
        SELECT $1, t.url, t.title, t.chunk_number, t.content,
-              ARRAY(SELECT jsonb_array_elements_text(t.headers)), t.char_count, t.word_count, t.page_hash, t.embedding::${cast}
-         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::jsonb[], $7::int[], $8::int[], $9::text[], $10::text[])
-           AS t(url, title, chunk_number, content, headers, char_count, word_count, page_hash, embedding)
+              ARRAY(SELECT jsonb_array_elements_text(t.headers)), t.char_count, t.word_count, t.page_hash, t.embedding::${cast}, t.model
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::jsonb[], $7::int[], $8::int[], $9::text[], $10::text[], $11::text[])
+           AS t(url, title, chunk_number, content, headers, char_count, word_count, page_hash, embedding, model)
        ON CONFLICT (source_id, url, chunk_number) DO UPDATE SET
          title = EXCLUDED.title, content = EXCLUDED.content, headers = EXCLUDED.headers,
          char_count = EXCLUDED.char_count, word_count = EXCLUDED.word_count, page_hash = EXCLUDED.page_hash,
-         embedding = EXCLUDED.embedding, updated_at = now()`,
+         embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, updated_at = now()`,
       [
         sourceId,
         chunks.map((c) => c.url),
@@ -161,6 +161,7 @@ export class SourcesRepository {
         chunks.map((c) => c.word_count),
         chunks.map((c) => c.page_hash),
         embeddings,
+        chunks.map((c) => (c.embedding ? c.embedding_model : null)),
       ],
     );
     return n;
@@ -168,12 +169,15 @@ export class SourcesRepository {
 
   async insertCodeExamples(sourceId: string, examples: NewCodeExample[]): Promise<number> {
     if (examples.length === 0) return 0;
+    const mode = await this.vectorMode();
     return this.db.affected(
-      `INSERT INTO ${this.codeExamples} (source_id, url, example_number, language, content, summary)
-       SELECT $1, t.url, t.n, t.language, t.content, t.summary
-         FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(url, n, language, content, summary)
+      `INSERT INTO ${this.codeExamples} (source_id, url, example_number, language, content, summary, embedding, embedding_model)
+       SELECT $1, t.url, t.n, t.language, t.content, t.summary, t.embedding::${mode === 'pgvector' ? 'vector' : 'real[]'}, t.model
+         FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+           AS t(url, n, language, content, summary, embedding, model)
        ON CONFLICT (source_id, url, example_number) DO UPDATE SET
-         language = EXCLUDED.language, content = EXCLUDED.content, summary = EXCLUDED.summary`,
+         language = EXCLUDED.language, content = EXCLUDED.content, summary = EXCLUDED.summary,
+         embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model`,
       [
         sourceId,
         examples.map((e) => e.url),
@@ -181,7 +185,96 @@ export class SourcesRepository {
         examples.map((e) => e.language),
         examples.map((e) => e.content),
         examples.map((e) => e.summary),
+        examples.map((e) => vectorLiteral(mode, e.embedding)),
+        examples.map((e) => (e.embedding ? e.embedding_model : null)),
       ],
+    );
+  }
+
+  /** URLs of the pages stored for a source (a recrawl removes those it no longer finds). */
+  async pageUrls(sourceId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ url: string }>(
+      `SELECT url FROM ${this.chunks} WHERE source_id = $1 UNION SELECT url FROM ${this.codeExamples} WHERE source_id = $1`,
+      [sourceId],
+    );
+    return rows.map((r) => r.url);
+  }
+
+  /**
+   * Full-text search of the code examples of active sources (GIN index on language A, summary B,
+   * code C), optionally of one source and one language; score rank/(rank+1).
+   */
+  fullTextCodeExamples(query: string, source: string | null, language: string | null, limit: number): Promise<CodeExampleRow[]> {
+    return this.db.rows<CodeExampleRow>(
+      `SELECT e.id, e.source_id, e.url, e.language, e.content, e.summary, ts_rank_cd(e.tsv, q, 32)::float8 AS score
+         FROM ${this.codeExamples} e JOIN ${this.sources} s USING (source_id), websearch_to_tsquery('english', $1) q
+        WHERE e.tsv @@ q AND s.status = 'active' AND ($2::text IS NULL OR e.source_id = $2)
+          AND ($3::text IS NULL OR lower(e.language) = lower($3))
+        ORDER BY score DESC, e.id LIMIT $4`,
+      [query, source, language, limit],
+    );
+  }
+
+  /**
+   * Code examples nearest to a unit vector (exact scan: code examples are few next to chunks);
+   * without pgvector over the candidates of a widened full-text query, as `nearest`.
+   */
+  async nearestCodeExamples(embedding: number[], query: string, source: string | null, language: string | null, limit: number): Promise<CodeExampleRow[]> {
+    const dim = embedding.length;
+    const cols = `e.id, e.source_id, e.url, e.language, e.content, e.summary`;
+    const filters = `s.status = 'active' AND ($2::text IS NULL OR e.source_id = $2) AND ($4::text IS NULL OR lower(e.language) = lower($4))`;
+    const rows =
+      (await this.vectorMode()) === 'pgvector'
+        ? await this.db.rows<CodeExampleRow>(
+            `SELECT ${cols}, (1 - (e.embedding::vector(${dim}) <=> $1::vector(${dim})))::float8 AS score
+               FROM ${this.codeExamples} e JOIN ${this.sources} s USING (source_id)
+              WHERE e.embedding IS NOT NULL AND vector_dims(e.embedding) = ${dim} AND ${filters}
+              ORDER BY e.embedding::vector(${dim}) <=> $1::vector(${dim}) LIMIT $3`,
+            [`[${embedding.join(',')}]`, source, limit, language],
+          )
+        : await this.db.rows<CodeExampleRow>(
+            `WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $5)::text, ' & ', ' | '), '')::tsquery AS q)
+             SELECT ${cols}, (SELECT sum(a * b) FROM unnest(e.embedding, $1::real[]) AS t(a, b))::float8 AS score
+               FROM ${this.codeExamples} e JOIN ${this.sources} s USING (source_id), q
+              WHERE q.q IS NOT NULL AND e.tsv @@ q.q AND e.embedding IS NOT NULL AND array_length(e.embedding, 1) = ${dim} AND ${filters}
+              ORDER BY score DESC, e.id LIMIT $3`,
+            [`{${embedding.join(',')}}`, source, limit, language, query],
+          );
+    return rows.filter((r) => (r.score ?? 0) >= MIN_SIMILARITY);
+  }
+
+  /**
+   * Rows with no vector or one made by another model than `model`, after id `afterId` (the
+   * backfill walks them in id order), with the text that is embedded for them.
+   */
+  pendingEmbeddings(kind: EmbeddedKind, model: string, afterId: number, limit: number): Promise<PendingEmbedding[]> {
+    const text =
+      kind === 'chunks'
+        ? `CASE WHEN title <> '' THEN title || E'\n\n' || content ELSE content END`
+        : `CASE WHEN summary <> '' THEN summary || E'\n\n' || content ELSE content END`;
+    return this.db.rows<PendingEmbedding>(
+      `SELECT id, ${text} AS text FROM ${this.db.table(kind)}
+        WHERE (embedding IS NULL OR embedding_model IS DISTINCT FROM $1) AND id > $2 ORDER BY id LIMIT $3`,
+      [model, afterId, limit],
+    );
+  }
+
+  async countPendingEmbeddings(kind: EmbeddedKind, model: string): Promise<number> {
+    const row = await this.db.one<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${this.db.table(kind)} WHERE embedding IS NULL OR embedding_model IS DISTINCT FROM $1`,
+      [model],
+    );
+    return row?.n ?? 0;
+  }
+
+  /** Stores the vectors made by `model` for these rows. */
+  async setEmbeddings(kind: EmbeddedKind, ids: number[], vectors: number[][], model: string): Promise<number> {
+    if (ids.length === 0) return 0;
+    const mode = await this.vectorMode();
+    return this.db.affected(
+      `UPDATE ${this.db.table(kind)} x SET embedding = t.embedding::${mode === 'pgvector' ? 'vector' : 'real[]'}, embedding_model = $3
+         FROM unnest($1::int[], $2::text[]) AS t(id, embedding) WHERE x.id = t.id`,
+      [ids, vectors.map((v) => vectorLiteral(mode, v)), model],
     );
   }
 
@@ -302,6 +395,11 @@ export class SourcesRepository {
       set: `next_crawl_at = now() + make_interval(days => update_frequency)`,
     });
   }
+}
+
+function vectorLiteral(mode: VectorMode, v: number[] | null): string | null {
+  if (!v) return null;
+  return mode === 'pgvector' ? `[${v.join(',')}]` : `{${v.join(',')}}`;
 }
 
 /** The HNSW index of `dim`-dimension embeddings, as migrations/1795511200000-ChunksEmbeddingIndex.ts names it. */

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
+import { KnowledgeSourceUpdated, Outbox } from '@platform/messaging';
 import { RealtimeEvents } from '../realtime/realtime-events';
 import type { ItemsPageDto, ListItemsQueryDto, UpdateItemDto } from './dto/items.dto';
 import { SourcesRepository } from './sources.repository';
-import type { ChunkRow, SourceRow, VectorMode } from './sources.types';
+import type { ChunkRow, CodeExampleRow, EmbeddedKind, PendingEmbedding, SourceRow, VectorMode } from './sources.types';
 
 export class SourceNotFound extends ApiError {
   constructor(sourceId: string) {
@@ -16,6 +18,8 @@ export class SourcesService {
   constructor(
     private readonly sources: SourcesRepository,
     private readonly realtime: RealtimeEvents,
+    private readonly transactions: Transactions,
+    private readonly outbox: Outbox,
   ) {}
 
   async listItems(q: ListItemsQueryDto): Promise<ItemsPageDto> {
@@ -44,15 +48,33 @@ export class SourcesService {
   }
 
   async update(sourceId: string, dto: UpdateItemDto): Promise<void> {
-    if (!(await this.sources.updateSource(sourceId, dto))) throw new SourceNotFound(sourceId);
-    const row = await this.sources.findSource(sourceId);
-    if (row) this.realtime.sourceChanged(false, publicSource(row));
+    const row = await this.transactions.transaction(async () => {
+      if (!(await this.sources.updateSource(sourceId, dto))) throw new SourceNotFound(sourceId);
+      const updated = (await this.sources.findSource(sourceId))!;
+      await this.outbox.enqueue(KnowledgeSourceUpdated, {
+        sourceId,
+        title: updated.title,
+        sourceType: updated.source_type,
+        knowledgeType: updated.knowledge_type,
+        url: updated.url,
+        chunksStored: 0,
+      });
+      return updated;
+    });
+    this.realtime.sourceChanged(false, publicSource(row));
   }
 
   async delete(sourceId: string): Promise<{ pages: number; codeExamples: number }> {
     const res = await this.sources.deleteSource(sourceId);
     if (!res) throw new SourceNotFound(sourceId);
     return res;
+  }
+
+  /** The stored source; 404 `Source not found` otherwise. */
+  async get(sourceId: string): Promise<SourceRow> {
+    const row = await this.sources.findSource(sourceId);
+    if (!row) throw new SourceNotFound(sourceId);
+    return row;
   }
 
   async list(): Promise<Array<Record<string, unknown>>> {
@@ -67,6 +89,27 @@ export class SourcesService {
   /** The chunks nearest to a unit vector (SourcesRepository.nearest: pgvector, or the full-text-candidates fallback). */
   nearest(embedding: number[], query: string, source: string | null, limit: number): Promise<ChunkRow[]> {
     return this.sources.nearest(embedding, query, source, limit);
+  }
+
+  fullTextCodeExamples(query: string, source: string | null, language: string | null, limit: number): Promise<CodeExampleRow[]> {
+    return this.sources.fullTextCodeExamples(query, source, language, limit);
+  }
+
+  nearestCodeExamples(embedding: number[], query: string, source: string | null, language: string | null, limit: number): Promise<CodeExampleRow[]> {
+    return this.sources.nearestCodeExamples(embedding, query, source, language, limit);
+  }
+
+  /** Chunks or code examples without a vector of `model`, in id order after `afterId` (the backfill). */
+  pendingEmbeddings(kind: EmbeddedKind, model: string, afterId: number, limit: number): Promise<PendingEmbedding[]> {
+    return this.sources.pendingEmbeddings(kind, model, afterId, limit);
+  }
+
+  countPendingEmbeddings(kind: EmbeddedKind, model: string): Promise<number> {
+    return this.sources.countPendingEmbeddings(kind, model);
+  }
+
+  setEmbeddings(kind: EmbeddedKind, ids: number[], vectors: number[][], model: string): Promise<number> {
+    return this.sources.setEmbeddings(kind, ids, vectors, model);
   }
 
   /** How embeddings are stored: pgvector, or `real[]` where the extension is missing. */

@@ -41,6 +41,8 @@ export interface NewChunk {
   word_count: number;
   page_hash: string;
   embedding: number[] | null;
+  /** the model that made `embedding` (null with it) */
+  embedding_model: string | null;
 }
 
 export interface NewCodeExample {
@@ -49,6 +51,26 @@ export interface NewCodeExample {
   language: string;
   content: string;
   summary: string;
+  embedding: number[] | null;
+  embedding_model: string | null;
+}
+
+export interface CodeExampleRow {
+  id: number;
+  source_id: string;
+  url: string;
+  language: string;
+  content: string;
+  summary: string;
+  score?: number;
+}
+
+/** What the embeddings backfill embeds: chunks and code examples. */
+export type EmbeddedKind = 'chunks' | 'code_examples';
+
+export interface PendingEmbedding {
+  id: number;
+  text: string;
 }
 
 export interface ChunkRow {

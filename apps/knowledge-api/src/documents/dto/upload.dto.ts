@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { KNOWLEDGE_TYPES } from '../../crawl/dto/crawl-request.dto';
 
@@ -19,7 +19,7 @@ export class UploadFormDto {
 }
 
 export class DocumentDto {
-  @ApiProperty({ description: 'The source id of the document (its file name).' }) id!: string;
+  @ApiProperty({ description: 'The source id of the document: `file:<file name>` (uploading the name again replaces it).' }) id!: string;
   @ApiProperty() filename!: string;
   @ApiProperty({ enum: KNOWLEDGE_TYPES }) knowledge_type!: string;
   @ApiProperty({ type: [String] }) tags!: string[];
@@ -31,6 +31,16 @@ export class DocumentDto {
 
 export class UploadResultDto {
   @ApiProperty() success!: boolean;
+  @ApiProperty({ description: 'the upload job (its progress stays readable for PROGRESS_RETENTION_HOURS)' }) progress_id!: string;
   @ApiProperty() message!: string;
   @ApiProperty({ type: DocumentDto }) document!: DocumentDto;
+}
+
+export class PendingDocumentDto extends OmitType(DocumentDto, ['chunks_created', 'processing_time'] as const) {}
+
+export class UploadAcceptedDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ description: 'follow it: GET /api/progress/{progress_id}, or Socket.IO `/crawl` `subscribe`' }) progress_id!: string;
+  @ApiProperty() message!: string;
+  @ApiProperty({ type: PendingDocumentDto }) document!: PendingDocumentDto;
 }
