@@ -11,6 +11,7 @@ import { EventsModule } from './events/events.module';
 import { CreateEmailTables1763900000000 } from './migrations/1763900000000-CreateEmailTables';
 import { AddOAuthLogin1764000000000 } from './migrations/1764000000000-AddOAuthLogin';
 import { AddMarketing1764100000000 } from './migrations/1764100000000-AddMarketing';
+import { DeliverabilityFixes1764200000000 } from './migrations/1764200000000-DeliverabilityFixes';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { DomainsModule } from './domains/domains.module';
 import { SegmentsModule } from './segments/segments.module';
@@ -22,7 +23,7 @@ import { ConfigController } from './system/config.controller';
 import { UsersModule } from './users/users.module';
 import { VerifyModule } from './verify/verify.module';
 
-export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000];
+export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000, DeliverabilityFixes1764200000000];
 
 @Module({})
 export class EmailApiModule {

@@ -179,4 +179,34 @@ export class EmailApiConfig extends BaseConfig {
   @Min(100)
   @Max(60_000)
   OAUTH_TIMEOUT_MS = 10_000;
+
+  /** Per client IP and window: failed logins, signups, password-reset requests (each route its own counter). */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  AUTH_LIMIT_PER_IP = 30;
+
+  /** Per account and window: failed logins from one IP, signups of one email, reset requests for one email. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  AUTH_LIMIT_PER_ACCOUNT = 5;
+
+  /** The window of the AUTH_LIMIT_* counters, in seconds. */
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  AUTH_LIMIT_WINDOW_SECONDS = 900;
+
+  /** `POST /segments/:id/compute` runs in the request up to this many contacts in the project; above it, as a queued job (202 with its jobId). */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  SEGMENT_COMPUTE_INLINE_MAX = 10_000;
+
+  /** Seconds between two DNS checks of a verified (or degraded) domain: records that vanished make it `degraded`. */
+  @IsInt()
+  @Min(60)
+  @Max(30 * 86_400)
+  DOMAIN_RECHECK_SECONDS = 86_400;
 }

@@ -129,7 +129,7 @@ function filter(c: OracleContact, f: Filter, now: number, segments: Map<string, 
           case 'clicked':
             return e.clickedAt;
           case 'bounced':
-            return e.bouncedAt !== null || e.status === 'FAILED' ? (e.bouncedAt ?? e.updatedAt) : null;
+            return e.bouncedAt;
           default:
             return e.complainedAt;
         }

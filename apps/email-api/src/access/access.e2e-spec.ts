@@ -71,20 +71,27 @@ describe('keys, projects and errors (e2e)', () => {
     await t.app.get(Database).affected(`UPDATE ${t.config.DATABASE_SCHEMA}.projects SET disabled = true, disabled_reason = 'MANUAL' WHERE id = $1`, [project.id]);
     const disabled = await t.http.post('/v1/track').set(bearer(project.publicKey)).send({ email: 'a@example.com', event: 'x' }).expect(403);
     expectError(disabled.body, 403, 'PROJECT_DISABLED');
-    // every public endpoint with either key, and the dashboard with the key or a session
+    // sends and writes are refused on every public endpoint with either key, and on the dashboard with the key or a session
     const sk = bearer(project.secretKey);
     const session = { Cookie: account.cookie, 'X-Project-Id': project.id };
     for (const res of [
       await t.http.post('/v1/track').set(sk).send({ email: 'a@example.com', event: 'x' }),
       await t.http.post('/v1/send').set(sk).send({ to: 'a@example.com', subject: 's', body: 'b' }),
       await t.http.post('/v1/verify').set(sk).send({ email: 'a@example.com' }),
-      await t.http.get('/contacts').set(sk),
-      await t.http.get('/contacts').set(session),
-      await t.http.get(`/projects/${project.id}/setup-state`).set('Cookie', account.cookie),
+      await t.http.post('/contacts').set(sk).send({ email: 'a@example.com' }),
+      await t.http.post('/contacts').set(session).send({ email: 'a@example.com' }),
+      await t.http.post('/campaigns').set(session).send({ name: 'x' }),
     ]) {
       expect(res.status).toBe(403);
       expectError(res.body, 403, 'PROJECT_DISABLED');
     }
+    // reads still answer, and the project's settings stay reachable (a project disabled for non-payment can be fixed)
+    await t.http.get('/contacts').set(sk).expect(200);
+    await t.http.get('/contacts').set(session).expect(200);
+    await t.http.get(`/projects/${project.id}/setup-state`).set('Cookie', account.cookie).expect(200);
+    await t.http.get(`/users/@me/projects/${project.id}/security`).set('Cookie', account.cookie).expect(200);
+    const renamed = await t.http.patch(`/users/@me/projects/${project.id}`).set('Cookie', account.cookie).send({ name: 'Renamed while disabled' }).expect(200);
+    expect(renamed.body).toMatchObject({ name: 'Renamed while disabled', disabled: true });
     const stored = await t.app.get(Database).rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${t.config.DATABASE_SCHEMA}.contacts WHERE project_id = $1`, [project.id]);
     expect(stored[0].n).toBe(0);
   });

@@ -27,7 +27,15 @@ export interface ProjectAccessOptions {
    * to that project (else 404, as for a project the session user is no member of).
    */
   projectParam?: string;
+  /**
+   * The project's settings (and billing): served even while the project is disabled, so that a
+   * project disabled for non-payment or review can still be fixed. Elsewhere a disabled project
+   * keeps its reads (GET, HEAD) and is refused sends and writes.
+   */
+  settings?: boolean;
 }
+
+const READS = new Set(['GET', 'HEAD']);
 
 /** What the guard resolved for the request. */
 export interface ProjectContext {
@@ -41,6 +49,7 @@ const ACCESS = 'email:project-access';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type AccessRequest = {
+  method?: string;
   headers: Record<string, string | string[] | undefined>;
   params?: Record<string, string>;
   projectContext?: ProjectContext;
@@ -54,7 +63,8 @@ type AccessRequest = {
  *   elsewhere 401 `INVALID_API_KEY`.
  * - no Authorization header and `session`: the JWT cookie, the project from `X-Project-Id` (or the
  *   path), membership and role checked (403 `PROJECT_ACCESS_DENIED` / `FORBIDDEN`).
- * - a disabled project: 403 `PROJECT_DISABLED`.
+ * - a disabled project: 403 `PROJECT_DISABLED` for sends and writes (any method but GET and HEAD),
+ *   except on the project's settings (`settings`); reads still answer.
  * - over the limit: 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`; every answer carries `RateLimit-Limit`,
  *   `RateLimit-Remaining` and `RateLimit-Reset`. While Redis is unreachable each replica counts in its
  *   own memory (the limit loosens to per-replica counts, logged; `/readyz` reports redis down).
@@ -76,7 +86,7 @@ export class ProjectAccessGuard implements CanActivate {
     const useKey = req.headers['authorization'] !== undefined;
     const ctx = useKey ? await this.byKey(req, opts) : await this.bySession(req, opts);
     if (opts.projectParam && ctx.project.id !== req.params?.[opts.projectParam]) throw projectNotFound();
-    if (ctx.project.disabled) throw projectDisabled(ctx.project.disabledReason);
+    if (ctx.project.disabled && !opts.settings && !READS.has((req.method ?? 'GET').toUpperCase())) throw projectDisabled(ctx.project.disabledReason);
     await this.countRequest(ctx.project.id, res);
     req.projectContext = ctx;
     return true;
@@ -143,13 +153,14 @@ function accessErrors(opts: ProjectAccessOptions): ErrorDocs {
       `\`INVALID_API_KEY\`: not ${keys}${opts.publicKey ? '' : ' (a public key is refused here)'}, unknown, or rotated`,
       ...(opts.session ? ['`UNAUTHORIZED`: the session cookie is invalid or expired'] : []),
     ].join('; '),
-    403: [
-      '`PROJECT_DISABLED`: the project is disabled',
-      ...(opts.session && !opts.projectParam ? ['`PROJECT_ACCESS_DENIED`: the session user is no member of the X-Project-Id project'] : []),
-      ...(opts.roles ? [`\`FORBIDDEN\`: the session user's role is not ${opts.roles.join(' or ')}`] : []),
-    ].join('; '),
     429: '`RATE_LIMIT_EXCEEDED`: more than the project\'s requests per minute (1000); wait `Retry-After` seconds',
   };
+  const forbidden = [
+    ...(opts.settings ? [] : ['`PROJECT_DISABLED`: the project is disabled (sends and writes are refused; reads and the project\'s settings still answer)']),
+    ...(opts.session && !opts.projectParam ? ['`PROJECT_ACCESS_DENIED`: the session user is no member of the X-Project-Id project'] : []),
+    ...(opts.roles ? [`\`FORBIDDEN\`: the session user's role is not ${opts.roles.join(' or ')}`] : []),
+  ];
+  if (forbidden.length) docs[403] = forbidden.join('; ');
   if (opts.session && !opts.projectParam) docs[400] = '`MISSING_PROJECT`: a session without the `X-Project-Id` header';
   if (opts.projectParam) docs[404] = `\`PROJECT_NOT_FOUND\`: no such project, the session user is no member, or the key belongs to another project`;
   return docs;

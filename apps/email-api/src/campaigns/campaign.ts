@@ -92,6 +92,7 @@ export interface CampaignStats {
   complained: number;
   unsubscribed: number;
   failed: number;
+  cancelled: number;
 }
 
 /** The campaign's audience as the segments service takes it. */

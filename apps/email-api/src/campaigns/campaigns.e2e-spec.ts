@@ -82,7 +82,7 @@ describe('campaigns (e2e)', () => {
     // RFC 8058 §4: the signature covers both one-click headers
     expect(verifyDkim(one.raw, dkimKey).h.toLowerCase().split(':')).toEqual(expect.arrayContaining(['from', 'list-unsubscribe', 'list-unsubscribe-post']));
     const stats = await t.http.get(`/campaigns/${created.body.id}/stats`).set(sk()).expect(200);
-    expect(stats.body).toEqual({ status: 'SENT', recipients: 5, queued: 0, sent: 5, delivered: 5, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0, failed: 0 });
+    expect(stats.body).toEqual({ status: 'SENT', recipients: 5, queued: 0, sent: 5, delivered: 5, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0, failed: 0, cancelled: 0 });
     // one recipient unsubscribes through the one-click link of the mail
     const link = /<([^>]+)>/.exec(one.headers['list-unsubscribe'])![1].replace('https://mail.example.test/email', '');
     await t.http.post(link).send('List-Unsubscribe=One-Click').expect(200);
@@ -133,7 +133,11 @@ describe('campaigns (e2e)', () => {
     expect(cancelled.body.status).toBe('CANCELLED');
     await releaseClock(created.body.id);
     const stats = await t.http.get(`/campaigns/${created.body.id}/stats`).set(sk()).expect(200);
-    expect(stats.body).toMatchObject({ status: 'CANCELLED', recipients: 5, sent: 0, failed: 5, queued: 0 });
+    expect(stats.body).toMatchObject({ status: 'CANCELLED', recipients: 5, sent: 0, failed: 0, cancelled: 5, bounced: 0, queued: 0 });
+    // a cancelled campaign's recipients are not counted as bounced
+    const bounced = await t.http.post('/segments').set(sk()).send({ name: `bounced ${created.body.id}`, type: 'DYNAMIC', condition: { logic: 'AND', groups: [{ filters: [{ field: 'email.bounced', operator: 'triggered' }] }] } }).expect(201);
+    expect(bounced.body.memberCount).toBe(0);
+    await t.http.delete(`/segments/${bounced.body.id}`).set(sk()).expect(204);
     // the send worker finds nothing to send
     await t.http.post('/v1/send').set(sk()).send({ to: 'probe@example.com', subject: 'probe', body: 'b' }).expect(200);
     await smtp.waitForMessages(1);
@@ -211,6 +215,9 @@ describe('campaigns (e2e)', () => {
     expect(res.body).toMatchObject({ email: 'me@example.com', emailId: expect.stringMatching(/^eml_/), status: 'QUEUED' });
     const message = await eventually(async () => smtp.messages.find((m) => m.to[0] === 'me@example.com'), 'the test mail');
     expect(message.subject).toBe('[Test] Hello friend');
+    // its one-click unsubscribe link names a real contact (recorded for the address) and works
+    const link = /<([^>]+)>/.exec(String(message.headers['list-unsubscribe']))![1];
+    await t.http.post(new URL(link).pathname.replace(/^\/email/, '')).type('form').send('List-Unsubscribe=One-Click').expect(200);
     expect(await status(created.body.id)).toBe('DRAFT');
     await t.http.post(`/campaigns/${created.body.id}/test`).set(sk()).send({ email: 'nope' }).expect(422);
     const other = await newProject(t, 'Other campaigns');

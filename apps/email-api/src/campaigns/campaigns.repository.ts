@@ -101,11 +101,12 @@ export class CampaignsRepository {
               count(*) FILTER (WHERE e.status = 'SENT' AND e.bounced_at IS NULL)::int AS delivered,
               count(e.opened_at)::int AS opened,
               count(e.clicked_at)::int AS clicked,
-              count(*) FILTER (WHERE e.bounced_at IS NOT NULL OR (e.status = 'FAILED' AND e.status_reason ~ '^5[0-9][0-9] '))::int AS bounced,
+              count(*) FILTER (WHERE e.bounced_at IS NOT NULL)::int AS bounced,
               count(e.complained_at)::int AS complained,
               count(*) FILTER (WHERE e.sent_at IS NOT NULL AND EXISTS (
                 SELECT 1 FROM ${this.db.table('events')} ev WHERE ev.contact_id = e.contact_id AND ev.name = 'contact.unsubscribed' AND ev.created_at >= e.sent_at))::int AS unsubscribed,
-              count(*) FILTER (WHERE e.status = 'FAILED')::int AS failed
+              count(*) FILTER (WHERE e.status = 'FAILED')::int AS failed,
+              count(*) FILTER (WHERE e.status = 'CANCELLED')::int AS cancelled
          FROM ${this.db.table('emails')} e WHERE e.campaign_id = $1`,
       [id],
     );

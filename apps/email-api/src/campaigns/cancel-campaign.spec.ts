@@ -8,7 +8,7 @@ function setup(status: CampaignStatus, scheduledFor: Date | null = null) {
   const { campaigns, reads } = fakeCampaigns(row, () => state.open > 0);
   const { rows, calls } = fakeCampaignRows(row);
   const failed: Array<{ campaignId: string; reason: string; inTransaction: boolean }> = [];
-  const mail = { failQueuedOfCampaign: async (campaignId: string, reason: string) => (failed.push({ campaignId, reason, inTransaction: state.open > 0 }), 2) };
+  const mail = { cancelQueuedOfCampaign: async (campaignId: string, reason: string) => (failed.push({ campaignId, reason, inTransaction: state.open > 0 }), 2) };
   return { cancel: new CancelCampaign(transactions, campaigns, rows, mail as never), reads, calls, failed };
 }
 

@@ -6,7 +6,7 @@ import { toCampaign, type Campaign } from './campaign';
 import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
 
-/** POST /campaigns/:id/cancel: SCHEDULED or SENDING → CANCELLED; its mails not yet handed to SMTP become FAILED. */
+/** POST /campaigns/:id/cancel: SCHEDULED or SENDING → CANCELLED; its mails not yet handed to SMTP become CANCELLED (not FAILED: they are no bounce). */
 @Injectable()
 export class CancelCampaign {
   private readonly logger = new Logger('CancelCampaign');
@@ -25,8 +25,8 @@ export class CancelCampaign {
         throw new ApiError(409, 'CAMPAIGN_NOT_CANCELLABLE', `A ${row.status} campaign cannot be cancelled (only SCHEDULED or SENDING ones)`, { suggestion: 'Check the campaign\'s status with GET /campaigns/{id}.' });
       }
       const cancelled = await this.rows.setStatus(id, 'CANCELLED', row.scheduled_for);
-      const failed = await this.mail.failQueuedOfCampaign(id, 'The campaign was cancelled before this mail was handed to SMTP');
-      this.logger.log(`campaign ${id} cancelled; ${failed} queued mails will not be sent`);
+      const cancelledMails = await this.mail.cancelQueuedOfCampaign(id, 'The campaign was cancelled before this mail was handed to SMTP');
+      this.logger.log(`campaign ${id} cancelled; ${cancelledMails} queued mails will not be sent`);
       return toCampaign(cancelled);
     });
   }

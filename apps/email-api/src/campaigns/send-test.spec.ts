@@ -8,7 +8,12 @@ function setup(contact: { id: string; email: string; subscribed: boolean; data: 
   const { campaigns } = fakeCampaigns(campaignRow({ subject: 'Hi {{data.first ?? "there"}}', body: '<p>{{email}}</p>', from_email: from }));
   const { domains } = fakeDomains(['brand.test']);
   const lookups: string[] = [];
-  const contacts = { findByEmail: async (_p: string, email: string) => (lookups.push(email), contact) };
+  const contacts = {
+    record: async (_p: string, email: string, change: { defaultSubscribed: boolean }) => {
+      lookups.push(email);
+      return { contact: contact ?? { id: 'cnt_new', email, subscribed: change.defaultSubscribed, data: {} }, isNew: !contact };
+    },
+  };
   const links = { url: (id: string) => `https://mail.test/unsubscribe/${id}.sig` } as unknown as UnsubscribeLinks;
   const events: string[] = [];
   const enqueued: Array<Record<string, unknown>> = [];
@@ -29,7 +34,7 @@ describe('SendCampaignTest', () => {
       expect.objectContaining({
         projectId: PROJECT,
         contactId: 'cnt_1',
-        kind: 'MARKETING',
+        kind: 'TRANSACTIONAL',
         source: 'CAMPAIGN',
         to: 'ann@x.test',
         from: 'news@brand.test',
@@ -43,10 +48,11 @@ describe('SendCampaignTest', () => {
     expect(events).toEqual(['enqueue(inTransaction=true)', 'flush(inTransaction=false)']);
   });
 
-  it('sends to an address without a contact as a bare recipient (no contact id)', async () => {
+  it('records a contact for an address without one (unsubscribed), so that its unsubscribe link names a real contact', async () => {
     const { test, enqueued } = setup(null);
     await test.execute(PROJECT, CAMPAIGN, 'new@x.test');
-    expect(enqueued[0]).toMatchObject({ contactId: null, to: 'new@x.test', subject: '[Test] Hi there' });
+    expect(enqueued[0]).toMatchObject({ contactId: 'cnt_new', to: 'new@x.test', subject: '[Test] Hi there' });
+    expect(enqueued[0]['headers']).toMatchObject({ 'List-Unsubscribe': '<https://mail.test/unsubscribe/cnt_new.sig>' });
   });
 
   it('refuses when the sender\'s domain is no longer verified, sending nothing', async () => {

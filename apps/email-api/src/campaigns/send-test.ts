@@ -8,7 +8,10 @@ import { CampaignsService } from './campaigns.service';
 
 /**
  * POST /campaigns/:id/test: the campaign to one address now, subject prefixed `[Test]`, rendered
- * with that address's contact when there is one (else a bare recipient); not counted in its stats.
+ * with that address's contact; not counted in its stats. An address without a contact gets one
+ * (unsubscribed, as `/v1/send` records its recipients), so that the mail's unsubscribe link names a
+ * real contact and works; the preview itself is sent as transactional mail, whatever the
+ * subscription.
  */
 @Injectable()
 export class SendCampaignTest {
@@ -26,12 +29,14 @@ export class SendCampaignTest {
       const row = await this.campaigns.row(projectId, id);
       await this.domains.requireVerifiedSender(projectId, row.from_email);
       const to = email.trim().toLowerCase();
-      const contact = (await this.contacts.findByEmail(projectId, to)) ?? { id: 'test', email: to, subscribed: true, data: {} };
+      const { contact } = await this.contacts.record(projectId, to, { defaultSubscribed: false });
       const rendered = this.mail.render({ ...row, subject: `[Test] ${row.subject}` }, contact);
       const queued = await this.queue.enqueue({
         projectId,
-        contactId: contact.id === 'test' ? null : contact.id,
-        kind: 'MARKETING',
+        contactId: contact.id,
+        // The sender's own preview: sent whatever the address's subscription (a recorded contact is
+        // unsubscribed), still with the campaign's unsubscribe headers.
+        kind: 'TRANSACTIONAL',
         source: 'CAMPAIGN',
         to,
         from: row.from_email,

@@ -20,11 +20,14 @@ export interface RecordCheck {
   detail: string;
 }
 
+/** pending → verified (all required records found); verified ⇄ degraded (a later check found a record gone, or back). */
+export type DomainStatus = 'pending' | 'verified' | 'degraded';
+
 export interface Domain {
   id: string;
   domain: string;
   projectId: string;
-  status: 'pending' | 'verified';
+  status: DomainStatus;
   records: DnsRecord[];
   checks: RecordCheck[];
   lastCheckedAt: Date | null;
@@ -37,7 +40,7 @@ export interface DomainRow {
   id: string;
   project_id: string;
   domain: string;
-  status: 'pending' | 'verified';
+  status: DomainStatus;
   dkim_selector: string;
   dkim_public_key: string;
   dkim_private_key: string;

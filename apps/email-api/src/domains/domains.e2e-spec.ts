@@ -4,6 +4,8 @@ import { verifyDkim } from '../../test/dkim';
 import { publish } from '../../test/marketing';
 import { DomainVerificationWorker } from './domain-verification.worker';
 import { DomainsRepository } from './domains.repository';
+import { DomainsService } from './domains.service';
+import { Database } from '@platform/database';
 
 interface RecordBody {
   type: string;
@@ -118,11 +120,42 @@ describe('domains (e2e): DNS records, verification, DKIM', () => {
     expect(() => verifyDkim(message.raw.replace('gold', 'g0ld'), publicKey)).toThrow(/body hash/);
   });
 
-  it('mail from an unverified domain is not signed', async () => {
+  it('/v1/send: a from on an unknown or pending domain is 403; without from the operator\'s sender is used, unsigned', async () => {
     smtp.reset();
-    await t.http.post('/v1/send').set(sk()).send({ to: 'x@example.com', subject: 's', body: 'b', from: 'a@unverified.test' }).expect(200);
+    const unknown = await t.http.post('/v1/send').set(sk()).send({ to: 'x@example.com', subject: 's', body: 'b', from: 'a@unverified.test' }).expect(403);
+    expect(unknown.body).toMatchObject({ success: false, error: { code: 'SENDER_DOMAIN_NOT_VERIFIED', statusCode: 403, suggestion: expect.stringContaining('POST /domains') } });
+    const pending = await t.http.post('/domains').set(sk()).send({ domain: 'pending.acme.test' }).expect(201);
+    const refused = await t.http.post('/v1/send').set(sk()).send({ to: 'x@example.com', subject: 's', body: 'b', from: 'a@pending.acme.test' }).expect(403);
+    expect(refused.body.error).toMatchObject({ code: 'SENDER_DOMAIN_NOT_VERIFIED', suggestion: expect.stringContaining(`/domains/${pending.body.id}/verify`) });
+    await t.http.post('/v1/send').set(sk()).send({ to: 'x@example.com', subject: 's', body: 'b' }).expect(200);
     const [message] = await smtp.waitForMessages(1);
+    expect(message.headers['from']).toBe(t.config.EMAIL_FROM);
     expect(message.headers['dkim-signature']).toBeUndefined();
+  });
+
+  it('a verified domain whose records vanished goes degraded at its re-check; sends from it are refused until they are back', async () => {
+    const res = await t.http.post('/domains').set(sk()).send({ domain: 'fading.acme.test' }).expect(201);
+    publish(dns, res.body.records);
+    await t.http.get(`/domains/${res.body.id}/verify`).set(sk()).expect(200).expect((r) => expect(r.body.status).toBe('verified'));
+    const repo = t.app.get(DomainsRepository);
+    const db = t.app.get(Database);
+    // the next check of a verified domain is a day away (DOMAIN_RECHECK_SECONDS)
+    const row = await db.one<{ due_in: number }>(`SELECT extract(epoch FROM next_check_at - now())::int AS due_in FROM ${db.table('domains')} WHERE id = $1`, [res.body.id]);
+    expect(row!.due_in).toBeGreaterThan(86_000);
+    const dkim = res.body.records.find((r: RecordBody) => r.purpose === 'DKIM');
+    dns.remove(dkim.name);
+    // once due, the background check claims it like a pending one and finds the record gone
+    await db.affected(`UPDATE ${db.table('domains')} SET next_check_at = now() WHERE id = $1`, [res.body.id]);
+    const due = (await repo.claimDue(50, 60)).find((d) => d.id === res.body.id);
+    expect(due).toBeDefined();
+    expect((await t.app.get(DomainsService).check(due!)).status).toBe('degraded');
+    const degraded = await t.http.get(`/domains/${res.body.id}/verify`).set(sk()).expect(200);
+    expect(degraded.body.status).toBe('degraded');
+    const refused = await t.http.post('/v1/send').set(sk()).send({ to: 'x@example.com', subject: 's', body: 'b', from: 'a@fading.acme.test' }).expect(403);
+    expect(refused.body.error).toMatchObject({ code: 'SENDER_DOMAIN_DEGRADED', message: expect.stringContaining(dkim.name) });
+    publish(dns, [dkim]);
+    await t.http.get(`/domains/${res.body.id}/verify`).set(sk()).expect(200).expect((r) => expect(r.body.status).toBe('verified'));
+    await t.http.post('/v1/send').set(sk()).send({ to: 'x@example.com', subject: 's', body: 'b', from: 'a@fading.acme.test' }).expect(200);
   });
 
   it('409 while a template uses the domain; 204 once nothing does', async () => {

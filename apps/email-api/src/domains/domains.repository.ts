@@ -32,23 +32,32 @@ export class DomainsRepository {
     return this.db.one<DomainRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND domain = $2 AND status = 'verified'`, [projectId, domain]);
   }
 
-  /** Records a check; `verified` moves pending → verified (never back). */
-  async saveCheck(id: string, checks: RecordCheck[], verified: boolean, nextCheckSeconds: number): Promise<DomainRow | null> {
+  /** The project's domain of that name whatever its status (the sender check of /v1/send). */
+  findByName(projectId: string, domain: string): Promise<DomainRow | null> {
+    return this.db.one<DomainRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND domain = $2`, [projectId, domain]);
+  }
+
+  /**
+   * Records a check: all records found → `verified`; some missing → a pending domain stays
+   * `pending`, a verified (or degraded) one is `degraded`. The next check comes after
+   * `pendingSeconds` unless the domain is verified now (`verifiedSeconds`: the daily re-check).
+   */
+  async saveCheck(id: string, checks: RecordCheck[], verified: boolean, pendingSeconds: number, verifiedSeconds: number): Promise<DomainRow | null> {
     return this.db.one<DomainRow>(
       `UPDATE ${this.table} SET checks = $2::jsonb, last_checked_at = now(), updated_at = now(), claimed_until = NULL,
-              next_check_at = now() + make_interval(secs => $4),
-              status = CASE WHEN $3 THEN 'verified' ELSE status END,
+              next_check_at = now() + make_interval(secs => CASE WHEN $3::boolean THEN $5::float8 ELSE $4::float8 END),
+              status = CASE WHEN $3::boolean THEN 'verified' WHEN status = 'pending' THEN 'pending' ELSE 'degraded' END,
               verified_at = CASE WHEN $3 AND verified_at IS NULL THEN now() ELSE verified_at END
         WHERE id = $1 RETURNING *`,
-      [id, JSON.stringify(checks), verified, nextCheckSeconds],
+      [id, JSON.stringify(checks), verified, pendingSeconds, verifiedSeconds],
     );
   }
 
-  /** Pending domains due for their background check; several replicas never claim the same one. */
+  /** Domains due for their background check (pending, verified or degraded); several replicas never claim the same one. */
   claimDue(limit: number, leaseSeconds: number): Promise<DomainRow[]> {
     return this.db.claimDue<DomainRow>({
       table: this.table,
-      where: `status = 'pending' AND next_check_at <= now()`,
+      where: `next_check_at <= now()`,
       orderBy: 'next_check_at ASC',
       limit,
       lease: { column: 'claimed_until', seconds: leaseSeconds },

@@ -88,8 +88,11 @@ export class DomainsService {
       }),
     );
     const verified = checks.every((c) => c.ok);
-    const saved = await this.domains.saveCheck(row.id, checks, verified, this.config.DOMAIN_CHECK_SECONDS);
+    const saved = await this.domains.saveCheck(row.id, checks, verified, this.config.DOMAIN_CHECK_SECONDS, this.config.DOMAIN_RECHECK_SECONDS);
     if (verified && row.status !== 'verified') this.logger.log(`domain ${row.domain} (${row.id}) verified`);
+    if (!verified && row.status === 'verified') {
+      this.logger.warn(`domain ${row.domain} (${row.id}) degraded: ${checks.filter((c) => !c.ok).map((c) => `${c.purpose} ${c.type} ${c.name}: ${c.detail}`).join('; ')}`);
+    }
     this.dkimCache.clear();
     return saved ?? row;
   }
@@ -124,6 +127,28 @@ export class DomainsService {
       });
     }
     return row;
+  }
+
+  /**
+   * /v1/send's check of an explicit sender (or a template's): its domain must be a verified domain
+   * of the project; else 403 `SENDER_DOMAIN_NOT_VERIFIED`, or `SENDER_DOMAIN_DEGRADED` when the
+   * domain was verified and a later DNS check found its records gone.
+   */
+  async assertSendableSender(projectId: string, from: string): Promise<void> {
+    const domain = domainOfEmail(from);
+    const row = await this.domains.findByName(projectId, domain);
+    if (row?.status === 'verified') return;
+    if (row?.status === 'degraded') {
+      const missing = row.checks.filter((c) => !c.ok).map((c) => `${c.purpose} ${c.type} ${c.name}`);
+      throw new ApiError(403, 'SENDER_DOMAIN_DEGRADED', `The sender domain ${domain} is degraded: its DNS records are no longer published (${missing.join(', ') || 'see the domain\'s checks'})`, {
+        suggestion: `Publish the records again (GET /domains/project/${projectId} lists them) and re-check with GET /domains/${row.id}/verify.`,
+      });
+    }
+    throw new ApiError(403, 'SENDER_DOMAIN_NOT_VERIFIED', `from must be on a verified domain of the project (${domain} is ${row ? 'pending verification' : 'not a domain of this project'})`, {
+      suggestion: row
+        ? `Publish the domain's DNS records and verify it with GET /domains/${row.id}/verify, or leave out "from" to send from the platform's default sender.`
+        : 'Add the domain with POST /domains, publish its DNS records and verify it, or leave out "from" to send from the platform\'s default sender.',
+    });
   }
 
   /** The DKIM key of the verified domain of a sender (cached one minute), or null. */

@@ -1,6 +1,6 @@
 export type EmailKind = 'TRANSACTIONAL' | 'MARKETING' | 'SYSTEM';
 export type EmailSource = 'API' | 'CAMPAIGN' | 'WORKFLOW' | 'SYSTEM';
-export type EmailStatus = 'QUEUED' | 'SENDING' | 'SENT' | 'FAILED' | 'SUPPRESSED' | 'STORED';
+export type EmailStatus = 'QUEUED' | 'SENDING' | 'SENT' | 'FAILED' | 'SUPPRESSED' | 'STORED' | 'CANCELLED';
 
 export interface StoredAttachment {
   filename: string;

@@ -78,8 +78,17 @@ export class EmailsRepository {
     );
   }
 
-  async markFailed(id: string, reason: string): Promise<void> {
-    await this.db.affected(`UPDATE ${this.table} SET status = 'FAILED', status_reason = $2, claimed_until = NULL, updated_at = now() WHERE id = $1`, [id, reason]);
+  /** FAILED for good; `bounced`: the server refused the mail permanently (5xx), a bounce at send time. */
+  async markFailed(id: string, reason: string, bounced = false): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.table} SET status = 'FAILED', status_reason = $2, bounced_at = CASE WHEN $3::boolean THEN now() ELSE bounced_at END, claimed_until = NULL, updated_at = now() WHERE id = $1`,
+      [id, reason, bounced],
+    );
+  }
+
+  /** A claimed mail of a cancelled campaign: CANCELLED, never sent. */
+  async markCancelled(id: string, reason: string): Promise<void> {
+    await this.db.affected(`UPDATE ${this.table} SET status = 'CANCELLED', status_reason = $2, claimed_until = NULL, updated_at = now() WHERE id = $1`, [id, reason]);
   }
 
   /**
@@ -135,10 +144,10 @@ export class EmailsRepository {
     return row!.start;
   }
 
-  /** Campaign mails not yet handed to SMTP become FAILED (cancel). */
-  async failQueuedOfCampaign(campaignId: string, reason: string): Promise<number> {
+  /** Campaign mails not yet handed to SMTP become CANCELLED (cancel). */
+  async cancelQueuedOfCampaign(campaignId: string, reason: string): Promise<number> {
     return this.db.affected(
-      `UPDATE ${this.table} SET status = 'FAILED', status_reason = $2, updated_at = now() WHERE campaign_id = $1 AND status IN ('QUEUED', 'STORED')`,
+      `UPDATE ${this.table} SET status = 'CANCELLED', status_reason = $2, updated_at = now() WHERE campaign_id = $1 AND status IN ('QUEUED', 'STORED')`,
       [campaignId, reason],
     );
   }

@@ -59,9 +59,9 @@ export class MailQueue {
     );
   }
 
-  /** A cancelled campaign's mails not yet handed to SMTP become FAILED with the reason; answers how many. */
-  failQueuedOfCampaign(campaignId: string, reason: string): Promise<number> {
-    return this.emails.failQueuedOfCampaign(campaignId, reason);
+  /** A cancelled campaign's mails not yet handed to SMTP become CANCELLED with the reason; answers how many. */
+  cancelQueuedOfCampaign(campaignId: string, reason: string): Promise<number> {
+    return this.emails.cancelQueuedOfCampaign(campaignId, reason);
   }
 
   /** Call after the enqueuing transaction committed: the local worker sends at once. */

@@ -26,6 +26,7 @@ export class SendController {
   @ApiErrors(JSON_BODY_ERRORS, {
     400: '`INVALID_IDEMPOTENCY_KEY`: the Idempotency-Key is not 1 to 255 visible ASCII characters',
     409: '`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body',
+    403: '`SENDER_DOMAIN_NOT_VERIFIED`: `from` (or the template\'s sender) is not on a verified domain of the project; `SENDER_DOMAIN_DEGRADED`: its domain was verified but the daily DNS re-check found its records gone',
     404: '`TEMPLATE_NOT_FOUND`: `template` names no template of the project',
     422: '`VALIDATION_ERROR`: also bad recipients (more than 50, invalid addresses), sender, refused headers, attachments above 10 MB in total, reserved `data` keys',
   })
@@ -35,7 +36,7 @@ export class SendController {
       'Minimal body `{to, subject, body}` or `{to, template}`. Answers `{success: true, data: {emails: [{contact: {id, email}, email: <eml_ id>, status}], timestamp, delivery, note?}}`. ' +
       'Each email is queued and sent by a worker through SMTP_URL (status QUEUED → SENT or FAILED after retries). With SMTP_URL unset the emails are stored (status STORED, `delivery: "stored"`) and not sent. ' +
       'Marketing email (`type: "marketing"`) to an unsubscribed contact is recorded as SUPPRESSED; marketing email carries `List-Unsubscribe` and `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058). ' +
-      'With `template` (a template id of the project) its subject, body and from fill what the request leaves out. Mail from a verified domain of the project is DKIM-signed; `from` is not required to be on a verified domain here.',
+      'With `template` (a template id of the project) its subject, body and from fill what the request leaves out. An explicit `from` (or the template\'s sender) must be on a verified domain of the project, else 403 `SENDER_DOMAIN_NOT_VERIFIED` (`SENDER_DOMAIN_DEGRADED` when its records vanished since); such mail is DKIM-signed. Without `from` and template the mail goes from the operator\'s configured sender `EMAIL_FROM` (the platform\'s own domain), the project\'s default sender.',
   })
   async send(@CurrentProject() ctx: ProjectContext, @Body() body: SendEmailDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
     this.sender.validate(body);

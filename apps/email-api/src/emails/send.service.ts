@@ -11,6 +11,7 @@ import { parseHeaders, parseRecipients, parseSender } from './recipients';
 import { renderTemplate } from './render';
 import { UnsubscribeLinks } from './unsubscribe-links';
 import { TemplatesService } from '../templates/templates.service';
+import { DomainsService } from '../domains/domains.service';
 
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 
@@ -32,6 +33,7 @@ export class SendService {
     private readonly queue: MailQueue,
     private readonly links: UnsubscribeLinks,
     private readonly templates: TemplatesService,
+    private readonly domains: DomainsService,
   ) {}
 
   /** Checks everything that class-validator cannot; throws 422 with field errors. */
@@ -58,6 +60,9 @@ export class SendService {
     const body = dto.body ?? template!.body;
     const recipients = parseRecipients(dto.to, ignored);
     const sender = parseSender(dto.from, ignored) ?? (template ? { email: template.from } : null);
+    // An explicit sender (or the template's) must be on a verified domain of the project; without
+    // one the mail goes from the operator's EMAIL_FROM.
+    if (sender) await this.domains.assertSendableSender(projectId, sender.email);
     const headers = parseHeaders(dto.headers, ignored);
     const marketing = dto.type === 'marketing';
     const attachments: StoredAttachment[] = (dto.attachments ?? []).map((a) => ({

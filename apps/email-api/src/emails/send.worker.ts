@@ -59,7 +59,7 @@ export class SendWorker extends PollingWorker {
     const unsubscribed = await this.emails.unsubscribedContacts(claimed.filter((e) => e.kind === 'MARKETING' && e.contact_id).map((e) => e.contact_id!));
     const due: typeof claimed = [];
     for (const e of claimed) {
-      if (e.campaign_id && cancelled.has(e.campaign_id)) await this.emails.markFailed(e.id, 'The campaign was cancelled before this mail was handed to SMTP');
+      if (e.campaign_id && cancelled.has(e.campaign_id)) await this.emails.markCancelled(e.id, 'The campaign was cancelled before this mail was handed to SMTP');
       else if (e.kind === 'MARKETING' && e.contact_id && unsubscribed.has(e.contact_id)) await this.emails.markSuppressed(e.id, 'The contact unsubscribed before this mail was sent');
       else due.push(e);
     }
@@ -95,7 +95,7 @@ export class SendWorker extends PollingWorker {
     const permanent = typeof delivery?.responseCode === 'number' && delivery.responseCode >= 500;
     if (permanent || email.attempts >= this.config.SEND_MAX_ATTEMPTS) {
       this.logger.warn(`email ${email.id} failed for good: ${reason}`);
-      await this.emails.markFailed(email.id, reason);
+      await this.emails.markFailed(email.id, reason, permanent);
     } else {
       await this.emails.markRetry(email.id, reason, 30 * 2 ** (email.attempts - 1));
     }

@@ -1,4 +1,4 @@
-export type JobType = 'IMPORT' | 'BULK_SUBSCRIBE' | 'BULK_UNSUBSCRIBE' | 'BULK_DELETE';
+export type JobType = 'IMPORT' | 'BULK_SUBSCRIBE' | 'BULK_UNSUBSCRIBE' | 'BULK_DELETE' | 'SEGMENT_COMPUTE';
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed';
 
 export interface RowError {

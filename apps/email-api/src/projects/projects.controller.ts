@@ -22,7 +22,7 @@ export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
   @Get('setup-state')
-  @ProjectAccess({ session: true, projectParam: 'id' })
+  @ProjectAccess({ session: true, projectParam: 'id', settings: true })
   @ApiOperation({ summary: 'Onboarding progress: contacts, events, emails, members' })
   @ApiOkResponse({ type: SetupStateDto })
   setupState(@CurrentProject() ctx: ProjectContext) {
@@ -30,7 +30,7 @@ export class ProjectsController {
   }
 
   @Get('security')
-  @ProjectAccess({ session: true, projectParam: 'id' })
+  @ProjectAccess({ session: true, projectParam: 'id', settings: true })
   @ApiOperation({ summary: 'Security overview (as GET /users/@me/projects/:id/security)' })
   @ApiOkResponse({ type: ProjectSecurityDto })
   security(@CurrentProject() ctx: ProjectContext) {
@@ -38,7 +38,7 @@ export class ProjectsController {
   }
 
   @Get('members')
-  @ProjectAccess({ session: true, projectParam: 'id' })
+  @ProjectAccess({ session: true, projectParam: 'id', settings: true })
   @ApiOperation({ summary: 'Members with their roles (OWNER, ADMIN, MEMBER)' })
   @ApiOkResponse({ type: MemberDto, isArray: true, description: 'In joining order' })
   members(@CurrentProject() ctx: ProjectContext) {
@@ -46,7 +46,7 @@ export class ProjectsController {
   }
 
   @Post('members')
-  @ProjectAccess({ session: true, projectParam: 'id', roles: MANAGERS })
+  @ProjectAccess({ session: true, projectParam: 'id', roles: MANAGERS, settings: true })
   @ApiOperation({ summary: 'Add an existing account (OWNER or ADMIN; only owners grant OWNER)' })
   @ApiCreatedResponse({ type: MemberDto, description: 'The new member' })
   @ApiErrors(JSON_BODY_ERRORS, MAY_NOT_GRANT, {
@@ -58,7 +58,7 @@ export class ProjectsController {
   }
 
   @Patch('members/:userId')
-  @ProjectAccess({ session: true, projectParam: 'id', roles: MANAGERS })
+  @ProjectAccess({ session: true, projectParam: 'id', roles: MANAGERS, settings: true })
   @ApiOperation({ summary: 'Change a role (409 LAST_OWNER when the last owner would go)' })
   @ApiOkResponse({ type: MemberDto, description: 'The member with the new role' })
   @ApiErrors(JSON_BODY_ERRORS, PARAM_ERRORS, MAY_NOT_GRANT, MEMBER_NOT_FOUND, LAST_OWNER)
@@ -68,7 +68,7 @@ export class ProjectsController {
 
   @Delete('members/:userId')
   @HttpCode(204)
-  @ProjectAccess({ session: true, projectParam: 'id' })
+  @ProjectAccess({ session: true, projectParam: 'id', settings: true })
   @ApiOperation({ summary: 'Remove a member (OWNER or ADMIN; anyone may leave; never the last owner)' })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiErrors(PARAM_ERRORS, MEMBER_NOT_FOUND, LAST_OWNER, { 403: '`FORBIDDEN`: a MEMBER removes only themself; only owners remove an owner' })

@@ -96,7 +96,7 @@ describe('AudienceRepository', () => {
       one: async (text: string, params: unknown[]) => (statements.push({ text, params }), { n: 7 }),
       rows: async (text: string, params: unknown[]) => (statements.push({ text, params }), text.includes('FROM s.segments') ? segmentRows : []),
     };
-    return { repo: new AudienceRepository(db as unknown as Database), statements };
+    return { repo: new AudienceRepository(db as unknown as Database, { enqueued: () => undefined } as never, 'email-api'), statements };
   }
 
   it('counts a condition with the project as $1 and the condition\'s parameters from $2 on', async () => {

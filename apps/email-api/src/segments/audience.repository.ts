@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
+import { EmailEventTracked, OutboxMessage, OutboxRelay } from '@platform/messaging';
+import { SERVICE_NAME } from '@platform/platform';
 import { toContact, type Contact, type ContactRow } from '../contacts/contact';
 import type { Audience } from './audience';
 import { ConditionError, DAY, family, validateCondition, type Condition, type Filter, type Operator, type SegmentRef } from './condition';
@@ -25,7 +27,11 @@ interface Compiled {
  */
 @Injectable()
 export class AudienceRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly relay: OutboxRelay,
+    @Inject(SERVICE_NAME) private readonly serviceName: string,
+  ) {}
 
   private get tables(): AudienceTables {
     return {
@@ -79,17 +85,21 @@ export class AudienceRepository {
 
   /**
    * One batch of a tracked segment's recompute: the next `limit` contacts after `afterId`, members
-   * entering and leaving, and their `segment.<slug>.entry|exit` events, in one statement.
+   * entering and leaving, their `segment.<slug>.entry|exit` events and, for each event, its
+   * `email.event_tracked` outbox row (the EmailEventTrackedData contract, as `/v1/track` writes
+   * it), in one statement: the bus sees exactly the committed events.
    */
   async computeBatch(
     projectId: string,
     segment: { id: string; slug: string; name: string; condition: Condition },
     afterId: string | null,
     limit: number,
+    correlationId: string | null = null,
   ): Promise<{ last: string | null; added: number; removed: number }> {
     const audience = await this.compile(projectId, { kind: 'condition', condition: segment.condition, selfId: segment.id });
     const base = audience.params.length + 2;
-    const [after, segId, entryName, exitName, data] = [base, base + 1, base + 2, base + 3, base + 4].map((i) => `$${i}`);
+    const [after, segId, entryName, exitName, data, type, source, correlation] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `$${base + i}`);
+    const outbox = this.db.repository(OutboxMessage).metadata.tablePath;
     const members = this.tables.segmentMembers;
     const events = this.tables.events;
     const eventId = `'evt_' || substr(md5(random()::text || clock_timestamp()::text || contact_id), 1, 20)`;
@@ -109,11 +119,36 @@ export class AudienceRepository {
          SELECT ${eventId}, $1, contact_id, ${entryName}, ${data}::jsonb FROM entered
          UNION ALL
          SELECT ${eventId}, $1, contact_id, ${exitName}, ${data}::jsonb FROM exited
+         RETURNING id, contact_id, name, data),
+       bus AS (
+         INSERT INTO ${outbox} (event_id, type, source, occurred_at, correlation_id, data)
+         SELECT gen_random_uuid(), ${type}::text, ${source}::text, now(), ${correlation}::text, jsonb_build_object(
+           'projectId', c.project_id::text, 'contactId', ev.contact_id, 'email', c.email, 'event', ev.name,
+           'eventId', ev.id, 'properties', ev.data, 'contactCreated', false)
+           FROM ev JOIN ${this.contacts} c ON c.id = ev.contact_id
          RETURNING 1)
-       SELECT (SELECT max(id) FROM batch) AS last, (SELECT count(*)::int FROM entered) AS added, (SELECT count(*)::int FROM exited) AS removed, (SELECT count(*) FROM ev) AS events`,
-      [projectId, ...audience.params, afterId, segment.id, `segment.${segment.slug}.entry`, `segment.${segment.slug}.exit`, JSON.stringify({ segmentId: segment.id, segmentName: segment.name })],
+       SELECT (SELECT max(id) FROM batch) AS last, (SELECT count(*)::int FROM entered) AS added, (SELECT count(*)::int FROM exited) AS removed, (SELECT count(*) FROM bus) AS events`,
+      [
+        projectId,
+        ...audience.params,
+        afterId,
+        segment.id,
+        `segment.${segment.slug}.entry`,
+        `segment.${segment.slug}.exit`,
+        JSON.stringify({ segmentId: segment.id, segmentName: segment.name }),
+        EmailEventTracked.type,
+        this.serviceName,
+        correlationId,
+      ],
     );
+    this.relay.enqueued(this.db.manager); // publishes once the batch's transaction commits
     return { last: row!.last, added: row!.added, removed: row!.removed };
+  }
+
+  /** How many contacts the project has (a segment recompute visits each once). */
+  async projectContacts(projectId: string): Promise<number> {
+    const row = await this.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.contacts} WHERE project_id = $1`, [projectId]);
+    return row!.n;
   }
 
   /** Validates and compiles (the project's segments referenced by the condition; cycles give 400). */
@@ -215,13 +250,13 @@ export class ConditionCompiler {
       }
       case 'activity': {
         const kind = f.field.slice(6);
-        const column = { sent: 'em.sent_at', delivered: 'em.sent_at', opened: 'em.opened_at', clicked: 'em.clicked_at', bounced: 'coalesce(em.bounced_at, em.updated_at)', complained: 'em.complained_at' }[kind]!;
+        const column = { sent: 'em.sent_at', delivered: 'em.sent_at', opened: 'em.opened_at', clicked: 'em.clicked_at', bounced: 'em.bounced_at', complained: 'em.complained_at' }[kind]!;
         const where = {
           sent: `em.status = 'SENT'`,
           delivered: `em.status = 'SENT' AND em.bounced_at IS NULL`,
           opened: 'em.opened_at IS NOT NULL',
           clicked: 'em.clicked_at IS NOT NULL',
-          bounced: `(em.bounced_at IS NOT NULL OR em.status = 'FAILED')`,
+          bounced: 'em.bounced_at IS NOT NULL',
           complained: 'em.complained_at IS NOT NULL',
         }[kind]!;
         const any = (extra = '') => `EXISTS (SELECT 1 FROM ${this.tables.emails} em WHERE em.contact_id = c.id AND ${where}${extra})`;

@@ -1,9 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
 import { ApiErrors, JSON_BODY_ERRORS, PARAM_ERRORS } from '../common/api-errors.decorator';
+import type { Response } from 'express';
 import { uuidPipe } from '../common/uuid.pipe';
 import {
+  ComputeJobDto,
+  ComputeQueuedDto,
   ComputeResultDto,
   CreateSegmentDto,
   MembersAddedDto,
@@ -106,11 +109,24 @@ export class SegmentsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Recompute a tracked dynamic segment',
-    description: 'Diffs the membership in batches of 1000 contacts; each entering contact gets a `segment.<slug>.entry` event and each leaving one `segment.<slug>.exit` (data `{segmentId, segmentName}`). Answers `{added, removed, total}`.',
+    description:
+      'Diffs the membership in batches of 1000 contacts, each batch one transaction; each entering contact gets a `segment.<slug>.entry` event and each leaving one `segment.<slug>.exit` (data `{segmentId, segmentName}`), and each event is published on the bus as `email.event_tracked` through the outbox (committed with it). ' +
+      'A project with up to SEGMENT_COMPUTE_INLINE_MAX contacts (default 10,000) is computed in the request: 200 `{added, removed, total}`. A larger one is queued as a job: 202 `{jobId, total, message}`; poll `GET /segments/{id}/compute/{jobId}` (a crashed worker\'s job resumes after its last committed batch).',
   })
   @ApiOkResponse({ type: ComputeResultDto })
+  @ApiAcceptedResponse({ type: ComputeQueuedDto })
   @ApiErrors(PARAM_ERRORS, NOT_FOUND, { 400: '`SEGMENT_NOT_TRACKED`: not a DYNAMIC segment with trackMembership' })
-  compute(@CurrentProject() ctx: ProjectContext, @SegmentId() id: string) {
-    return this.segments.compute(ctx.project.id, id);
+  async compute(@CurrentProject() ctx: ProjectContext, @SegmentId() id: string, @Res({ passthrough: true }) res: Response) {
+    const outcome = await this.segments.compute(ctx.project.id, id);
+    if ('jobId' in outcome) res.status(202);
+    return outcome;
+  }
+
+  @Get(':id/compute/:jobId')
+  @ApiOperation({ summary: 'Poll a queued recompute: `{id, type, state, progress, total, processed, result {added, removed, total?}, failedReason, …}`' })
+  @ApiOkResponse({ type: ComputeJobDto })
+  @ApiErrors(PARAM_ERRORS, { 404: '`SEGMENT_NOT_FOUND`; `JOB_NOT_FOUND`: no recompute job with this id for this segment in the project' })
+  computeJob(@CurrentProject() ctx: ProjectContext, @SegmentId() id: string, @Param('jobId') jobId: string) {
+    return this.segments.computeJob(ctx.project.id, id, jobId);
   }
 }

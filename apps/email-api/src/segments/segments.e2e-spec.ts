@@ -1,6 +1,7 @@
 import { Database } from '@platform/database';
+import { EmailEventTracked, EventBus, type EmailEventTrackedData, type EventEnvelope } from '@platform/messaging';
 import { newId } from '../common/ids';
-import { bearer, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
+import { bearer, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 import { matches, type OracleContact } from '../../test/segment-oracle';
 import type { Condition, Filter } from './condition';
 import { AudienceRepository } from './audience.repository';
@@ -54,9 +55,14 @@ describe('segments (e2e)', () => {
   let project: TestProject;
   let db: Database;
   const sk = () => bearer(project.secretKey);
+  const published: Array<EventEnvelope<EmailEventTrackedData>> = [];
 
   beforeAll(async () => {
-    t = await startEmailApi();
+    // Projects above 5 contacts recompute as a queued job (the tracked-segment test crosses it).
+    t = await startEmailApi({ SEGMENT_COMPUTE_INLINE_MAX: '5' });
+    await t.app.get(EventBus).subscribe('segments-observer', [EmailEventTracked], async (e) => {
+      published.push(e as EventEnvelope<EmailEventTrackedData>);
+    });
     ({ project } = await newProject(t, 'Segments'));
     db = t.app.get(Database);
   });
@@ -74,9 +80,10 @@ describe('segments (e2e)', () => {
       const stat = await t.http.post('/segments').set(sk()).send({ name: 'VIPs', type: 'STATIC' }).expect(201);
       staticId = stat.body.id;
       const a = contact('a@x.test', { createdAt: now - 10 * D, data: { plan: 'pro', score: 50, signup: '2024-05-01T10:00:00Z', lastSeen: new Date(now - 2 * D).toISOString() }, events: [{ name: 'purchase', at: now - D }], emails: [{ status: 'SENT', sentAt: now - D, openedAt: now - D, clickedAt: null, bouncedAt: null, complainedAt: null, updatedAt: now - D }] });
-      const b = contact('b@y.test', { subscribed: false, createdAt: now - D, data: { plan: 'free', score: 5, tags: 'Alpha beta' }, events: [{ name: 'signup', at: now - 5 * 60_000 }], emails: [{ status: 'FAILED', sentAt: null, openedAt: null, clickedAt: null, bouncedAt: null, complainedAt: null, updatedAt: now - H }] });
+      const b = contact('b@y.test', { subscribed: false, createdAt: now - D, data: { plan: 'free', score: 5, tags: 'Alpha beta' }, events: [{ name: 'signup', at: now - 5 * 60_000 }], emails: [{ status: 'FAILED', sentAt: null, openedAt: null, clickedAt: null, bouncedAt: now - H, complainedAt: null, updatedAt: now - H }] });
       const c = contact('c@x.test', { createdAt: now - 100 * D, data: { plan: 'Pro', vip: true, score: 'high', lastSeen: new Date(now - 40 * D).toISOString() }, events: [{ name: 'purchase', at: now - 30 * D }], emails: [{ status: 'SENT', sentAt: now - 20 * D, openedAt: null, clickedAt: now - 20 * D, bouncedAt: null, complainedAt: now - 19 * D, updatedAt: now - 19 * D }] });
-      const d = contact('d@z.test', { createdAt: now - 2 * H });
+      // d's only mail belonged to a cancelled campaign: never sent, no bounce
+      const d = contact('d@z.test', { createdAt: now - 2 * H, emails: [{ status: 'CANCELLED', sentAt: null, openedAt: null, clickedAt: null, bouncedAt: null, complainedAt: null, updatedAt: now - H }] });
       await seed(db, project.id, [a, b, c, d], new Map([[staticId, [d.id]]]));
       for (const x of [a, b, c, d]) emails[x.email[0]] = x.id;
       byId = new Map([a, b, c, d].map((x) => [x.id, x.email[0]]));
@@ -200,6 +207,14 @@ describe('segments (e2e)', () => {
         ['segment.pro-plan.exit', 'a'],
       ]);
       expect(events[0].data).toEqual({ segmentId: tracked.body.id, segmentName: 'Pro Plan!' });
+      // each entry and exit event reached the bus (through the outbox) as email.event_tracked
+      const stored = await db.rows<{ id: string; name: string; contact_id: string }>(`SELECT id, name, contact_id FROM ${db.table('events')} WHERE project_id = $1 AND name LIKE 'segment.%'`, [project.id]);
+      const onBus = await eventually(async () => {
+        const mine = published.filter((e) => e.data.projectId === project.id && e.data.event.startsWith('segment.'));
+        return mine.length >= stored.length ? mine : undefined;
+      }, 'the segment events on the bus');
+      expect(onBus.map((e) => [e.data.eventId, e.data.event, e.data.contactId]).sort()).toEqual(stored.map((e) => [e.id, e.name, e.contact_id]).sort());
+      expect(onBus[0].data).toMatchObject({ properties: { segmentId: tracked.body.id, segmentName: 'Pro Plan!' }, contactCreated: false, email: expect.stringMatching(/@/) });
       // refresh: the count only, no events, no membership writes
       const untracked = await t.http.post('/segments').set(sk()).send({ name: 'Untracked', type: 'DYNAMIC', condition: one({ field: 'email', operator: 'exists' }) }).expect(201);
       await t.http.post(`/segments/${untracked.body.id}/compute`).set(sk()).expect(400);
@@ -210,9 +225,20 @@ describe('segments (e2e)', () => {
       expect(refreshed.body.memberCount).toBe(untracked.body.memberCount + 1);
       expect(await db.one(`SELECT count(*)::int AS n FROM ${db.table('segment_members')}`)).toEqual(countBefore);
       expect(await db.one(`SELECT count(*)::int AS n FROM ${db.table('events')}`)).toEqual(eventCount);
+      // six contacts now (above SEGMENT_COMPUTE_INLINE_MAX): the recompute is a queued job
+      await seed(db, project.id, [contact('f@z.test', { data: { plan: 'free' } })], new Map());
+      const queued = await t.http.post(`/segments/${tracked.body.id}/compute`).set(sk()).expect(202);
+      expect(queued.body).toEqual({ jobId: expect.stringMatching(/^job_/), total: 7, message: expect.any(String) });
+      const job = await eventually(async () => {
+        const r = await t.http.get(`/segments/${tracked.body.id}/compute/${queued.body.jobId}`).set(sk()).expect(200);
+        return r.body.state === 'completed' ? r.body : undefined;
+      }, 'the recompute job to complete');
+      expect(job).toMatchObject({ type: 'SEGMENT_COMPUTE', progress: 100, result: { added: 1, removed: 0, total: 2 } });
+      await t.http.get(`/segments/${untracked.body.id}/compute/${queued.body.jobId}`).set(sk()).expect(404);
+      await eventually(async () => published.some((e) => e.data.event === 'segment.pro-plan.entry' && e.data.email === 'f@z.test'), 'the job\'s entry event on the bus');
       // pages
       const page = await t.http.get(`/segments/${untracked.body.id}/contacts?page=2&pageSize=2`).set(sk()).expect(200);
-      expect(page.body).toMatchObject({ total: 6, page: 2, pageSize: 2, totalPages: 3 });
+      expect(page.body).toMatchObject({ total: 7, page: 2, pageSize: 2, totalPages: 4 });
       expect(page.body.data).toHaveLength(2);
       await t.http.get(`/segments/${untracked.body.id}/contacts?pageSize=101`).set(sk()).expect(422);
       const list = await t.http.get('/segments').set(sk()).expect(200);

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
+import { JobsModule } from '../jobs/jobs.module';
 import { AudienceRepository } from './audience.repository';
 import { SegmentsController } from './segments.controller';
 import { SegmentsRepository } from './segments.repository';
 import { SegmentsService } from './segments.service';
 
 @Module({
-  imports: [ContactsModule],
+  imports: [ContactsModule, JobsModule],
   controllers: [SegmentsController],
   providers: [SegmentsRepository, AudienceRepository, SegmentsService],
   exports: [SegmentsService],

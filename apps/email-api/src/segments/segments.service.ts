@@ -1,8 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
+import { EmailApiConfig } from '../config';
 import type { Contact } from '../contacts/contact';
 import { ContactsService } from '../contacts/contacts.service';
+import { toJobView, type JobRow, type JobView } from '../jobs/job';
+import { JobsService } from '../jobs/jobs.service';
 import { AudienceRepository } from './audience.repository';
 import type { Audience, AudienceChoice } from './audience';
 import { ConditionError, validateCondition, type Condition } from './condition';
@@ -13,6 +16,30 @@ export const segmentNotFound = () => new ApiError(404, 'SEGMENT_NOT_FOUND', 'Seg
 
 const COMPUTE_BATCH = 1000;
 
+export interface ComputeResult {
+  added: number;
+  removed: number;
+  total: number;
+}
+
+/** A recompute queued as a job (the project has more than SEGMENT_COMPUTE_INLINE_MAX contacts). */
+export interface ComputeQueued {
+  jobId: string;
+  total: number;
+  message: string;
+}
+
+/** What a SEGMENT_COMPUTE job keeps between batches (`result`): the cursor and the counts so far. */
+interface ComputeProgress {
+  after: string | null;
+  added: number;
+  removed: number;
+  total?: number;
+}
+
+export const computeJobNotFound = () =>
+  new ApiError(404, 'JOB_NOT_FOUND', 'Job not found', { suggestion: 'Use the jobId that POST /segments/{id}/compute answered; jobs are visible to their own project only.' });
+
 export interface CreateSegment {
   name: string;
   description?: string | null;
@@ -22,13 +49,19 @@ export interface CreateSegment {
 }
 
 @Injectable()
-export class SegmentsService {
+export class SegmentsService implements OnModuleInit {
   constructor(
     private readonly transactions: Transactions,
     private readonly segments: SegmentsRepository,
     private readonly audiences: AudienceRepository,
     private readonly contacts: ContactsService,
+    private readonly jobs: JobsService,
+    private readonly config: EmailApiConfig,
   ) {}
+
+  onModuleInit(): void {
+    this.jobs.register('SEGMENT_COMPUTE', (job) => this.runComputeJob(job));
+  }
 
   async list(projectId: string): Promise<Segment[]> {
     return (await this.segments.list(projectId)).map(toSegment);
@@ -117,27 +150,77 @@ export class SegmentsService {
     return toSegment((await this.segments.saveCount(id, count))!);
   }
 
-  /** POST /segments/:id/compute: diff the membership of a tracked dynamic segment in batches. */
-  async compute(projectId: string, id: string): Promise<{ added: number; removed: number; total: number }> {
+  /**
+   * POST /segments/:id/compute: diff the membership of a tracked dynamic segment in batches (each
+   * batch one transaction: memberships, `segment.<slug>.entry|exit` events and their
+   * `email.event_tracked` outbox rows). Up to SEGMENT_COMPUTE_INLINE_MAX contacts in the project it
+   * runs in the request; above, it is queued as a `SEGMENT_COMPUTE` job and the answer is its id.
+   */
+  async compute(projectId: string, id: string): Promise<ComputeResult | ComputeQueued> {
+    const row = await this.trackedRow(projectId, id);
+    await this.checkCondition(projectId, row.condition!, row.id);
+    const contacts = await this.audiences.projectContacts(projectId);
+    if (contacts > this.config.SEGMENT_COMPUTE_INLINE_MAX) {
+      const job = await this.jobs.queue(projectId, 'SEGMENT_COMPUTE', { segmentId: id }, null, contacts);
+      return { jobId: job.id, total: contacts, message: `Recompute queued; poll GET /segments/${id}/compute/${job.id}` };
+    }
+    let progress: ComputeProgress = { after: null, added: 0, removed: 0 };
+    do progress = await this.transactions.transaction(() => this.computeStep(projectId, row, progress));
+    while (progress.after !== null);
+    return this.finishCompute(projectId, row, progress);
+  }
+
+  /** GET /segments/:id/compute/:jobId. */
+  async computeJob(projectId: string, id: string, jobId: string): Promise<JobView> {
+    await this.row(projectId, id);
+    const job = await this.jobs.find(projectId, jobId, ['SEGMENT_COMPUTE']);
+    if (!job || job.payload['segmentId'] !== id) throw computeJobNotFound();
+    const view = toJobView(job);
+    const r = job.result as ComputeProgress | null;
+    return { ...view, result: r ? { added: r.added, removed: r.removed, ...(r.total !== undefined ? { total: r.total } : {}) } : null };
+  }
+
+  /** The worker's side: resumes after the last committed batch (its cursor is in the job's result). */
+  private async runComputeJob(job: JobRow): Promise<void> {
+    const row = await this.segments.findById(job.project_id, String(job.payload['segmentId']), false);
+    if (!row || row.type !== 'DYNAMIC' || !row.track_membership) {
+      await this.jobs.complete(job.id, { added: 0, removed: 0, total: 0, skipped: 'the segment was deleted or no longer tracks its membership' });
+      return;
+    }
+    const saved = job.result as ComputeProgress | null;
+    let progress: ComputeProgress = saved ?? { after: null, added: 0, removed: 0 };
+    let processed = job.processed;
+    // A saved cursor of null: every batch committed before the worker stopped; only the count is left.
+    if (!saved || saved.after !== null) do {
+      progress = await this.transactions.transaction(async () => {
+        const next = await this.computeStep(job.project_id, row, progress, job.id);
+        processed = Math.min(job.total, processed + COMPUTE_BATCH);
+        await this.jobs.progress(job.id, processed, [], { ...next });
+        return next;
+      });
+    } while (progress.after !== null);
+    const result = await this.finishCompute(job.project_id, row, progress);
+    await this.jobs.complete(job.id, { ...result });
+  }
+
+  private async computeStep(projectId: string, row: SegmentRow, progress: ComputeProgress, correlationId: string | null = null): Promise<ComputeProgress> {
+    const segment = { id: row.id, slug: row.slug, name: row.name, condition: row.condition! };
+    const batch = await this.audiences.computeBatch(projectId, segment, progress.after, COMPUTE_BATCH, correlationId);
+    return { after: batch.last, added: progress.added + batch.added, removed: progress.removed + batch.removed };
+  }
+
+  private async finishCompute(projectId: string, row: SegmentRow, progress: ComputeProgress): Promise<ComputeResult> {
+    const total = await this.audiences.count(projectId, membership(row));
+    await this.segments.saveCount(row.id, total);
+    return { added: progress.added, removed: progress.removed, total };
+  }
+
+  private async trackedRow(projectId: string, id: string): Promise<SegmentRow> {
     const row = await this.row(projectId, id);
     if (row.type !== 'DYNAMIC' || !row.track_membership) {
       throw new ApiError(400, 'SEGMENT_NOT_TRACKED', 'Only DYNAMIC segments with trackMembership compute their membership', { suggestion: 'PATCH the segment with {"trackMembership": true}, or use POST /segments/{id}/refresh for the count.' });
     }
-    const segment = { id: row.id, slug: row.slug, name: row.name, condition: row.condition! };
-    await this.checkCondition(projectId, segment.condition, row.id);
-    let added = 0;
-    let removed = 0;
-    let after: string | null = null;
-    for (;;) {
-      const batch = await this.transactions.transaction(() => this.audiences.computeBatch(projectId, segment, after, COMPUTE_BATCH));
-      added += batch.added;
-      removed += batch.removed;
-      if (!batch.last) break;
-      after = batch.last;
-    }
-    const total = await this.audiences.count(projectId, membership(row));
-    await this.segments.saveCount(id, total);
-    return { added, removed, total };
+    return row;
   }
 
   /** STATIC members: add by email (optionally creating missing contacts). */

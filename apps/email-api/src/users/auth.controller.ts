@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Post, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { SessionService, setSessionCookie } from '../access/session.service';
@@ -12,6 +12,8 @@ import { userView } from './user.view';
 
 const ACCEPTED = { message: 'If an account exists for this email, a message is on its way' };
 
+const AUTH_LIMITED =
+  '`RATE_LIMIT_EXCEEDED` with `Retry-After`: too many attempts from this IP (AUTH_LIMIT_PER_IP) or for this account (AUTH_LIMIT_PER_ACCOUNT) in AUTH_LIMIT_WINDOW_SECONDS (login: failed attempts only)';
 const SESSION_SET = { 'Set-Cookie': { description: `\`${SESSION_COOKIE}=<jwt>\`: HttpOnly, SameSite=Lax, Path=/, 7 days (Secure in production)`, schema: { type: 'string' } } };
 const BAD_TOKEN = { 400: '`INVALID_TOKEN`: the token is unknown, expired or already used' };
 
@@ -38,9 +40,10 @@ export class AuthController {
   @ApiErrors(JSON_BODY_ERRORS, {
     403: '`SIGNUPS_DISABLED`: DISABLE_SIGNUPS is set on this server',
     409: '`EMAIL_TAKEN`: an account with this email exists',
+    429: AUTH_LIMITED,
   })
-  async signup(@Body() body: SignupDto, @Res({ passthrough: true }) res: Response) {
-    const user = await this.auth.signup(body.email, body.password, body.name);
+  async signup(@Body() body: SignupDto, @Ip() ip: string, @Res({ passthrough: true }) res: Response) {
+    const user = await this.auth.signup(body.email, body.password, body.name, ip);
     this.setSession(res, this.sessions.issue(user));
     return userView(user);
   }
@@ -49,9 +52,9 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Log in: sets the HttpOnly session cookie `email_session` (7 days, SameSite=Lax)' })
   @ApiOkResponse({ type: UserDto, description: 'The logged-in account', headers: SESSION_SET })
-  @ApiErrors(JSON_BODY_ERRORS, { 401: '`INVALID_CREDENTIALS`: unknown email or wrong password (also for accounts without a password)' })
-  async login(@Body() body: LoginDto, @Res({ passthrough: true }) res: Response) {
-    const user = await this.auth.login(body.email, body.password);
+  @ApiErrors(JSON_BODY_ERRORS, { 401: '`INVALID_CREDENTIALS`: unknown email or wrong password (also for accounts without a password)', 429: AUTH_LIMITED })
+  async login(@Body() body: LoginDto, @Ip() ip: string, @Res({ passthrough: true }) res: Response) {
+    const user = await this.auth.login(body.email, body.password, ip);
     this.setSession(res, this.sessions.issue(user));
     return userView(user);
   }
@@ -102,9 +105,9 @@ export class AuthController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Mail a password-reset token (single use, 1 h); always 202' })
   @ApiAcceptedResponse({ type: MessageDto, description: 'The same answer whether or not the account exists (no account enumeration)' })
-  @ApiErrors(JSON_BODY_ERRORS)
-  async requestPasswordReset(@Body() body: EmailOnlyDto) {
-    await this.auth.requestPasswordReset(body.email);
+  @ApiErrors(JSON_BODY_ERRORS, { 429: AUTH_LIMITED })
+  async requestPasswordReset(@Body() body: EmailOnlyDto, @Ip() ip: string) {
+    await this.auth.requestPasswordReset(body.email, ip);
     return ACCEPTED;
   }
 

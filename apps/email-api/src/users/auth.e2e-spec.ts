@@ -8,7 +8,7 @@ describe('accounts: signup, login, verification, password reset (e2e)', () => {
 
   beforeAll(async () => {
     smtp = await startFakeSmtpSink();
-    t = await startEmailApi({ SMTP_URL: smtp.url });
+    t = await startEmailApi({ SMTP_URL: smtp.url, AUTH_LIMIT_PER_IP: '10', AUTH_LIMIT_PER_ACCOUNT: '5' });
   });
   afterAll(async () => {
     await t?.close();
@@ -71,6 +71,31 @@ describe('accounts: signup, login, verification, password reset (e2e)', () => {
     await t.http.get('/users/@me').set('Cookie', oldCookie).expect(401);
     await t.http.post('/auth/login').send({ email: 'reset@example.com', password: 'old password' }).expect(401);
     await t.http.post('/auth/login').send({ email: 'reset@example.com', password: 'new password' }).expect(200);
+  });
+
+  it('limits failed logins, signups and reset requests per IP and per account: 429 with Retry-After', async () => {
+    // loopback is a trusted proxy: X-Forwarded-For names the client
+    const from = (ip: string) => ({ 'X-Forwarded-For': ip });
+    const limited = (res: { status: number; body: { error?: { code: string } }; headers: Record<string, string> }) => {
+      expect([res.status, res.body.error?.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(900);
+    };
+    await t.http.post('/auth/signup').set(from('10.1.0.1')).send({ email: 'limited@example.com', password: 'long enough pw' }).expect(201);
+    // five failures of one IP on one account, then even the right password is refused from there
+    for (let i = 0; i < 5; i++) await t.http.post('/auth/login').set(from('10.1.0.2')).send({ email: 'limited@example.com', password: 'wrong password' }).expect(401);
+    limited(await t.http.post('/auth/login').set(from('10.1.0.2')).send({ email: 'limited@example.com', password: 'long enough pw' }));
+    // another IP logs in, as often as it likes: successes count nowhere
+    for (let i = 0; i < 6; i++) await t.http.post('/auth/login').set(from('10.1.0.3')).send({ email: 'limited@example.com', password: 'long enough pw' }).expect(200);
+    // per IP: ten failures on ten accounts, the eleventh attempt is refused
+    for (let i = 0; i < 10; i++) await t.http.post('/auth/login').set(from('10.1.0.4')).send({ email: `ghost${i}@example.com`, password: 'whatever pw' }).expect(401);
+    limited(await t.http.post('/auth/login').set(from('10.1.0.4')).send({ email: 'ghost10@example.com', password: 'whatever pw' }));
+    // reset requests: five per account whichever IP asks (an inbox cannot be flooded), same answer for unknown accounts
+    for (let i = 0; i < 5; i++) await t.http.post('/auth/request-password-reset').set(from(`10.2.0.${i}`)).send({ email: 'nobody@example.com' }).expect(202);
+    limited(await t.http.post('/auth/request-password-reset').set(from('10.2.0.9')).send({ email: 'nobody@example.com' }));
+    // signups: per email (the first signup counted once), then per IP
+    for (let i = 0; i < 4; i++) await t.http.post('/auth/signup').set(from(`10.3.0.${i}`)).send({ email: 'limited@example.com', password: 'long enough pw' }).expect(409);
+    limited(await t.http.post('/auth/signup').set(from('10.3.0.9')).send({ email: 'limited@example.com', password: 'long enough pw' }));
   });
 
   it('lists login methods', async () => {

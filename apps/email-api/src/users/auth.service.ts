@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../access/accounts.service';
 import type { TokenPurpose, User } from '../access/user';
 import { EmailApiConfig } from '../config';
+import { AuthRateLimiter } from './auth-rate-limiter';
 import { MailQueue } from '../emails/mail-queue.service';
 import { escapeHtml } from '../emails/render';
 
@@ -28,12 +29,14 @@ export class AuthService {
     private readonly transactions: Transactions,
     private readonly users: AccountsService,
     private readonly mail: MailQueue,
+    private readonly limits: AuthRateLimiter,
   ) {}
 
-  async signup(email: string, password: string, name?: string): Promise<User> {
+  async signup(email: string, password: string, name: string | undefined, ip: string): Promise<User> {
     if (this.config.DISABLE_SIGNUPS) {
       throw new ApiError(403, 'SIGNUPS_DISABLED', 'Signups are disabled on this server', { suggestion: 'Ask an administrator for an account.' });
     }
+    await this.limits.hit('signup', ip, email);
     const user = await this.users.create(email, name?.trim() || null, await hashPassword(password));
     if (!user) {
       throw new ApiError(409, 'EMAIL_TAKEN', 'An account with this email already exists', { suggestion: 'Log in, or reset the password with POST /auth/request-password-reset.' });
@@ -42,10 +45,12 @@ export class AuthService {
     return user;
   }
 
-  async login(email: string, password: string): Promise<User> {
-    const user = await this.users.findByEmail(email);
-    const valid = await verifyPassword(user?.passwordHash, password);
-    if (!user || !valid) throw new ApiError(401, 'INVALID_CREDENTIALS', 'Incorrect email or password', { suggestion: 'Check the email and password, or reset the password.' });
+  async login(email: string, password: string, ip: string): Promise<User> {
+    const user = await this.limits.login(ip, email, async () => {
+      const found = await this.users.findByEmail(email);
+      return found && (await verifyPassword(found.passwordHash, password)) ? found : null;
+    });
+    if (!user) throw new ApiError(401, 'INVALID_CREDENTIALS', 'Incorrect email or password', { suggestion: 'Check the email and password, or reset the password.' });
     return user;
   }
 
@@ -63,7 +68,8 @@ export class AuthService {
     });
   }
 
-  async requestPasswordReset(email: string): Promise<void> {
+  async requestPasswordReset(email: string, ip: string): Promise<void> {
+    await this.limits.hit('reset', ip, email);
     const user = await this.users.findByEmail(email);
     if (user) await this.sendToken(user, 'reset_password');
   }

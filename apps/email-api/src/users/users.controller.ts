@@ -13,9 +13,10 @@ import { userView } from './user.view';
 
 /**
  * A project of the user named by `:id`: the session user must be a member with one of `roles`; the
- * project's own secret key may act too (the spec: the secret key works on every endpoint).
+ * project's own secret key may act too (the spec: the secret key works on every endpoint). These are
+ * the project's settings: they answer even while the project is disabled.
  */
-const OWN = (roles?: Array<'OWNER' | 'ADMIN' | 'MEMBER'>) => ProjectAccess({ session: true, projectParam: 'id', roles });
+const OWN = (roles?: Array<'OWNER' | 'ADMIN' | 'MEMBER'>) => ProjectAccess({ session: true, projectParam: 'id', roles, settings: true });
 
 @ApiTags('Users and projects')
 @Controller('users/@me')

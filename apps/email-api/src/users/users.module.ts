@@ -3,6 +3,7 @@ import { EmailsModule } from '../emails/emails.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { AuthController } from './auth.controller';
+import { AuthRateLimiter } from './auth-rate-limiter';
 import { AuthService } from './auth.service';
 import { UsersController } from './users.controller';
 
@@ -10,6 +11,6 @@ import { UsersController } from './users.controller';
 @Module({
   imports: [EmailsModule, ProjectsModule, OAuthModule],
   controllers: [AuthController, UsersController],
-  providers: [AuthService],
+  providers: [AuthService, AuthRateLimiter],
 })
 export class UsersModule {}

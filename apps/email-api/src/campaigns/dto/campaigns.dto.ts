@@ -130,14 +130,16 @@ export class CampaignStatsDto {
   opened: number;
   @ApiProperty({ description: 'Clicked (recorded by click tracking)' })
   clicked: number;
-  @ApiProperty({ description: 'Refused for good by the SMTP server (5xx) or bounced later' })
+  @ApiProperty({ description: 'Bounced: refused for good by the SMTP server (5xx) at send time, or bounced later (a delivery status notification or a provider event)' })
   bounced: number;
   @ApiProperty({ description: 'Marked as spam by the recipient (recorded by feedback loops)' })
   complained: number;
   @ApiProperty({ description: 'Recipients who unsubscribed after the mail was sent' })
   unsubscribed: number;
-  @ApiProperty({ description: 'Not sent: refused, out of attempts, or cancelled before sending' })
+  @ApiProperty({ description: 'Not sent: refused by the SMTP server or out of attempts' })
   failed: number;
+  @ApiProperty({ description: 'Not sent: the campaign was cancelled before the mail was handed to SMTP (status CANCELLED; never counted as bounced)' })
+  cancelled: number;
 }
 
 export class CampaignTestResultDto {

@@ -44,7 +44,7 @@ export class DomainDto {
   domain: string;
   @ApiProperty({ format: 'uuid' })
   projectId: string;
-  @ApiProperty({ enum: ['pending', 'verified'] })
+  @ApiProperty({ enum: ['pending', 'verified', 'degraded'], description: 'pending → verified once every required record resolves; verified → degraded when the daily re-check (DOMAIN_RECHECK_SECONDS) finds a record gone (sends from it are refused with 403 SENDER_DOMAIN_DEGRADED), back to verified when it is found again' })
   status: string;
   @ApiProperty({ type: [DnsRecordDto], description: 'The records to publish' })
   records: DnsRecordDto[];

@@ -74,7 +74,7 @@ class DeliveryDto {
     type: 'object',
     additionalProperties: { type: 'integer', minimum: 1 },
     example: { SENT: 120, FAILED: 3, QUEUED: 2 },
-    description: 'Emails created in the last 30 days by status (QUEUED, SENDING, SENT, FAILED, SUPPRESSED, STORED); statuses without emails are absent',
+    description: 'Emails created in the last 30 days by status (QUEUED, SENDING, SENT, FAILED, SUPPRESSED, STORED, CANCELLED); statuses without emails are absent',
   })
   byStatus: Record<string, number>;
 

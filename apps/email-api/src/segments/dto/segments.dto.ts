@@ -151,3 +151,50 @@ export class ComputeResultDto {
   @ApiProperty({ description: 'Members now' })
   total: number;
 }
+
+/** 202 of POST /segments/:id/compute when the project is above SEGMENT_COMPUTE_INLINE_MAX contacts. */
+export class ComputeQueuedDto {
+  @ApiProperty({ pattern: '^job_[0-9a-z]{20}$', description: 'Poll it with GET /segments/{id}/compute/{jobId}' })
+  jobId: string;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Contacts the recompute visits (every contact of the project)' })
+  total: number;
+  @ApiProperty({ example: 'Recompute queued; poll GET /segments/:id/compute/:jobId' })
+  message: string;
+}
+
+class ComputeJobResultDto {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Contacts that entered so far' })
+  added: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Contacts that left so far' })
+  removed: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Members now; present once completed' })
+  total?: number;
+}
+
+/** GET /segments/:id/compute/:jobId. */
+export class ComputeJobDto {
+  @ApiProperty({ pattern: '^job_[0-9a-z]{20}$' })
+  id: string;
+  @ApiProperty({ enum: ['SEGMENT_COMPUTE'] })
+  type: 'SEGMENT_COMPUTE';
+  @ApiProperty({ enum: ['waiting', 'active', 'completed', 'failed'], description: 'waiting → active → completed, or failed (`failedReason`)' })
+  state: string;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 100, description: 'Percent of the project\'s contacts visited (100 once completed)' })
+  progress: number;
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  total: number;
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  processed: number;
+  @ApiProperty({ type: ComputeJobResultDto, nullable: true, description: 'Counts so far; null before the first batch' })
+  result: ComputeJobResultDto | null;
+  @ApiProperty({ type: [Object], maxItems: 0, description: 'Always empty (a recompute has no row errors)' })
+  errors: unknown[];
+  @ApiProperty({ type: String, nullable: true, description: 'Why the job failed for good' })
+  failedReason: string | null;
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  startedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  finishedAt: string | null;
+}
