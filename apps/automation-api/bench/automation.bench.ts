@@ -15,8 +15,6 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { DataSource } from 'typeorm';
 import { automationApiService } from '../src/service';
-// The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
 import { inParallel, listenOnLoopback as listen, sendRequest, startBenchService, type BenchMeasurement } from '@platform/bench';
 
 export interface AutomationBenchOptions {

@@ -14,8 +14,6 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { DataSource } from 'typeorm';
 import { conversationApiService } from '../src/service';
-// The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
 import { inParallel, listenOnLoopback, sendRequest, startBenchService, type BenchMeasurement } from '@platform/bench';
 
 export interface ConversationBenchOptions {

@@ -26,7 +26,6 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { newId } from '../src/common/ids';
 import { emailApiService } from '../src/service';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
 import { startBenchService, type BenchMeasurement } from '@platform/bench';
 
 export interface EmailCampaignBenchOptions {

@@ -19,8 +19,6 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emailApiService } from '../src/service';
-// The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
 import { dropBenchSchema, type BenchMeasurement } from '@platform/bench';
 
 export interface EmailTrackBenchOptions {

@@ -21,7 +21,6 @@ import { join } from 'node:path';
 import { ensureEmbeddedPostgres } from '@platform/database';
 import { startService } from '@platform/platform';
 import { Client } from 'pg';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type and helpers
 import { dropBenchSchema, listenOnLoopback, type BenchMeasurement } from '@platform/bench';
 import { knowledgeApiService } from '../src/service';
 

@@ -27,8 +27,6 @@ import { EngineClient } from '../src/engines/engine-client';
 import { toSrt, toVtt } from '../src/formats/subtitles';
 import type { EngineName, TranscriptionSegment, TranscriptionWord } from '../src/jobs/job-record';
 import { transcribeApiService } from '../src/service';
-// The type tools/bench.ts collects (a benchmark, not production code: tools/ is no Nx project).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmark code (never shipped) shares the harness's result type
 import { dropBenchSchema, listenOnLoopback as listen, type BenchMeasurement } from '@platform/bench';
 
 export interface TranscribeBenchOptions {
