@@ -21,6 +21,9 @@ class AppConfig extends BaseConfig {
   DISABLE_SIGNUPS = false;
 }
 
+/** What createServiceApp passes: the definition's port and `<name>:` as the Redis key prefix. */
+const DEFAULTS = { PORT: 3004, REDIS_KEY_PREFIX: 'app:' };
+
 function problemsOf(fn: () => unknown): ConfigValidationError {
   try {
     fn();
@@ -33,7 +36,7 @@ function problemsOf(fn: () => unknown): ConfigValidationError {
 
 describe('loadConfig', () => {
   it('applies class defaults, definition defaults and converts types', () => {
-    const config = loadConfig(AppConfig, { WORKERS: '8', DISABLE_SIGNUPS: 'true', EXTRA: 'ignored' }, { PORT: 3004 });
+    const config = loadConfig(AppConfig, { WORKERS: '8', DISABLE_SIGNUPS: 'true', EXTRA: 'ignored' }, DEFAULTS);
     expect(config).toBeInstanceOf(AppConfig);
     expect(config.NODE_ENV).toBe('development');
     expect(config.LOG_LEVEL).toBe('info');
@@ -46,7 +49,7 @@ describe('loadConfig', () => {
   });
 
   it('prefers the environment over definition defaults and treats empty strings as unset', () => {
-    const config = loadConfig(AppConfig, { PORT: '4000', LOG_LEVEL: '', DISABLE_SIGNUPS: 'no' }, { PORT: 3004 });
+    const config = loadConfig(AppConfig, { PORT: '4000', LOG_LEVEL: '', DISABLE_SIGNUPS: 'no' }, DEFAULTS);
     expect(config.PORT).toBe(4000);
     expect(config.LOG_LEVEL).toBe('info');
     expect(config.DISABLE_SIGNUPS).toBe(false);
@@ -63,12 +66,13 @@ describe('loadConfig', () => {
         WORKERS: '0',
         DISABLE_SIGNUPS: 'maybe',
         JWT_SECRET: 'short',
+        REDIS_KEY_PREFIX: 'a prefix with spaces',
       }),
     );
     expect(error.problems.map((p) => p.variable).sort()).toEqual(
-      ['AMQP_URL', 'DATABASE_URL', 'DISABLE_SIGNUPS', 'JWT_SECRET', 'LOG_LEVEL', 'NODE_ENV', 'PORT', 'WORKERS'].sort(),
+      ['AMQP_URL', 'DATABASE_URL', 'DISABLE_SIGNUPS', 'JWT_SECRET', 'LOG_LEVEL', 'NODE_ENV', 'PORT', 'REDIS_KEY_PREFIX', 'WORKERS'].sort(),
     );
-    for (const name of ['PORT', 'NODE_ENV', 'LOG_LEVEL', 'DATABASE_URL', 'AMQP_URL', 'WORKERS', 'DISABLE_SIGNUPS', 'JWT_SECRET']) {
+    for (const name of ['PORT', 'NODE_ENV', 'LOG_LEVEL', 'DATABASE_URL', 'AMQP_URL', 'WORKERS', 'DISABLE_SIGNUPS', 'JWT_SECRET', 'REDIS_KEY_PREFIX']) {
       expect(error.message).toContain(`${name}:`);
     }
     expect(error.message).toContain('"eighty"');
@@ -77,20 +81,21 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('mysql://x');
   });
 
-  it('reports a missing PORT without a default', () => {
+  it('reports a missing PORT and REDIS_KEY_PREFIX without a default', () => {
     const error = problemsOf(() => loadConfig(BaseConfig, {}));
-    expect(error.problems.map((p) => p.variable)).toEqual(['PORT']);
+    expect(error.problems.map((p) => p.variable).sort()).toEqual(['PORT', 'REDIS_KEY_PREFIX']);
+    expect(loadConfig(BaseConfig, { REDIS_KEY_PREFIX: 'mine:' }, DEFAULTS).REDIS_KEY_PREFIX).toBe('mine:');
   });
 
   it('requires secrets in production even when the class has a development default', () => {
-    const error = problemsOf(() => loadConfig(AppConfig, { NODE_ENV: 'production' }, { PORT: 3004 }));
+    const error = problemsOf(() => loadConfig(AppConfig, { NODE_ENV: 'production' }, DEFAULTS));
     expect(error.problems.map((p) => p.variable).sort()).toEqual(['ADMIN_PASSWORD', 'JWT_SECRET']);
     expect(error.message).toMatch(/JWT_SECRET: is required when NODE_ENV=production/);
   });
 
   it('still validates a production secret that is set', () => {
     const error = problemsOf(() =>
-      loadConfig(AppConfig, { NODE_ENV: 'production', JWT_SECRET: 'too-short', ADMIN_PASSWORD: 'x' }, { PORT: 3004 }),
+      loadConfig(AppConfig, { NODE_ENV: 'production', JWT_SECRET: 'too-short', ADMIN_PASSWORD: 'x' }, DEFAULTS),
     );
     expect(error.problems).toEqual([{ variable: 'JWT_SECRET', message: expect.stringContaining('longer than or equal to 16') }]);
   });
@@ -99,13 +104,13 @@ describe('loadConfig', () => {
     const config = loadConfig(
       AppConfig,
       { NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret-value', ADMIN_PASSWORD: 'pw' },
-      { PORT: 3004 },
+      DEFAULTS,
     );
     expect(config.JWT_SECRET).toBe('a-long-enough-secret-value');
   });
 
   it('reads the event settings every service shares, with their defaults, and refuses bad ones by name', () => {
-    expect(loadConfig(BaseConfig, { EVENTS_PREFETCH: '3', EVENTS_MAX_RETRIES: '0' }, { PORT: 3004 })).toMatchObject({
+    expect(loadConfig(BaseConfig, { EVENTS_PREFETCH: '3', EVENTS_MAX_RETRIES: '0' }, DEFAULTS)).toMatchObject({
       EVENTS_EXCHANGE: 'platform.events',
       EVENTS_DLX: 'platform.dlx',
       EVENTS_PREFETCH: 3,
@@ -115,7 +120,7 @@ describe('loadConfig', () => {
       EVENTS_OUTBOX_POLL_MS: 1000,
     });
     const error = problemsOf(() =>
-      loadConfig(BaseConfig, { EVENTS_EXCHANGE: 'has space', EVENTS_PREFETCH: '0', EVENTS_MAX_RETRIES: 'many', EVENTS_QUEUE_PREFIX: 'a/b' }, { PORT: 3004 }),
+      loadConfig(BaseConfig, { EVENTS_EXCHANGE: 'has space', EVENTS_PREFETCH: '0', EVENTS_MAX_RETRIES: 'many', EVENTS_QUEUE_PREFIX: 'a/b' }, DEFAULTS),
     );
     expect(error.problems.map((p) => p.variable).sort()).toEqual(['EVENTS_EXCHANGE', 'EVENTS_MAX_RETRIES', 'EVENTS_PREFETCH', 'EVENTS_QUEUE_PREFIX']);
   });
