@@ -11,8 +11,7 @@
  */
 import { createServer } from 'node:http';
 import { inParallel, listenOnLoopback, sendRequest, startBenchService, type BenchMeasurement } from '@platform/bench';
-import { startFakeDcsaTnt, startFakeTrackingFeed } from '@platform/testing';
-import { sampleShipment } from '../test/dcsa-shipments';
+import { startFakeDcsaTnt, startFakeTrackingFeed, sampleDcsaShipment } from '@platform/testing';
 import { logisticsHooksService } from '../src/service';
 
 const API_KEY = 'bench-logistics-key-0123456789';
@@ -23,7 +22,7 @@ export async function benchOceanTrackCache(opts: { requests?: number; concurrenc
   const n = opts.requests ?? 3000;
   const concurrency = opts.concurrency ?? 16;
   const body = JSON.stringify({ api_key: API_KEY, tracking_number: 'MAEU7654320' });
-  const carrier = await startFakeDcsaTnt({ auth: { type: 'bearer', token: 'bench-token' }, shipments: [sampleShipment()] });
+  const carrier = await startFakeDcsaTnt({ auth: { type: 'bearer', token: 'bench-token' }, shipments: [sampleDcsaShipment()] });
   const bench = await startBenchService(logisticsHooksService, {
     LOGISTICS_API_KEY: API_KEY,
     OCEAN_CARRIERS: JSON.stringify({ MAERSK: { url: carrier.url, auth: { type: 'bearer', token: 'bench-token' } } }),

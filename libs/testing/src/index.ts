@@ -18,3 +18,4 @@ export { sendRaw, malformedRequests, type RawAnswer } from './raw-http';
 export * from './fakes/dcsa-tnt';
 export * from './fakes/tracking-feed';
 export * from './fakes/rerank-api';
+export * from './fakes/dcsa-sample';

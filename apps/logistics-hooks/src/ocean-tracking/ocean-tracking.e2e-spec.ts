@@ -3,8 +3,7 @@
 // credentials): the right filter per kind of reference, Next-Page paging, the normalized answer, the
 // database cache (one carrier call for concurrent identical requests), stale answers and error records
 // when a carrier fails, and the refusals.
-import { createTestApp, startFakeDcsaTnt, type FakeDcsaTnt, type TestApp } from '@platform/testing';
-import { sampleShipment, SAMPLE_TRACKING } from '../../test/dcsa-shipments';
+import { createTestApp, startFakeDcsaTnt, type FakeDcsaTnt, type TestApp, sampleDcsaShipment, SAMPLE_DCSA_TRACKING } from '@platform/testing';
 import type { LogisticsHooksConfig } from '../config';
 import { ErrorReportsService } from '../error-reports/error-reports.service';
 import { logisticsHooksService } from '../service';
@@ -26,9 +25,9 @@ describe('POST /ocean-track (DCSA Track & Trace)', () => {
     });
 
   beforeAll(async () => {
-    maersk = await startFakeDcsaTnt({ auth: { type: 'header', name: 'Consumer-Key', value: 'maersk-key' }, maxLimit: 3, shipments: [sampleShipment()] });
-    msc = await startFakeDcsaTnt({ auth: { type: 'bearer', token: 'msc-token' }, shipments: [sampleShipment('MSCU1234566', 'MEDUAB123456', '777000111')] });
-    cma = await startFakeDcsaTnt({ auth: { type: 'oauth2', clientId: 'cma-client', clientSecret: 'cma-secret' }, shipments: [sampleShipment('CMAU1234564', 'CMDUSHA1234567', '555123')] });
+    maersk = await startFakeDcsaTnt({ auth: { type: 'header', name: 'Consumer-Key', value: 'maersk-key' }, maxLimit: 3, shipments: [sampleDcsaShipment()] });
+    msc = await startFakeDcsaTnt({ auth: { type: 'bearer', token: 'msc-token' }, shipments: [sampleDcsaShipment('MSCU1234566', 'MEDUAB123456', '777000111')] });
+    cma = await startFakeDcsaTnt({ auth: { type: 'oauth2', clientId: 'cma-client', clientSecret: 'cma-secret' }, shipments: [sampleDcsaShipment('CMAU1234564', 'CMDUSHA1234567', '555123')] });
     t = await createTestApp(logisticsHooksService, { LOGISTICS_API_KEY: API_KEY, OCEAN_CARRIERS: carriers(), OCEAN_CACHE_TTL_SECONDS: '600' });
   });
   afterAll(async () => {
@@ -48,7 +47,7 @@ describe('POST /ocean-track (DCSA Track & Trace)', () => {
   it('a container: equipmentReference, carrier from the prefix, API key header, every page followed', async () => {
     maersk.requests.length = 0;
     const res = await track({ tracking_number: 'MAEU 765432-0', carrier: 'maersk' }).expect(200);
-    expect(res.body).toMatchObject({ success: true, tracking_number: 'MAEU7654320', kind: 'container', carrier: 'MAERSK', carrier_name: 'Maersk', ...SAMPLE_TRACKING });
+    expect(res.body).toMatchObject({ success: true, tracking_number: 'MAEU7654320', kind: 'container', carrier: 'MAERSK', carrier_name: 'Maersk', ...SAMPLE_DCSA_TRACKING });
     expect(res.body.events).toHaveLength(7);
     expect(res.body.events.map((e: { at: string }) => e.at)).toEqual([...res.body.events.map((e: { at: string }) => e.at)].sort());
     const calls = maersk.requests.filter((r) => r.path === '/v2/events');
@@ -61,7 +60,7 @@ describe('POST /ocean-track (DCSA Track & Trace)', () => {
 
   it('a bill of lading: transportDocumentReference, bearer token', async () => {
     const res = await track({ tracking_number: 'MEDUAB123456' }).expect(200);
-    expect(res.body).toMatchObject({ kind: 'bill_of_lading', carrier: 'MSC', source: 'carrier', ...SAMPLE_TRACKING });
+    expect(res.body).toMatchObject({ kind: 'bill_of_lading', carrier: 'MSC', source: 'carrier', ...SAMPLE_DCSA_TRACKING });
     const call = msc.requests.at(-1)!;
     expect(call.query).toMatchObject({ transportDocumentReference: 'MEDUAB123456' });
     expect(call.headers.authorization).toBe('Bearer msc-token');
@@ -80,7 +79,7 @@ describe('POST /ocean-track (DCSA Track & Trace)', () => {
   });
 
   it('answers from the database cache, one carrier call for concurrent identical requests', async () => {
-    msc.shipments.push(sampleShipment('MSCU7777771', 'MEDUCC000001', '900900'));
+    msc.shipments.push(sampleDcsaShipment('MSCU7777771', 'MEDUCC000001', '900900'));
     msc.delayMs = 150;
     const before = msc.requests.length;
     const answers = await Promise.all(Array.from({ length: 6 }, () => track({ tracking_number: 'MSCU7777771' })));
@@ -122,7 +121,7 @@ describe('POST /ocean-track (DCSA Track & Trace)', () => {
       expect(fresh.body).toMatchObject({ source: 'carrier', stale: false });
       maersk.fail = 503;
       const stale = await t0.http.post('/ocean-track').send({ api_key: API_KEY, tracking_number: 'MAEU7654320' }).expect(200);
-      expect(stale.body).toMatchObject({ source: 'stale_cache', stale: true, fetched_at: fresh.body.fetched_at, ...SAMPLE_TRACKING });
+      expect(stale.body).toMatchObject({ source: 'stale_cache', stale: true, fetched_at: fresh.body.fetched_at, ...SAMPLE_DCSA_TRACKING });
       expect(stale.body.age_seconds).toBeGreaterThanOrEqual(0);
       const none = await t0.http.post('/ocean-track').send({ api_key: API_KEY, tracking_number: 'MAEU240123456' }).expect(502);
       expect(none.body.error.code).toBe('CARRIER_UNAVAILABLE');

@@ -2,8 +2,7 @@
 // Trace server and never the internal tasks; CORS open there, preflight included, and nowhere else;
 // rate-limited per IP), and the public chat (rules and a fake model) limited to 10 requests per minute
 // per IP with the counters in Redis.
-import { createTestApp, createTestRedisPrefix, startFakeDcsaTnt, type FakeDcsaTnt, type TestApp, type TestRedisPrefix } from '@platform/testing';
-import { sampleShipment, SAMPLE_TRACKING } from '../../test/dcsa-shipments';
+import { createTestApp, createTestRedisPrefix, startFakeDcsaTnt, type FakeDcsaTnt, type TestApp, type TestRedisPrefix, sampleDcsaShipment, SAMPLE_DCSA_TRACKING } from '@platform/testing';
 import { startFakeLlm, type FakeLlm } from '../../test/fake-llm';
 import type { LogisticsHooksConfig } from '../config';
 import { logisticsHooksService } from '../service';
@@ -19,7 +18,7 @@ describe('public portal', () => {
 
   beforeAll(async () => {
     redis = createTestRedisPrefix();
-    maersk = await startFakeDcsaTnt({ auth: { type: 'header', name: 'Consumer-Key', value: 'maersk-key' }, shipments: [sampleShipment()] });
+    maersk = await startFakeDcsaTnt({ auth: { type: 'header', name: 'Consumer-Key', value: 'maersk-key' }, shipments: [sampleDcsaShipment()] });
     t = await createTestApp(logisticsHooksService, {
       LOGISTICS_API_KEY: API_KEY,
       REDIS_URL: redis.url,
@@ -61,7 +60,7 @@ describe('public portal', () => {
 
   describe('POST /api/track-public', () => {
     it('answers the carrier\'s facts and nothing of the internal tasks', async () => {
-      const { vessel_imo: _imo, ...publicFacts } = SAMPLE_TRACKING;
+      const { vessel_imo: _imo, ...publicFacts } = SAMPLE_DCSA_TRACKING;
       const maeu = await track('MAEU7654320').expect(200);
       expect(maeu.body).toMatchObject({
         success: true,

@@ -1,7 +1,7 @@
-// DCSA Track & Trace v2.2 events of a sample voyage for the fake carrier servers of the tests:
+// DCSA Track & Trace v2.2 events of a sample voyage for the fake carrier servers of tests and benches:
 // container MAEU7654320 (bill of lading MAEU240123456, booking 240123456) loaded at Shanghai on the
 // MAERSK ESSEN, voyage 241W, bound for Manzanillo (MX).
-import type { DcsaEvent, FakeDcsaShipment } from '@platform/testing';
+import type { DcsaEvent, FakeDcsaShipment } from './dcsa-tnt';
 
 const call = (port: string) => ({
   transportCallID: `${port}-241W`,
@@ -13,7 +13,7 @@ const call = (port: string) => ({
   vessel: { vesselIMONumber: '9632179', vesselName: 'MAERSK ESSEN', vesselFlag: 'DK' },
 });
 
-export function sampleShipment(container = 'MAEU7654320', bl = 'MAEU240123456', booking = '240123456'): FakeDcsaShipment {
+export function sampleDcsaShipment(container = 'MAEU7654320', bl = 'MAEU240123456', booking = '240123456'): FakeDcsaShipment {
   const events: DcsaEvent[] = [
     { eventID: `${container}-1`, eventType: 'SHIPMENT', eventClassifierCode: 'ACT', shipmentEventTypeCode: 'CONF', documentTypeCode: 'BKG', documentID: booking, eventDateTime: '2026-10-20T09:00:00Z' },
     { eventID: `${container}-2`, eventType: 'EQUIPMENT', eventClassifierCode: 'ACT', equipmentEventTypeCode: 'GTIN', equipmentReference: container, eventLocation: { UNLocationCode: 'CNSHA' }, eventDateTime: '2026-11-01T09:00:00Z' },
@@ -26,8 +26,8 @@ export function sampleShipment(container = 'MAEU7654320', bl = 'MAEU240123456', 
   return { equipmentReferences: [container], transportDocumentReference: bl, carrierBookingReference: booking, events };
 }
 
-/** What /ocean-track answers for {@link sampleShipment} (the mapping's fields). */
-export const SAMPLE_TRACKING = {
+/** What /ocean-track answers for {@link sampleDcsaShipment} (the mapping's fields). */
+export const SAMPLE_DCSA_TRACKING = {
   vessel: 'MAERSK ESSEN',
   vessel_imo: '9632179',
   voyage: '241W',
