@@ -7,35 +7,36 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const script = path.resolve(__dirname, '../../.ci/run');
 
-/** Runs `ensure_chromium` of .ci/run (sourced: nothing else runs) with apt-get replaced by a recorder. */
-async function ensureChromium(chromium: string): Promise<{ calls: string[]; log: string }> {
+/** Runs `ensure_package` of .ci/run (sourced: nothing else runs) with apt-get replaced by a recorder. */
+async function ensurePackage(program: string, pkg: string): Promise<{ calls: string[]; log: string }> {
   const { stdout, stderr } = await run('bash', [
     '-c',
-    `source "$1"; CHROMIUM="$2"; apt-get() { echo "apt-get $*"; }; ensure_chromium`,
+    `source "$1"; apt-get() { echo "apt-get $*"; }; ensure_package "$2" "$3"`,
     'ci-run-test',
     script,
-    chromium,
+    program,
+    pkg,
   ]);
   return { calls: stdout.split('\n').filter(Boolean), log: stderr };
 }
 
-describe('.ci/run ensure_chromium', () => {
-  it('leaves an installed browser alone', async () => {
-    const { calls, log } = await ensureChromium(process.execPath);
+describe('.ci/run ensure_package', () => {
+  it('leaves an installed program alone', async () => {
+    const { calls, log } = await ensurePackage(process.execPath, 'chromium');
     expect(calls).toEqual([]);
     expect(log).toContain('chromium found');
   });
 
-  it('installs the chromium package (after apt-get update) when the browser is missing', async () => {
-    const { calls, log } = await ensureChromium('/nonexistent/chromium');
-    expect(calls).toEqual(['apt-get update', 'apt-get install -y chromium']);
-    expect(log).toContain('chromium missing: installing the chromium package');
+  it('installs the package (after apt-get update) when its program is missing', async () => {
+    const { calls, log } = await ensurePackage('/nonexistent/dovecot', 'dovecot-imapd');
+    expect(calls).toEqual(['apt-get update', 'apt-get install -y dovecot-imapd']);
+    expect(log).toContain('/nonexistent/dovecot missing: installing the dovecot-imapd package');
   });
 });
 
 /**
  * Runs `main` of a copy of .ci/run placed in <tmp>/clone/.ci/run (with <tmp>/shared/ARCHITECTURE.md
- * when `withContract`), npm and the service and browser steps replaced by recorders: the steps in
+ * when `withContract`), npm and the service and package steps replaced by recorders: the steps in
  * order, each npm call with the ARCHITECTURE_MD it saw.
  */
 async function mainSteps(withContract: boolean, env: Record<string, string> = {}): Promise<{ steps: string[]; log: string; contract: string }> {
@@ -53,7 +54,7 @@ async function mainSteps(withContract: boolean, env: Record<string, string> = {}
       [
         '-c',
         `source "$1"; unset ARCHITECTURE_MD; ${Object.entries(env).map(([k, v]) => `export ${k}=${JSON.stringify(v)}; `).join('')}` +
-          'npm() { echo "npm $* [ARCHITECTURE_MD=${ARCHITECTURE_MD:-}]"; }; ensure_services() { echo services; }; ensure_chromium() { echo chromium; }; main',
+          'npm() { echo "npm $* [ARCHITECTURE_MD=${ARCHITECTURE_MD:-}]"; }; ensure_services() { echo services; }; ensure_package() { echo "package $2"; }; main',
         'ci-run-test',
         path.join(dir, 'clone', '.ci', 'run'),
       ],
@@ -71,7 +72,8 @@ describe('.ci/run main', () => {
       `npm ci [ARCHITECTURE_MD=${contract}]`,
       `npm run lint [ARCHITECTURE_MD=${contract}]`,
       'services',
-      'chromium',
+      'package chromium',
+      'package dovecot-imapd',
       `npm test [ARCHITECTURE_MD=${contract}]`,
     ]);
     expect(log).toContain(`contract: ${contract}`);
@@ -79,7 +81,7 @@ describe('.ci/run main', () => {
 
   it('runs without the contract where no shared/ sits beside the clone, and says so', async () => {
     const { steps, log } = await mainSteps(false);
-    expect(steps).toEqual(['npm ci [ARCHITECTURE_MD=]', 'npm run lint [ARCHITECTURE_MD=]', 'services', 'chromium', 'npm test [ARCHITECTURE_MD=]']);
+    expect(steps).toEqual(['npm ci [ARCHITECTURE_MD=]', 'npm run lint [ARCHITECTURE_MD=]', 'services', 'package chromium', 'package dovecot-imapd', 'npm test [ARCHITECTURE_MD=]']);
     expect(log).toContain('contract: none beside the clone');
   });
 
