@@ -186,7 +186,7 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
         const stats = await finished();
         if (stats.finished - before >= jobs) break;
         if (stats.failed > 0) throw new Error(`benchmark jobs failed: ${JSON.stringify(stats)}`);
-        await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 20));
       }
       const queuedPerSecond = jobs / ((performance.now() - t0) / 1000);
       results.push({

@@ -138,6 +138,9 @@ describe('error monitoring', () => {
       const page = await asAdmin(t.http.get('/api/errors').query({ limit: 1, offset: 1 })).expect(200);
       expect(page.body.errors).toHaveLength(1);
       await asAdmin(t.http.get('/api/errors').query({ status: 'closed' })).expect(422);
+      // An offset beyond any bigint is refused (it reached the query as a 500).
+      const huge = await asAdmin(t.http.get('/api/errors?offset=99999999999999999999')).expect(422);
+      expect(JSON.stringify(huge.body)).toContain('offset');
       const stats = await asAdmin(t.http.get('/api/errors/stats')).expect(200);
       expect(stats.body).toMatchObject({
         success: true,

@@ -77,6 +77,17 @@ describe('PlatformValidationPipe', () => {
     expect(await fieldErrors({ mode: 'nested', only_when_nested: [[]] })).toEqual([expect.objectContaining({ field: 'only_when_nested.0' })]);
   });
 
+  it.each([
+    [{ settings: { limit: 1e20 } }, 'settings.limit'],
+    [{ settings: { limit: -(2 ** 53) } }, 'settings.limit'],
+  ])('refuses %j: a number beyond the safe range is too big, whatever the DTO allows', async (body, field) => {
+    expect(await fieldErrors(body)).toEqual([{ field, message: `limit must be a finite number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`, code: 'too_big' }]);
+  });
+
+  it('accepts the largest safe integer', async () => {
+    expect(await fieldErrors({ settings: { limit: Number.MAX_SAFE_INTEGER } })).toEqual([]);
+  });
+
   it("keeps the platform's options: unknown properties are refused", async () => {
     expect(await fieldErrors({ contacts: [{ ig_id: 'a', extra: 1 }] })).toEqual([expect.objectContaining({ field: 'contacts.0.extra', code: 'unrecognized_key' })]);
   });

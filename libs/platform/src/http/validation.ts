@@ -78,6 +78,28 @@ function error(property: string, children: ValidationError[], message?: string):
 }
 
 /**
+ * Errors for numbers no column or counter can hold: beyond ±Number.MAX_SAFE_INTEGER (2^53 − 1), or
+ * not finite. `?offset=99999999999999999999` is an integer to class-validator (1e20) but no
+ * PostgreSQL bigint, and would reach the query as a 500; a DTO's own `@Max()` stays the tighter bound.
+ * Walks the validated object's own properties, nested objects and arrays included, to any depth.
+ */
+export function unsafeNumberErrors(target: unknown): ValidationError[] {
+  if (!isObject(target)) return [];
+  const errors: ValidationError[] = [];
+  for (const [property, value] of Object.entries(target)) {
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) {
+        errors.push({ property, children: [], constraints: { max: `${property} must be a finite number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}` } });
+      }
+    } else if (isObject(value)) {
+      const children = unsafeNumberErrors(value);
+      if (children.length) errors.push(error(property, children));
+    }
+  }
+  return errors;
+}
+
+/**
  * Adds `extra` into class-validator's error tree: an error with its own message replaces what was
  * found at its path (the inside of an array that should have been an object says nothing useful).
  */
@@ -94,8 +116,8 @@ export function mergeValidationErrors(base: ValidationError[], extra: Validation
 
 /**
  * Nest's ValidationPipe with the platform's options (PLATFORM_VALIDATION, overridable) that also
- * refuses the values of nested properties that are not objects (nestedShapeErrors), in the same
- * list as every other validation error. Installed globally for every app; use it for a local pipe too.
+ * refuses the values of nested properties that are not objects (nestedShapeErrors) and numbers
+ * beyond the safe range (unsafeNumberErrors), in the same list as every other validation error. Installed globally for every app; use it for a local pipe too.
  */
 export class PlatformValidationPipe extends ValidationPipe {
   constructor(options: ValidationPipeOptions = {}) {
@@ -112,7 +134,7 @@ export class PlatformValidationPipe extends ValidationPipe {
       if (!metadatas) cache.set(target, (metadatas = storage.getTargetValidationMetadatas(target, '', always, strictGroups, groups)));
       return metadatas;
     };
-    const shape = nestedShapeErrors(object, metadatasOf);
-    return shape.length ? mergeValidationErrors(errors, shape) : errors;
+    const extra = [...nestedShapeErrors(object, metadatasOf), ...unsafeNumberErrors(object)];
+    return extra.length ? mergeValidationErrors(errors, extra) : errors;
   }
 }
