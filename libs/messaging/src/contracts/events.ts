@@ -155,6 +155,26 @@ export interface KnowledgeSourceData {
   chunksStored: number;
 }
 
+/** email-api → any: a mail for one of a project's verified domains was received and stored. */
+export interface EmailReceivedData {
+  projectId: string;
+  /** The stored message (GET /inbound/{id} of email-api). */
+  inboundId: string;
+  /** The Message-ID header, without angle brackets; null when the mail had none. */
+  messageId: string | null;
+  /** The sent mail this replies to (`eml_…`, from In-Reply-To or References), else null. */
+  inReplyToEmailId: string | null;
+  /** The From address, lower-cased; null when the header held none. */
+  from: string | null;
+  /** The envelope recipients on the project's domains. */
+  to: string[];
+  subject: string | null;
+  /** Verdicts of the inbound checks: `pass`, `fail`, `none`, `neutral`, `softfail`, `temperror`, `permerror`. */
+  authentication: { spf: string; dkim: string; dmarc: string };
+  /** ISO 8601. */
+  receivedAt: string;
+}
+
 export const AutomationEmailCaptured = defineEvent<AutomationEmailCapturedData>('automation.email_captured');
 export const AutomationLinkSent = defineEvent<AutomationLinkSentData>('automation.link_sent');
 export const AutomationLinkClicked = defineEvent<AutomationLinkClickedData>('automation.link_clicked');
@@ -165,6 +185,7 @@ export const TranscribeJobFinished = defineEvent<TranscribeJobFinishedData>('tra
 export const LogisticsErrorReported = defineEvent<LogisticsErrorReportedData>('logistics.error_reported');
 export const AuthSessionRevoked = defineEvent<AuthSessionRevokedData>('auth.session_revoked');
 export const AuthUserCreated = defineEvent<AuthUserCreatedData>('auth.user_created');
+export const EmailReceived = defineEvent<EmailReceivedData>('email.received');
 export const KnowledgeSourceAdded = defineEvent<KnowledgeSourceData>('knowledge.source_added');
 export const KnowledgeSourceUpdated = defineEvent<KnowledgeSourceData>('knowledge.source_updated');
 
@@ -178,6 +199,7 @@ export const eventCatalogue = [
   LogisticsErrorReported,
   AuthSessionRevoked,
   AuthUserCreated,
+  EmailReceived,
   KnowledgeSourceAdded,
   KnowledgeSourceUpdated,
 ] as const;

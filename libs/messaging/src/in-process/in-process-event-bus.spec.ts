@@ -232,6 +232,7 @@ describe('event catalogue', () => {
       'logistics.error_reported',
       'auth.session_revoked',
       'auth.user_created',
+      'email.received',
       'knowledge.source_added',
       'knowledge.source_updated',
     ]);
