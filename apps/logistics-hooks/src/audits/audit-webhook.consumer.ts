@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { hmacSignature, safeFetch } from '@platform/http-safety';
-import { EventConsumer, OnEvent, type EventEnvelope } from '@platform/messaging';
+import { EventConsumer, LogisticsAuditFlagged, OnEvent, type EventEnvelope } from '@platform/messaging';
 import { LogisticsHooksConfig } from '../config';
-import { LogisticsAuditFlagged, type AuditNotification } from './audit-events';
+import type { AuditNotification } from './audit-events';
 
 /**
  * Delivers `logistics.audit_flagged` to AUDIT_WEBHOOK_URL: `POST` JSON, `X-Signature: sha256=<HMAC-SHA256

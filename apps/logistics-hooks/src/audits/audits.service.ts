@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Transactions } from '@platform/database';
-import { Outbox } from '@platform/messaging';
+import { LogisticsAuditFlagged, Outbox } from '@platform/messaging';
 import { LogisticsHooksConfig } from '../config';
 import { auditOutcome, mergeChecks, ownChecks, type AuditCheck, type AuditOutcome } from './audit-outcome';
-import { LogisticsAuditFlagged } from './audit-events';
 import { AuditsRepository } from './audits.repository';
 import type { AnAuditDto } from './dto/an-audit.dto';
 

@@ -2,11 +2,10 @@
 // rules and by a fake OpenAI-compatible model (validated and replaced by the rules when it fails),
 // every task action, status moves, and the 500-task cap.
 import { createTestApp, type TestApp } from '@platform/testing';
-import { EventBus, type EventEnvelope } from '@platform/messaging';
+import { EventBus, LogisticsTaskClassified, type EventEnvelope, type LogisticsTaskClassifiedData } from '@platform/messaging';
 import { startFakeLlm, type FakeLlm } from '../../test/fake-llm';
 import type { LogisticsHooksConfig } from '../config';
 import { logisticsHooksService } from '../service';
-import { LogisticsTaskClassified, type LogisticsTaskClassifiedData } from './task-events';
 import { TaskRefinementWorker } from './task-refinement.worker';
 
 const API_KEY = 'test-logistics-key-0123456789';

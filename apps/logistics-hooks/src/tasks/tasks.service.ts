@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Transactions } from '@platform/database';
-import { Outbox } from '@platform/messaging';
+import { LogisticsTaskClassified, Outbox } from '@platform/messaging';
 import { ApiError } from '@platform/errors';
 import { LlmClient } from '../llm/llm.client';
 import { classifyEmail, mergeModelClassification, type Classification } from './classifier';
@@ -10,7 +10,6 @@ import { extractiveBriefing, recapItems } from './recap';
 import { RecapsRepository, type Recap } from './recaps.repository';
 import { allowedMoves, canMoveTask } from './task-status';
 import { CATEGORIES, MAX_TASKS, PRIORITIES, STATUSES, type TaskStatus } from './task-values';
-import { LogisticsTaskClassified } from './task-events';
 import { TasksRepository, type Task, type TaskChanges, type TaskCounts, type TaskToRefine } from './tasks.repository';
 
 const CLASSIFY_PROMPT = [

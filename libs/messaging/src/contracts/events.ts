@@ -175,6 +175,35 @@ export interface EmailReceivedData {
   receivedAt: string;
 }
 
+/**
+ * logistics-hooks → any: the model refined a task the rules had classified when its email arrived
+ * (emitted through the outbox in the transaction that updates the task).
+ */
+export interface LogisticsTaskClassifiedData {
+  taskId: string;
+  priority: string;
+  category: string;
+  sentiment: string;
+  /** `model`: the model's answer changed the task; `rules`: nothing of it was usable, the rules' stand. */
+  classifiedBy: 'model' | 'rules';
+  previous: { priority: string; category: string; sentiment: string };
+}
+
+/**
+ * logistics-hooks → its webhook consumer: an arrival-notice audit scored below the threshold. The
+ * data is the notification body posted to the operator's webhook, as it is posted.
+ */
+export interface LogisticsAuditFlaggedData {
+  event: 'an_audit.low_score';
+  audit_id: string;
+  shipment_ref: string | null;
+  outcome: string;
+  score: number;
+  threshold: number;
+  failed_checks: { name: string; stop_processing: boolean; message: string }[];
+  audited_at: string;
+}
+
 export const AutomationEmailCaptured = defineEvent<AutomationEmailCapturedData>('automation.email_captured');
 export const AutomationLinkSent = defineEvent<AutomationLinkSentData>('automation.link_sent');
 export const AutomationLinkClicked = defineEvent<AutomationLinkClickedData>('automation.link_clicked');
@@ -186,6 +215,9 @@ export const LogisticsErrorReported = defineEvent<LogisticsErrorReportedData>('l
 export const AuthSessionRevoked = defineEvent<AuthSessionRevokedData>('auth.session_revoked');
 export const AuthUserCreated = defineEvent<AuthUserCreatedData>('auth.user_created');
 export const EmailReceived = defineEvent<EmailReceivedData>('email.received');
+/** logistics-hooks' own events (not in ARCHITECTURE.md's table, so not in `eventCatalogue`). */
+export const LogisticsTaskClassified = defineEvent<LogisticsTaskClassifiedData>('logistics.task_classified');
+export const LogisticsAuditFlagged = defineEvent<LogisticsAuditFlaggedData>('logistics.audit_flagged');
 export const KnowledgeSourceAdded = defineEvent<KnowledgeSourceData>('knowledge.source_added');
 export const KnowledgeSourceUpdated = defineEvent<KnowledgeSourceData>('knowledge.source_updated');
 
