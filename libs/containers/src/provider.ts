@@ -76,6 +76,8 @@ export interface LogLine {
   /** Kubernetes merges both streams of a pod: its lines are `stdout`. */
   stream: 'stdout' | 'stderr';
   text: string;
+  /** With `timestamps`: when the line was written, RFC 3339 as the platform gives it (nanoseconds on both). */
+  timestamp?: string;
 }
 
 export interface InstanceLogs {
@@ -93,6 +95,37 @@ export interface StopOptions {
 export interface LogsOptions {
   /** Last lines per instance; default 100. */
   tail?: number;
+  /**
+   * Only lines written after this instant. Docker takes it to the nanosecond; Kubernetes to the second
+   * (`sinceTime`), so lines of that second come again: a caller that resumes compares `timestamp`s.
+   */
+  since?: Date;
+  /** Each line carries its `timestamp` (the platform's own, not the reading's). */
+  timestamps?: boolean;
+}
+
+export interface FollowLogsOptions {
+  /** Lines already written to send first, per instance; default all (bounded by `since`). */
+  tail?: number;
+  /** As in LogsOptions. */
+  since?: Date;
+  /** As in LogsOptions; default true. */
+  timestamps?: boolean;
+}
+
+/** One line of one instance, as followLogs() delivers them. */
+export interface LogEntry {
+  instance: string;
+  line: LogLine;
+}
+
+/** A running followLogs(): close() stops reading; `ended` resolves once every stream ended. */
+export interface LogFollower {
+  /** The instances followed (containers, or pods and their containers), fixed when it began. */
+  readonly instances: string[];
+  /** Resolves when every instance's stream ended: the workload stopped, the connection broke, or close(). */
+  readonly ended: Promise<void>;
+  close(): void;
 }
 
 export interface ContainerProvider {
@@ -105,6 +138,14 @@ export interface ContainerProvider {
   stop(target: string, opts?: StopOptions): Promise<void>;
   /** The last log lines of each instance. */
   logs(target: string, opts?: LogsOptions): Promise<InstanceLogs[]>;
+  /**
+   * Follows the logs of each instance running now (Docker: every matched container; Kubernetes: every
+   * pod of the workload and its containers), calling `onEntry` for each line as it is written, until
+   * the instance stops (its stream ends) or close(). Instances started later are not followed: call it
+   * again (with `since`, the last timestamp seen) to resume. Rejects like logs() when the target is
+   * unknown or the platform refuses.
+   */
+  followLogs(target: string, onEntry: (entry: LogEntry) => void, opts?: FollowLogsOptions): Promise<LogFollower>;
   /** The workload's own health (Docker HEALTHCHECK, Kubernetes readiness). */
   health(target: string): Promise<WorkloadHealth>;
   /** Resolves when the engine or API server answers (readiness checks). */
@@ -152,9 +193,59 @@ export function logTail(opts?: LogsOptions): number {
   return tail;
 }
 
-/** Splits log text into lines, dropping the empty line after a final newline. */
-export function splitLines(text: string, stream: LogLine['stream']): LogLine[] {
+/** Splits log text into lines, dropping the empty line after a final newline; `timestamps`: each starts with its RFC 3339 time and a space. */
+export function splitLines(text: string, stream: LogLine['stream'], timestamps = false): LogLine[] {
   const lines = text.split(/\r?\n/);
   if (lines[lines.length - 1] === '') lines.pop();
-  return lines.map((line) => ({ stream, text: line }));
+  return lines.map((line) => toLine(line, stream, timestamps));
+}
+
+const TIMESTAMPED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})) ?/;
+
+/** One line of text as a LogLine; with `timestamps` its leading RFC 3339 time becomes `timestamp`. */
+export function toLine(text: string, stream: LogLine['stream'], timestamps: boolean): LogLine {
+  if (!timestamps) return { stream, text };
+  const m = TIMESTAMPED.exec(text);
+  return m ? { stream, text: text.slice(m[0].length), timestamp: m[1] } : { stream, text };
+}
+
+/**
+ * Cuts a stream's chunks into whole lines (a chunk may hold several lines or part of one), calling
+ * `onLine` for each; end() delivers a last line without newline.
+ */
+export class LineSplitter {
+  private pending = '';
+
+  constructor(private readonly onLine: (text: string) => void) {}
+
+  write(chunk: Buffer | string): void {
+    this.pending += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    let nl: number;
+    while ((nl = this.pending.indexOf('\n')) >= 0) {
+      const line = this.pending.slice(0, nl).replace(/\r$/, '');
+      this.pending = this.pending.slice(nl + 1);
+      this.onLine(line);
+    }
+  }
+
+  end(): void {
+    if (this.pending) this.onLine(this.pending);
+    this.pending = '';
+  }
+}
+
+/**
+ * Compares two RFC 3339 timestamps of one platform (UTC, `Z`) to the nanosecond: negative when `a` is
+ * earlier. Used to skip lines already seen when a follow resumes `since` a time.
+ */
+export function compareTimestamps(a: string, b: string): number {
+  const norm = (t: string) => {
+    const m = /^(.*?)(?:\.(\d+))?Z$/.exec(t);
+    if (!m) return { s: Date.parse(t), frac: '' };
+    return { s: Date.parse(`${m[1]}Z`), frac: (m[2] ?? '').padEnd(9, '0') };
+  };
+  const x = norm(a);
+  const y = norm(b);
+  if (x.s !== y.s) return x.s - y.s;
+  return x.frac < y.frac ? -1 : x.frac > y.frac ? 1 : 0;
 }

@@ -208,4 +208,67 @@ describe('DockerProvider against a fake Docker Engine API on a unix socket', () 
       { instance: 'tty', lines: [{ stream: 'stdout', text: 'ready' }, { stream: 'stdout', text: '\u0001 odd byte' }] },
     ]);
   });
+
+  it('gives each line its timestamp and reads only lines after `since`', async () => {
+    engine.addContainer({
+      name: 'dated',
+      logs: [
+        { stream: 'stdout', text: 'old', time: new Date('2026-01-01T00:00:00.000Z') },
+        { stream: 'stderr', text: 'newer', time: new Date('2026-01-01T00:00:05.250Z') },
+      ],
+    });
+    expect(await docker.logs('dated', { timestamps: true })).toEqual([
+      {
+        instance: 'dated',
+        lines: [
+          { stream: 'stdout', text: 'old', timestamp: '2026-01-01T00:00:00.000000000Z' },
+          { stream: 'stderr', text: 'newer', timestamp: '2026-01-01T00:00:05.250000000Z' },
+        ],
+      },
+    ]);
+    expect(await docker.logs('dated', { since: new Date('2026-01-01T00:00:05.100Z') })).toEqual([{ instance: 'dated', lines: [{ stream: 'stderr', text: 'newer' }] }]);
+    expect(engine.requests.filter((r) => r.path.endsWith('/logs')).at(-1)?.query).toMatchObject({ since: '1767225605.100000000' });
+  });
+
+  it('follows the logs of a running container line by line until it stops, and resumes `since` the last line seen', async () => {
+    engine.addContainer({ name: 'follow-me', state: 'running', logs: [{ stream: 'stdout', text: 'booted' }] });
+    const seen: Array<{ instance: string; text: string; stream: string; timestamp?: string }> = [];
+    const follower = await docker.followLogs('follow-me', (e) => seen.push({ instance: e.instance, ...e.line }));
+    expect(follower.instances).toEqual(['follow-me']);
+    const untilSeen = async (n: number) => {
+      for (let i = 0; i < 200 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(seen.length).toBeGreaterThanOrEqual(n);
+    };
+    await untilSeen(1);
+    engine.appendLog('follow-me', 'first request');
+    const last = engine.appendLog('follow-me', { stream: 'stderr', text: 'slow query' });
+    await untilSeen(3);
+    expect(seen.map((l) => [l.stream, l.text])).toEqual([
+      ['stdout', 'booted'],
+      ['stdout', 'first request'],
+      ['stderr', 'slow query'],
+    ]);
+    expect(seen[2].timestamp).toBe(last);
+    expect(engine.logFollowers('follow-me')).toBe(1);
+    await docker.stop('follow-me');
+    await follower.ended;
+    expect(engine.logFollowers('follow-me')).toBe(0);
+
+    // Started again: a new follow from the last timestamp seen gets the lines after it only.
+    await docker.start('follow-me');
+    engine.appendLog('follow-me', 'after restart');
+    const resumed: string[] = [];
+    const again = await docker.followLogs('follow-me', (e) => resumed.push(e.line.text), { since: new Date(Date.parse(last) + 1) });
+    for (let i = 0; i < 200 && resumed.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(resumed).toEqual(['after restart']);
+    again.close();
+    await again.ended;
+  });
+
+  it('follows nothing of a stopped container, and rejects NOT_FOUND for an unknown one', async () => {
+    const follower = await docker.followLogs('whisper', () => undefined);
+    expect(follower.instances).toEqual([]);
+    await follower.ended;
+    expect(isContainersError(await rejection(docker.followLogs('nope', () => undefined)), 'NOT_FOUND')).toBe(true);
+  });
 });

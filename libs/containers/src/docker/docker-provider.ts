@@ -4,10 +4,15 @@ import { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import {
   ContainersError,
+  LineSplitter,
   logTail,
   splitLines,
+  toLine,
   type ContainerProvider,
+  type FollowLogsOptions,
   type InstanceLogs,
+  type LogEntry,
+  type LogFollower,
   type LogLine,
   type LogsOptions,
   type StopOptions,
@@ -211,17 +216,80 @@ export class DockerProvider implements ContainerProvider {
 
   async logs(target: string, opts?: LogsOptions): Promise<InstanceLogs[]> {
     const tail = logTail(opts);
+    const timestamps = opts?.timestamps ?? false;
     const result: InstanceLogs[] = [];
     for (const c of await this.inspectAll(target)) {
       const container = this.docker.getContainer(c.Id);
       const body = await this.call(target, 'logs', (abortSignal) =>
-        container.logs({ stdout: true, stderr: true, follow: false, tail, abortSignal }),
+        container.logs({ stdout: true, stderr: true, follow: false, tail, timestamps, ...sinceOf(opts?.since), abortSignal }),
       );
       const raw = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-      const lines = c.Config?.Tty ? splitLines(raw.toString('utf8'), 'stdout') : await this.demux(raw);
+      const lines = c.Config?.Tty ? splitLines(raw.toString('utf8'), 'stdout', timestamps) : await this.demux(raw, timestamps);
       result.push({ instance: c.Name.replace(/^\//, ''), lines });
     }
     return result;
+  }
+
+  /**
+   * `GET /containers/{id}/logs?follow=1` of every matched container that runs now (the engine ends
+   * the stream when the container stops), demultiplexed line by line as frames arrive.
+   */
+  async followLogs(target: string, onEntry: (entry: LogEntry) => void, opts: FollowLogsOptions = {}): Promise<LogFollower> {
+    if (opts.tail !== undefined) logTail({ tail: opts.tail });
+    const timestamps = opts.timestamps ?? true;
+    const running = (await this.inspectAll(target)).filter((c) => c.State.Status === 'running');
+    const streams: Readable[] = [];
+    const ends: Array<Promise<void>> = [];
+    const controller = new AbortController();
+    try {
+      for (const c of running) {
+        const instance = c.Name.replace(/^\//, '');
+        const container = this.docker.getContainer(c.Id);
+        // The deadline covers the answer's headers only: the stream itself runs until the container stops.
+        const connect = new AbortController();
+        const timer = setTimeout(() => connect.abort(), this.timeoutMs);
+        const abort = () => connect.abort();
+        controller.signal.addEventListener('abort', abort);
+        let stream: Readable;
+        try {
+          stream = (await this.call(target, 'logs', () =>
+            container.logs({ stdout: true, stderr: true, follow: true, timestamps, ...(opts.tail !== undefined ? { tail: opts.tail } : {}), ...sinceOf(opts.since), abortSignal: connect.signal }),
+          )) as unknown as Readable;
+        } finally {
+          clearTimeout(timer);
+        }
+        streams.push(stream);
+        const splitter = (kind: LogLine['stream']) => new LineSplitter((text) => onEntry({ instance, line: toLine(text, kind, timestamps) }));
+        const out = splitter('stdout');
+        const err = splitter('stderr');
+        ends.push(
+          new Promise<void>((resolve) => {
+            const done = () => {
+              out.end();
+              err.end();
+              resolve();
+            };
+            stream.once('end', done);
+            stream.once('close', done);
+            stream.once('error', done);
+          }),
+        );
+        if (c.Config?.Tty) stream.on('data', (chunk: Buffer) => out.write(chunk));
+        else this.docker.modem.demuxStream(stream, out as never, err as never);
+      }
+    } catch (err) {
+      controller.abort();
+      for (const s of streams) s.destroy();
+      throw err;
+    }
+    return {
+      instances: running.map((c) => c.Name.replace(/^\//, '')),
+      ended: Promise.all(ends).then(() => undefined),
+      close: () => {
+        controller.abort();
+        for (const s of streams) s.destroy();
+      },
+    };
   }
 
   async ping(): Promise<void> {
@@ -234,7 +302,7 @@ export class DockerProvider implements ContainerProvider {
    * Splits Docker's multiplexed log stream (8-byte frame headers: stream type, size) with the
    * modem's own demuxer, keeping the order of stdout and stderr frames.
    */
-  private async demux(raw: Buffer): Promise<LogLine[]> {
+  private async demux(raw: Buffer, timestamps: boolean): Promise<LogLine[]> {
     const frames: Array<{ stream: LogLine['stream']; chunk: Buffer }> = [];
     const sink = (stream: LogLine['stream']) => ({ write: (chunk: Buffer) => frames.push({ stream, chunk }) });
     const source = Readable.from([raw]);
@@ -246,12 +314,12 @@ export class DockerProvider implements ContainerProvider {
     let pending: { stream: LogLine['stream']; text: string } | undefined;
     for (const { stream, chunk } of frames) {
       if (pending && pending.stream !== stream) {
-        lines.push(...splitLines(pending.text, pending.stream));
+        lines.push(...splitLines(pending.text, pending.stream, timestamps));
         pending = undefined;
       }
       pending = { stream, text: (pending?.text ?? '') + chunk.toString('utf8') };
     }
-    if (pending) lines.push(...splitLines(pending.text, pending.stream));
+    if (pending) lines.push(...splitLines(pending.text, pending.stream, timestamps));
     return lines;
   }
 
@@ -303,6 +371,14 @@ export class DockerProvider implements ContainerProvider {
       );
     }
   }
+}
+
+/** The engine's `since` (seconds since the epoch, with a fraction) for a Date; nothing for undefined. */
+function sinceOf(since: Date | undefined): { since?: string } {
+  if (since === undefined) return {};
+  const ms = since.getTime();
+  if (!Number.isFinite(ms)) throw new RangeError('logs since must be a valid Date');
+  return { since: `${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')}000000` };
 }
 
 /** ca.pem, cert.pem and key.pem of a DOCKER_CERT_PATH; a missing one is INVALID_CONFIG naming it. */

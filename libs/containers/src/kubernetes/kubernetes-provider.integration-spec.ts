@@ -156,4 +156,33 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     expect(provider.name).toBe('kubernetes');
     expect((await provider.status('ml/plain')).state).toBe('running');
   });
+
+  it('follows the logs of every pod with timestamps until the workload is scaled to 0', async () => {
+    await k8s.start('ml/whisper');
+    await until(k8s, 'ml/whisper', (s) => s.state === 'running');
+    const seen: Array<{ instance: string; text: string; timestamp?: string }> = [];
+    const follower = await k8s.followLogs('ml/whisper', (e) => seen.push({ instance: e.instance, text: e.line.text, timestamp: e.line.timestamp }), { tail: 1 });
+    expect(follower.instances).toEqual([expect.stringMatching(/^whisper-/)]);
+    for (let i = 0; i < 200 && api.logFollowers('ml', 'whisper') < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    const ts = api.appendLog('ml', 'whisper', 'GET /health 200');
+    for (let i = 0; i < 200 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen.map((l) => l.text)).toEqual(['listening on :8000', 'GET /health 200']);
+    expect(seen[1]).toMatchObject({ instance: follower.instances[0], timestamp: ts });
+    expect(seen[0].timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/);
+    const logRequest = api.requests.filter((r) => r.path.endsWith('/log')).at(-1);
+    expect(logRequest?.query).toMatchObject({ follow: 'true', timestamps: 'true', tailLines: '1', container: 'whisper' });
+    await k8s.stop('ml/whisper');
+    await follower.ended;
+    expect(api.logFollowers('ml', 'whisper')).toBe(0);
+  });
+
+  it('reads lines `since` a time, with their timestamps', async () => {
+    await k8s.start('ml/whisper');
+    await until(k8s, 'ml/whisper', (s) => s.state === 'running');
+    const future = await k8s.logs('ml/whisper', { since: new Date(Date.now() + 5_000), timestamps: true });
+    expect(future[0].lines).toEqual([]);
+    const all = await k8s.logs('ml/whisper', { since: new Date(Date.now() - 60_000), timestamps: true });
+    expect(all[0].lines.map((l) => l.text)).toEqual(['loading model', 'listening on :8000']);
+    expect(all[0].lines[0].timestamp).toEqual(expect.any(String));
+  });
 });

@@ -1,11 +1,17 @@
 import type * as KubernetesClient from '@kubernetes/client-node';
 import type { AppsV1Api, CoreV1Api, VersionApi } from '@kubernetes/client-node';
+import { Writable } from 'node:stream';
 import {
   ContainersError,
+  LineSplitter,
   logTail,
   splitLines,
+  toLine,
   type ContainerProvider,
+  type FollowLogsOptions,
   type InstanceLogs,
+  type LogEntry,
+  type LogFollower,
   type LogsOptions,
   type WorkloadHealth,
   type WorkloadStatus,
@@ -69,6 +75,7 @@ export class KubernetesProvider implements ContainerProvider {
   readonly server: string;
 
   private readonly client: typeof KubernetesClient;
+  private readonly kc: KubernetesClient.KubeConfig;
   private readonly mergePatch: KubernetesClient.ConfigurationOptions<KubernetesClient.ObservableMiddleware>;
 
   constructor(opts: KubernetesProviderOptions = {}) {
@@ -95,6 +102,7 @@ export class KubernetesProvider implements ContainerProvider {
       throw new ContainersError('INVALID_CONFIG', `Kubernetes config has no cluster for context '${kc.getCurrentContext()}'`);
     }
     this.server = cluster.server;
+    this.kc = kc;
     this.apps = kc.makeApiClient(AppsV1Api);
     this.core = kc.makeApiClient(CoreV1Api);
     this.version = kc.makeApiClient(VersionApi);
@@ -163,24 +171,85 @@ export class KubernetesProvider implements ContainerProvider {
 
   async logs(target: string, opts?: LogsOptions): Promise<InstanceLogs[]> {
     const tailLines = logTail(opts);
+    const timestamps = opts?.timestamps ?? false;
+    const result: InstanceLogs[] = [];
+    for (const { namespace, pod, container, instance } of await this.podContainers(target)) {
+      const text = await this.call(target, 'read logs', () =>
+        this.core.readNamespacedPodLog({ namespace, name: pod, container, tailLines, timestamps, ...sinceSecondsOf(opts?.since) }),
+      );
+      result.push({ instance, lines: splitLines(text, 'stdout', timestamps) });
+    }
+    return result;
+  }
+
+  /**
+   * `GET …/pods/{pod}/log?follow=true` of every container of every pod the workload has now (the
+   * API server ends the stream when the container stops); RBAC `get` on pods/log.
+   */
+  async followLogs(target: string, onEntry: (entry: LogEntry) => void, opts: FollowLogsOptions = {}): Promise<LogFollower> {
+    if (opts.tail !== undefined) logTail({ tail: opts.tail });
+    const timestamps = opts.timestamps ?? true;
+    const log = new this.client.Log(this.kc);
+    const controllers: AbortController[] = [];
+    const ends: Array<Promise<void>> = [];
+    const found = await this.podContainers(target);
+    try {
+      for (const { namespace, pod, container, instance } of found) {
+        const splitter = new LineSplitter((text) => onEntry({ instance, line: toLine(text, 'stdout', timestamps) }));
+        let finished!: () => void;
+        ends.push(new Promise<void>((resolve) => (finished = resolve)));
+        const sink = new Writable({
+          write(chunk: Buffer, _enc, cb) {
+            splitter.write(chunk);
+            cb();
+          },
+          final(cb) {
+            splitter.end();
+            cb();
+          },
+        });
+        sink.once('finish', () => finished());
+        sink.once('close', () => finished());
+        sink.once('error', () => finished());
+        const controller = await this.call(target, 'follow logs', () =>
+          log.log(namespace, pod, container, sink, {
+            follow: true,
+            timestamps,
+            ...(opts.tail !== undefined ? { tailLines: opts.tail } : {}),
+            ...sinceTimeOf(opts.since),
+          }),
+        );
+        controller.signal.addEventListener('abort', () => sink.destroy());
+        controllers.push(controller);
+      }
+    } catch (err) {
+      for (const c of controllers) c.abort();
+      throw err;
+    }
+    return {
+      instances: found.map((f) => f.instance),
+      ended: Promise.all(ends).then(() => undefined),
+      close: () => {
+        for (const c of controllers) c.abort();
+      },
+    };
+  }
+
+  /** The workload's pods (by its selector) and their containers, in name order. */
+  private async podContainers(target: string): Promise<Array<{ namespace: string; pod: string; container: string; instance: string }>> {
     const t = parseKubernetesTarget(target);
     const w = await this.read(target, t);
     const labelSelector = Object.entries(w.spec?.selector?.matchLabels ?? {})
       .map(([k, v]) => `${k}=${v}`)
       .join(',');
     const pods = await this.call(target, 'list pods', () => this.core.listNamespacedPod({ namespace: t.namespace, labelSelector }));
-    const result: InstanceLogs[] = [];
+    const out: Array<{ namespace: string; pod: string; container: string; instance: string }> = [];
     for (const pod of [...pods.items].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))) {
       const name = pod.metadata?.name ?? '';
       const containers = pod.spec?.containers ?? [];
-      for (const c of containers) {
-        const text = await this.call(target, 'read logs', () =>
-          this.core.readNamespacedPodLog({ namespace: t.namespace, name, container: c.name, tailLines }),
-        );
-        result.push({ instance: containers.length > 1 ? `${name}/${c.name}` : name, lines: splitLines(text, 'stdout') });
-      }
+      for (const c of containers) out.push({ namespace: t.namespace, pod: name, container: c.name, instance: containers.length > 1 ? `${name}/${c.name}` : name });
     }
-    return result;
+    return out;
   }
 
   async ping(): Promise<void> {
@@ -225,6 +294,23 @@ export class KubernetesProvider implements ContainerProvider {
       });
     }
   }
+}
+
+/** `sinceTime` (RFC 3339; the API server keeps whole seconds) for a Date; nothing for undefined. */
+function sinceTimeOf(since: Date | undefined): { sinceTime?: string } {
+  if (since === undefined) return {};
+  if (!Number.isFinite(since.getTime())) throw new RangeError('logs since must be a valid Date');
+  return { sinceTime: since.toISOString().replace(/\.\d+Z$/, 'Z') };
+}
+
+/**
+ * `sinceSeconds` for a Date (the generated read call has no `sinceTime`): whole seconds back from now,
+ * rounded up, so it may include lines of a second earlier (filter by `timestamp`).
+ */
+function sinceSecondsOf(since: Date | undefined): { sinceSeconds?: number } {
+  if (since === undefined) return {};
+  if (!Number.isFinite(since.getTime())) throw new RangeError('logs since must be a valid Date');
+  return { sinceSeconds: Math.max(1, Math.ceil((Date.now() - since.getTime()) / 1000)) };
 }
 
 function apiMessage(err: unknown, client: typeof KubernetesClient): string {

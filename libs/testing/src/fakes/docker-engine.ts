@@ -12,7 +12,9 @@ import { join } from 'node:path';
  * for the containers lib and the apps built on it. Served paths (with or without a `/v1.xx` prefix):
  * `GET /_ping`, `GET /containers/json` (`all`, `filters` by `name`, `label`, `id`),
  * `GET /containers/{id}/json`, `POST /containers/{id}/start|stop?t=|unpause`,
- * `GET /containers/{id}/logs` (multiplexed stream frames unless the container has a TTY),
+ * `GET /containers/{id}/logs` (multiplexed stream frames unless the container has a TTY; `tail`,
+ * `timestamps` (RFC 3339 with nanoseconds), `since` (seconds since the epoch, with a fraction) and
+ * `follow`: lines written later (`appendLog`) are streamed until the container stops),
  * `GET /events` (a stream of JSON lines, `filters` by `type`, `event`, `label`: `create`, `start`,
  * `die` with its `exitCode`, `stop`, `destroy`, as the engine sends them; `since` is ignored).
  * With `tls` it listens on loopback TCP over TLS and requires a client certificate signed by `ca`, as
@@ -46,8 +48,8 @@ export interface FakeContainerSpec {
    * (default 0). `becomes: 'starting'` never leaves `starting`. No `health` = no HEALTHCHECK.
    */
   health?: { becomes: 'healthy' | 'unhealthy' | 'starting'; afterMs?: number };
-  /** Log lines the container has written, in order. */
-  logs?: Array<{ stream: 'stdout' | 'stderr'; text: string }>;
+  /** Log lines the container has written, in order (time: when; default its creation, a nanosecond apart). */
+  logs?: Array<{ stream: 'stdout' | 'stderr'; text: string; time?: Date }>;
   /** Container created with a TTY: logs come back raw, not multiplexed. */
   tty?: boolean;
   /**
@@ -109,6 +111,10 @@ export interface FakeDockerEngine {
   startFromOutside(nameOrId: string): void;
   /** `docker rm -f`: gone, a `destroy` event. */
   removeContainer(nameOrId: string): void;
+  /** The container writes a log line now (streamed to `follow` readers); its timestamp is returned. */
+  appendLog(nameOrId: string, line: string | { stream: 'stdout' | 'stderr'; text: string }): string;
+  /** Clients following the container's logs now. */
+  logFollowers(nameOrId: string): number;
   /** Clients reading `GET /events` now. */
   eventStreams(): number;
   /** Ends every events stream (an engine restart, a proxy in between timing out). */
@@ -116,9 +122,27 @@ export interface FakeDockerEngine {
   close(): Promise<void>;
 }
 
+interface StoredLogLine {
+  stream: 'stdout' | 'stderr';
+  text: string;
+  /** RFC 3339 with nanoseconds, as the engine writes it */
+  timestamp: string;
+  /** for `since`: [seconds, nanoseconds] */
+  at: [number, number];
+}
+
+interface LogFollower {
+  res: ServerResponse;
+  stdout: boolean;
+  stderr: boolean;
+  timestamps: boolean;
+}
+
 interface FakeContainer {
   spec: FakeContainerSpec;
   inspect: FakeContainerInspect;
+  logLines: StoredLogLine[];
+  followers: Set<LogFollower>;
   starts: number;
   stops: Array<{ t?: number }>;
   timer?: NodeJS.Timeout;
@@ -221,6 +245,9 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
       s.Health.FailingStreak = 0;
     }
     emit('die', c, { exitCode: String(exitCode) });
+    // The engine ends a follow stream when its container stops.
+    for (const f of c.followers) f.res.end();
+    c.followers.clear();
   };
 
   const addContainer = (spec: FakeContainerSpec): FakeContainerInspect => {
@@ -250,7 +277,14 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
         ...(spec.health ? { Health: { Status: 'starting', FailingStreak: 0, Log: [] } } : {}),
       },
     };
-    const c: FakeContainer = { spec: { ...spec }, inspect, starts: 0, stops: [] };
+    const c: FakeContainer = {
+      spec: { ...spec },
+      inspect,
+      starts: 0,
+      stops: [],
+      logLines: (spec.logs ?? []).map((l) => ({ stream: l.stream, text: l.text, ...logTime(l.time) })),
+      followers: new Set(),
+    };
     containers.push(c);
     emit('create', c);
     const initial = spec.state ?? 'exited';
@@ -302,30 +336,52 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
       .map(summary);
   };
 
+  const frameOf = (l: StoredLogLine, tty: boolean, timestamps: boolean): Buffer => {
+    const payload = Buffer.from(`${timestamps ? `${l.timestamp} ` : ''}${l.text}\n`);
+    if (tty) return payload;
+    const header = Buffer.alloc(8);
+    header.writeUInt8(l.stream === 'stdout' ? 1 : 2, 0);
+    header.writeUInt32BE(payload.length, 4);
+    return Buffer.concat([header, payload]);
+  };
+
+  const flag = (value: string | undefined) => value === '1' || value === 'true';
+
   const logs = (c: FakeContainer, query: Record<string, string>, res: ServerResponse): void => {
-    const stdout = query.stdout === '1' || query.stdout === 'true';
-    const stderr = query.stderr === '1' || query.stderr === 'true';
+    const stdout = flag(query.stdout);
+    const stderr = flag(query.stderr);
     if (!stdout && !stderr) {
       send(res, 400, { message: 'Bad parameters: you must choose at least one stream' });
       return;
     }
-    let lines = (c.spec.logs ?? []).filter((l) => (l.stream === 'stdout' ? stdout : stderr));
+    const timestamps = flag(query.timestamps);
+    let lines = c.logLines.filter((l) => (l.stream === 'stdout' ? stdout : stderr));
+    if (query.since && query.since !== '0') {
+      const [s, ns] = parseSince(query.since);
+      lines = lines.filter((l) => l.at[0] > s || (l.at[0] === s && l.at[1] >= ns));
+    }
     if (query.tail && query.tail !== 'all') lines = Number(query.tail) > 0 ? lines.slice(-Number(query.tail)) : [];
     const tty = c.inspect.Config.Tty;
-    const frames = lines.map((l) => {
-      const payload = Buffer.from(`${l.text}\n`);
-      if (tty) return payload;
-      const header = Buffer.alloc(8);
-      header.writeUInt8(l.stream === 'stdout' ? 1 : 2, 0);
-      header.writeUInt32BE(payload.length, 4);
-      return Buffer.concat([header, payload]);
-    });
     res.writeHead(200, {
       'Content-Type': tty ? 'application/vnd.docker.raw-stream' : 'application/vnd.docker.multiplexed-stream',
     });
+    res.flushHeaders();
     // One write per frame, as the engine streams them (a client must not assume frame boundaries).
-    for (const frame of frames) res.write(frame);
-    res.end();
+    for (const l of lines) res.write(frameOf(l, tty, timestamps));
+    if (!flag(query.follow) || !c.inspect.State.Running) {
+      res.end();
+      return;
+    }
+    const follower: LogFollower = { res, stdout, stderr, timestamps };
+    c.followers.add(follower);
+    res.on('close', () => c.followers.delete(follower));
+  };
+
+  const appendLog = (c: FakeContainer, line: string | { stream: 'stdout' | 'stderr'; text: string }): string => {
+    const l: StoredLogLine = { ...(typeof line === 'string' ? { stream: 'stdout' as const, text: line } : line), ...logTime() };
+    c.logLines.push(l);
+    for (const f of c.followers) if (l.stream === 'stdout' ? f.stdout : f.stderr) f.res.write(frameOf(l, c.inspect.Config.Tty, f.timestamps));
+    return l.timestamp;
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -450,19 +506,43 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
       containers.splice(containers.indexOf(c), 1);
       emit('destroy', c);
     },
+    appendLog: (ref, line) => appendLog(must(ref), line),
+    logFollowers: (ref) => must(ref).followers.size,
     eventStreams: () => eventClients.size,
     dropEventStreams: () => {
       for (const client of eventClients) client.res.end();
       eventClients.clear();
     },
     close: async () => {
-      for (const c of containers) clearTimeout(c.timer);
+      for (const c of containers) {
+        clearTimeout(c.timer);
+        for (const f of c.followers) f.res.end();
+      }
       for (const client of eventClients) client.res.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+let lastNs = 0n;
+/** A log line's time: `time` as given, or now to the nanosecond, strictly after the previous line written now. */
+function logTime(time?: Date): { timestamp: string; at: [number, number] } {
+  let ns = BigInt(time ? time.getTime() : Date.now()) * 1_000_000n;
+  if (!time) {
+    if (ns <= lastNs) ns = lastNs + 1n;
+    lastNs = ns;
+  }
+  const seconds = Number(ns / 1_000_000_000n);
+  const frac = Number(ns % 1_000_000_000n);
+  return { timestamp: `${new Date(seconds * 1000).toISOString().slice(0, 19)}.${String(frac).padStart(9, '0')}Z`, at: [seconds, frac] };
+}
+
+/** The engine's `since`: `seconds[.fraction]` → [seconds, nanoseconds]. */
+function parseSince(value: string): [number, number] {
+  const [sec, frac = ''] = value.split('.');
+  return [Number(sec), Number(frac.padEnd(9, '0').slice(0, 9))];
 }
 
 /** A `label` filter of the engine: `key` (present) or `key=value`. */

@@ -11,7 +11,8 @@ import { join } from 'node:path';
  * annotations), `GET`/`PATCH` of the workload, its `scale`
  * subresource (`GET`, `PUT` with resourceVersion conflicts, `PATCH` as JSON patch, merge patch or
  * strategic merge patch: the content types the official client sends), the pods the workload owns
- * and their logs, and `GET /version`. A bearer token is required (401 otherwise). Errors are
+ * and their logs (`tailLines`, `timestamps`, `sinceTime`, `sinceSeconds`, and `follow`: lines written
+ * later with `appendLog` are streamed until the pod goes away), and `GET /version`. A bearer token is required (401 otherwise). Errors are
  * `Status` objects as the real server sends them (404 NotFound, 409 Conflict, 415, 422 Invalid).
  *
  * Scaling behaves like the controllers: `status.replicas` follows at once, `readyReplicas` catches
@@ -77,13 +78,26 @@ export interface FakeKubernetesApi {
   addWorkload(spec: FakeWorkloadSpec): void;
   /** The workload is deleted (`kubectl delete deployment`). */
   removeWorkload(namespace: string, name: string, kind?: FakeWorkloadKind): void;
+  /** Every pod of the workload writes a log line now (streamed to `follow` readers); its timestamp is returned. */
+  appendLog(namespace: string, name: string, text: string, kind?: FakeWorkloadKind): string;
+  /** Clients following logs of the workload's pods now. */
+  logFollowers(namespace: string, name: string, kind?: FakeWorkloadKind): number;
   close(): Promise<void>;
+}
+
+interface StoredLine {
+  text: string;
+  /** RFC 3339 with nanoseconds, as the kubelet writes it */
+  timestamp: string;
+  ms: number;
 }
 
 interface Workload {
   spec: FakeWorkloadSpec;
   kind: FakeWorkloadKind;
   doc: any;
+  logLines: StoredLine[];
+  followers: Set<{ pod: string; res: ServerResponse; timestamps: boolean }>;
   scales: Array<{ method: string; replicas: number }>;
   timers: NodeJS.Timeout[];
 }
@@ -141,6 +155,14 @@ export async function startFakeKubernetesApi(opts: { workloads?: FakeWorkloadSpe
       ];
     }
     touch(w);
+    // The API server ends a follow stream when its pod is gone.
+    if (w.followers.size === 0) return;
+    const pods = new Set(podsOf(w).map((p) => p.metadata.name));
+    for (const f of w.followers) {
+      if (pods.has(f.pod)) continue;
+      f.res.end();
+      w.followers.delete(f);
+    }
   };
 
   const later = (w: Workload, ms: number, fn: () => void): void => {
@@ -199,6 +221,8 @@ export async function startFakeKubernetesApi(opts: { workloads?: FakeWorkloadSpe
       kind,
       scales: [],
       timers: [],
+      logLines: (spec.logs ?? []).map((text) => ({ text, ...lineTime() })),
+      followers: new Set(),
       doc: {
         apiVersion: 'apps/v1',
         kind: KINDS[kind].kind,
@@ -352,11 +376,27 @@ export async function startFakeKubernetesApi(opts: { workloads?: FakeWorkloadSpe
     if (pod.spec.containers.length > 1 && !container) {
       throw new ApiError(400, 'BadRequest', `a container name must be specified for pod ${podName}`);
     }
-    let lines = pod.workload.spec.logs ?? [];
+    const w = pod.workload;
+    let lines = w.logLines;
+    const sinceTime = q.get('sinceTime');
+    const sinceSeconds = q.get('sinceSeconds');
+    if (sinceTime && sinceSeconds) throw new ApiError(422, 'Invalid', 'at most one of sinceTime or sinceSeconds may be specified');
+    const since = sinceTime ? Date.parse(sinceTime) : sinceSeconds ? Date.now() - Number(sinceSeconds) * 1000 : undefined;
+    if (since !== undefined) lines = lines.filter((l) => l.ms >= since);
     const tail = q.get('tailLines');
     if (tail !== null) lines = Number(tail) > 0 ? lines.slice(-Number(tail)) : [];
-    const text = lines.map((l) => `${l}\n`).join('');
-    res.writeHead(200, { 'Content-Type': 'text/plain' }).end(text);
+    const timestamps = q.get('timestamps') === 'true';
+    const text = lines.map((l) => `${timestamps ? `${l.timestamp} ` : ''}${l.text}\n`).join('');
+    if (q.get('follow') !== 'true') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end(text);
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    if (text) res.write(text);
+    const follower = { pod: pod.metadata.name, res, timestamps };
+    w.followers.add(follower);
+    res.on('close', () => w.followers.delete(follower));
   };
 
   const server = createServer((req, res) => {
@@ -405,13 +445,34 @@ export async function startFakeKubernetesApi(opts: { workloads?: FakeWorkloadSpe
       for (const t of w.timers) clearTimeout(t);
       workloads.delete(key(w.kind, ns, name));
     },
+    appendLog: (ns, name, text, kind) => {
+      const w = must(ns, name, kind);
+      const line: StoredLine = { text, ...lineTime() };
+      w.logLines.push(line);
+      for (const f of w.followers) f.res.write(`${f.timestamps ? `${line.timestamp} ` : ''}${text}\n`);
+      return line.timestamp;
+    },
+    logFollowers: (ns, name, kind) => must(ns, name, kind).followers.size,
     close: async () => {
-      for (const w of workloads.values()) for (const t of w.timers) clearTimeout(t);
+      for (const w of workloads.values()) {
+        for (const t of w.timers) clearTimeout(t);
+        for (const f of w.followers) f.res.end();
+      }
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+let lastNs = 0n;
+/** A log line's time: now to the nanosecond, strictly after the previous line's. */
+function lineTime(): { timestamp: string; ms: number } {
+  let ns = BigInt(Date.now()) * 1_000_000n;
+  if (ns <= lastNs) ns = lastNs + 1n;
+  lastNs = ns;
+  const ms = Number(ns / 1_000_000n);
+  return { timestamp: `${new Date(ms).toISOString().slice(0, 19)}.${String(ns % 1_000_000_000n).padStart(9, '0')}Z`, ms };
 }
 
 /** Applies a PATCH body by its content type, as the API server does for these simple objects. */
