@@ -12,8 +12,8 @@
 //             (tools/checks/registry.spec.ts holds the two together).
 //   rbac:     the app drives workloads through the Kubernetes API (@platform/containers, which
 //             its source must import: tools/checks/registry.spec.ts): true (any Deployment of its
-//             namespace) or { deployments: [names], statefulsets: [names] } (a Role limited to
-//             scaling those).
+//             namespace) or { deployments: [names], statefulsets: [names], logs?: true } (a Role
+//             limited to scaling those, and with logs: true to reading their pods' logs).
 //   configMaps: { <ConfigMap name>: <mount path> }, files the operator provides (read-only).
 //   env:      extra environment of the app's Deployment and compose service.
 //   worker:   a second Deployment of the same image with extra environment.

@@ -205,7 +205,8 @@ function serviceAccount(app) {
  * `rbac: true`: @platform/containers scales any Deployment of the namespace 0↔1 and reads its pods
  * and their logs. `rbac: { deployments: [...], statefulsets: [...] }`: only the named workloads, and
  * only what scaling needs (get and patch of the workload, whose annotation remembers its replicas,
- * and of its scale subresource).
+ * and of its scale subresource); with `logs: true` also the pods' list and their logs (pod names are
+ * generated, so these cannot be limited by name).
  */
 function rbacRules(app) {
   if (app.rbac === true) {
@@ -215,9 +216,13 @@ function rbacRules(app) {
       { apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] },
     ];
   }
-  return ['deployments', 'statefulsets']
+  const rules = ['deployments', 'statefulsets']
     .filter((kind) => (app.rbac[kind] ?? []).length > 0)
     .map((kind) => ({ apiGroups: ['apps'], resources: [kind, `${kind}/scale`], resourceNames: app.rbac[kind], verbs: ['get', 'patch'] }));
+  if (app.rbac.logs) {
+    rules.push({ apiGroups: [''], resources: ['pods'], verbs: ['list'] }, { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] });
+  }
+  return rules;
 }
 
 function rbac(app) {

@@ -226,15 +226,18 @@ describe('cross-app manifests', () => {
 
   it('gives an app with named workloads a Role that scales those only, and mounts its operator-provided ConfigMaps', () => {
     for (const app of DEPLOYED.filter((a) => typeof a.rbac === 'object')) {
-      const named = app.rbac as { deployments?: string[]; statefulsets?: string[] };
+      const named = app.rbac as { deployments?: string[]; statefulsets?: string[]; logs?: boolean };
       const role = find(objectsOf(app.name), 'Role', `${app.name}-workloads`)!;
-      for (const rule of role.rules) {
+      const workloadRules = role.rules.filter((r: any) => r.apiGroups.includes('apps'));
+      for (const rule of workloadRules) {
         expect(rule.verbs).toEqual(['get', 'patch']);
         expect(rule.resourceNames).toEqual(expect.arrayContaining([expect.any(String)]));
       }
       const deploymentsRule = role.rules.find((r: any) => r.resources.includes('deployments/scale'));
       if (named.deployments?.length) expect(deploymentsRule.resourceNames).toEqual(named.deployments);
-      expect(role.rules.flatMap((r: any) => r.resources)).not.toContain('pods');
+      // Pods only to read logs, and only where the registry asks for it: list them, read their logs, nothing else.
+      const podRules = role.rules.filter((r: any) => r.apiGroups.includes(''));
+      expect(podRules).toEqual(named.logs ? [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }, { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] }] : []);
     }
     for (const app of DEPLOYED.filter((a) => a.configMaps)) {
       const pod = find(objectsOf(app.name), 'Deployment', app.name)!.spec.template.spec;

@@ -42,6 +42,10 @@ const DEV_SETTINGS: Record<string, DevSettings> = {
   'auth-api': { credentials: ['AUTH_ADMIN_EMAIL', 'AUTH_ADMIN_PASSWORD', 'LOGISTICS_ADMIN_EMAIL', 'LOGISTICS_ADMIN_PASSWORD'], provide: provideJwksUrl },
   'logistics-hooks': { credentials: ['LOGISTICS_API_KEY'], uses: ['AUTH_JWKS_URL'] },
   'conversation-api': { credentials: ['CONVERSATION_ADMIN_EMAIL', 'CONVERSATION_ADMIN_PASSWORD'] },
+  // In one process the MCP server already runs: knowledge-api reaches it on loopback (its tools), and
+  // its container control reports the container it cannot find.
+  'knowledge-api': { credentials: ['KNOWLEDGE_API_KEY', 'KNOWLEDGE_MCP_API_KEY'], env: { MCP_HOST: '127.0.0.1' } },
+  'knowledge-mcp': { credentials: ['KNOWLEDGE_API_KEY', 'KNOWLEDGE_MCP_API_KEY'] },
 };
 
 /** Start order: apps that provide settings to others first, then the rest in registry order, the gateway last. */
@@ -65,6 +69,7 @@ const DEV_CREDENTIALS: Record<string, string | (() => string)> = {
   CONVERSATION_ADMIN_PASSWORD: () => secret(12),
   AUTOMATION_API_KEY: () => `dev_automation_${secret(24)}`,
   KNOWLEDGE_API_KEY: () => `dev_knowledge_${secret(24)}`,
+  KNOWLEDGE_MCP_API_KEY: () => `dev_knowledge_mcp_${secret(24)}`,
   LOGISTICS_API_KEY: () => `dev_logistics_${secret(24)}`,
   JWT_SECRET: () => secret(48),
   EMAIL_DEV_EMAIL: 'developer@example.com',

@@ -51,6 +51,16 @@ export const APP_SUITES: AppSuite[] = [
     run: async () => (await import('../../apps/knowledge-api/bench/knowledge.bench')).runKnowledgeBench(),
   },
   {
+    name: 'knowledge-api hybrid',
+    measures: ['knowledge-api: hybrid search p50 at 100k chunks', 'knowledge-api: hybrid search p95 at 100k chunks'],
+    run: async () => (await import('../../apps/knowledge-api/bench/hybrid.bench')).runKnowledgeHybridBench(),
+  },
+  {
+    name: 'knowledge-mcp',
+    measures: ['knowledge-mcp: perform_rag_query overhead p50', 'knowledge-mcp: perform_rag_query p50'],
+    run: async () => (await import('../../apps/knowledge-mcp/bench/mcp.bench')).runKnowledgeMcpBench(),
+  },
+  {
     name: 'autostart-proxy',
     measures: [
       'autostart-proxy: p50 latency',

@@ -13,7 +13,10 @@ import { KnowledgeTables1795511100000 } from './migrations/1795511100000-Knowled
 import { chunksEmbeddingIndex } from './migrations/1795511200000-ChunksEmbeddingIndex';
 import { requirePgvector, vectorStoreUpgrade } from './migrations/1795511300000-VectorStoreUpgrade';
 import { StableSourceIds1795511500000 } from './migrations/1795511500000-StableSourceIds';
+import { ProjectsAndTasks1795852001624 } from './migrations/1795852001624-ProjectsAndTasks';
+import { McpModule } from './mcp/mcp.module';
 import { ProgressModule } from './progress/progress.module';
+import { ProjectsModule } from './projects/projects.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { SearchModule } from './search/search.module';
 import { SourcesModule } from './sources/sources.module';
@@ -33,6 +36,7 @@ export function knowledgeApiMigrations(config: Pick<KnowledgeApiConfig, 'EMBEDDI
     vectorStoreUpgrade(config.EMBEDDINGS_DIMENSIONS),
     ...(config.KNOWLEDGE_VECTOR_STORE === 'pgvector' ? [requirePgvector(config.EMBEDDINGS_DIMENSIONS)] : []),
     StableSourceIds1795511500000,
+    ProjectsAndTasks1795852001624,
   ];
 }
 
@@ -57,6 +61,8 @@ export class KnowledgeApiModule {
         CrawlModule,
         DocumentsModule,
         SearchModule,
+        McpModule,
+        ProjectsModule,
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],

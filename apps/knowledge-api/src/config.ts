@@ -81,6 +81,37 @@ export class KnowledgeApiConfig extends BaseConfig {
   @Min(50)
   RERANK_TIMEOUT_MS = 3_000;
 
+  /**
+   * Base URL of an OpenAI-compatible chat server (`POST {LLM_URL}/chat/completions`, e.g.
+   * http://ollama:11434/v1): drafts a new project's features and tasks, and writes the context of
+   * chunks when CONTEXTUAL_EMBEDDINGS is on. Unset: neither.
+   */
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'LLM_URL must be an http:// or https:// base URL of an OpenAI-compatible chat server (…/v1)' })
+  LLM_URL?: string;
+
+  /** The chat model (the MCP config's `model_choice`). */
+  @IsString()
+  LLM_MODEL = 'gpt-4o-mini';
+
+  /** Sent as `Authorization: Bearer` to the chat server when set. */
+  @IsOptional()
+  @IsString()
+  LLM_API_KEY?: string;
+
+  /** Deadline of one chat call. */
+  @IsInt()
+  @Min(100)
+  LLM_TIMEOUT_MS = 60_000;
+
+  /**
+   * Contextual embeddings: before a chunk is embedded, the chat model (LLM_URL) writes a short
+   * context situating it in its document, and the context and the chunk are embedded together.
+   * Needs LLM_URL and EMBEDDINGS_URL (else it does nothing, and `/api/health` says so).
+   */
+  @IsBoolean()
+  CONTEXTUAL_EMBEDDINGS = false;
+
   /** Crawl private, loopback and link-local addresses (tests, intranet deployments). Metadata addresses stay refused. */
   @IsBoolean()
   CRAWL_ALLOW_PRIVATE = false;
@@ -128,4 +159,71 @@ export class KnowledgeApiConfig extends BaseConfig {
   @IsInt()
   @Min(50)
   CRAWL_POLL_MS = 2_000;
+
+  // --- The MCP server's container (`/api/mcp/*`, src/mcp) ---
+
+  /** Where the MCP server's workload runs: a Docker container (Docker Engine API) or a Kubernetes Deployment (scaled 0 ↔ 1). */
+  @IsIn(['docker', 'kubernetes'], { message: 'MCP_CONTAINER_PROVIDER must be docker or kubernetes' })
+  MCP_CONTAINER_PROVIDER: 'docker' | 'kubernetes' = 'docker';
+
+  /** The workload: a container name (or `label=key=value`) for Docker, `namespace/deployment` for Kubernetes. */
+  @IsString()
+  MCP_CONTAINER = 'knowledge-mcp';
+
+  /** Docker Engine API: unix:///var/run/docker.sock (default) or tcp://host:port. */
+  @IsOptional()
+  @IsString()
+  DOCKER_HOST?: string;
+
+  /** Non-empty: TLS to a tcp DOCKER_HOST, verified against DOCKER_CERT_PATH/ca.pem (the Docker CLI's variables). */
+  @IsOptional()
+  @IsString()
+  DOCKER_TLS_VERIFY?: string;
+
+  @IsOptional()
+  @IsString()
+  DOCKER_CERT_PATH?: string;
+
+  /** Kubernetes: kubeconfig path(s); in-cluster (service account) when unset and KUBERNETES_SERVICE_HOST is set. */
+  @IsOptional()
+  @IsString()
+  KUBECONFIG?: string;
+
+  @IsOptional()
+  @IsString()
+  KUBERNETES_SERVICE_HOST?: string;
+
+  /** Deadline of one call to the Docker engine or the Kubernetes API server; past it the status is `docker_unavailable`. */
+  @IsInt()
+  @Min(100)
+  MCP_ENGINE_TIMEOUT_MS = 5_000;
+
+  /** The MCP server's address (host name) as knowledge-api reaches it and clients are told; `POST /api/mcp/config` changes it for the next start. */
+  @Matches(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[[0-9a-fA-F:]+\]$/, { message: 'MCP_HOST must be a host name or address' })
+  MCP_HOST = 'knowledge-mcp';
+
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  MCP_PORT = 3009;
+
+  /** The transports the MCP server serves (read by it at its start): all, streamable-http or sse. */
+  @IsIn(['all', 'streamable-http', 'sse'], { message: 'MCP_TRANSPORT must be all, streamable-http or sse' })
+  MCP_TRANSPORT: 'all' | 'streamable-http' | 'sse' = 'all';
+
+  /** The MCP server's bearer key (its KNOWLEDGE_MCP_API_KEY), to list its tools over MCP. */
+  @IsOptional()
+  @IsString()
+  KNOWLEDGE_MCP_API_KEY?: string;
+
+  /** Log entries of the MCP server kept for `GET /api/mcp/logs` (shared in Redis when REDIS_URL is set). */
+  @IsInt()
+  @Min(10)
+  @Max(100_000)
+  MCP_LOG_BUFFER = 1000;
+
+  /** How often the log tailer looks again whether the MCP server runs (to follow its logs) and renews its lock. */
+  @IsInt()
+  @Min(50)
+  MCP_LOG_POLL_MS = 2_000;
 }

@@ -18,6 +18,12 @@ const description = `Knowledge service (spec 002, part A): crawls websites and t
 
 **Upload**: checked in the request, then extracted, chunked and embedded by a job (progress like a crawl's): **200** with the Document when it ends within UPLOAD_WAIT_MS (10 s), else **202** with \`progress_id\` to follow.
 
+**Projects and tasks**: \`/api/projects\` (create in the background: 202 with \`progress_id\`, followed like a crawl; the PRD stored as a document; with LLM_URL features and tasks drafted by an OpenAI-compatible chat model), their documents and versions (\`/api/projects/{id}/docs\`, \`/versions\`: every change of \`docs\`, \`features\`, \`data\`, \`prd\` recorded, restorable), and \`/api/tasks\` (status todo/doing/review/done, \`task_order\` the position in the status column, delete archives). Events to the room \`project:{id}\` of the root namespace (\`join_project\`).
+
+**Contextual embeddings** (CONTEXTUAL_EMBEDDINGS with LLM_URL and EMBEDDINGS_URL): each chunk is embedded with a context the chat model wrote from its page; the backfill re-embeds chunks made without it.
+
+**MCP control**: \`/api/mcp/*\` starts, stops and watches the MCP server's container (Docker) or Deployment (Kubernetes): status running, stopped, starting, stopping, not_found or docker_unavailable (never 5xx without an engine), its logs (one replica follows the container's log; \`log_entry\` on \`/logs\`), its configuration (applied at the next start) and its tools (asked over MCP, else the catalogue).
+
 **Events**: \`knowledge.source_added\` / \`knowledge.source_updated\` through the outbox.
 
 **Docs**: Swagger UI at \`/api/docs\` and \`/docs\`, ReDoc at \`/redoc\`, all served locally (no CDN).`;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DocumentsModule } from '../documents/documents.module';
 import { ProgressModule } from '../progress/progress.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { SourcesModule } from '../sources/sources.module';
 import { BackfillEmbeddings } from './backfill-embeddings';
 import { CrawlController } from './crawl.controller';
@@ -10,7 +11,7 @@ import { QueueDueRecrawls } from './queue-due-recrawls';
 import { RefreshSource } from './refresh-source';
 
 @Module({
-  imports: [ProgressModule, SourcesModule, DocumentsModule],
+  imports: [ProgressModule, SourcesModule, DocumentsModule, ProjectsModule],
   controllers: [CrawlController],
   providers: [CrawlService, CrawlWorker, QueueDueRecrawls, BackfillEmbeddings, RefreshSource],
   exports: [CrawlWorker],

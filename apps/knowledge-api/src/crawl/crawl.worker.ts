@@ -3,6 +3,7 @@ import { PollingWorker } from '@platform/database';
 import { KnowledgeApiConfig } from '../config';
 import { ProgressService } from '../progress/progress.service';
 import { ProcessUpload } from '../documents/process-upload';
+import { CreateProject } from '../projects/create-project';
 import { BackfillEmbeddings } from './backfill-embeddings';
 import { CrawlService } from './crawl.service';
 import { QueueDueRecrawls } from './queue-due-recrawls';
@@ -11,7 +12,7 @@ import { QueueDueRecrawls } from './queue-due-recrawls';
 export const CRAWLS_PER_REPLICA = 3;
 
 /**
- * Runs the crawl queue (and the jobs of the same queue: embeddings backfill, uploads): claims queued crawls (and running ones whose replica stopped renewing the
+ * Runs the crawl queue (and the jobs of the same queue: embeddings backfill, uploads, project creations): claims queued crawls (and running ones whose replica stopped renewing the
  * lease) with FOR UPDATE SKIP LOCKED, so each crawl runs on one replica; queues the recrawls whose
  * `update_frequency` came due. A crawl runs in the background of the request that queued it, so
  * it goes on when that client disconnects. On shutdown running crawls are stopped and handed back
@@ -32,6 +33,7 @@ export class CrawlWorker extends PollingWorker {
     private readonly recrawls: QueueDueRecrawls,
     private readonly backfill: BackfillEmbeddings,
     private readonly uploads: ProcessUpload,
+    private readonly projects: CreateProject,
   ) {
     super(config.CRAWL_POLL_MS);
     this.retentionHours = config.PROGRESS_RETENTION_HOURS;
@@ -53,7 +55,13 @@ export class CrawlWorker extends PollingWorker {
     for (const row of rows) {
       const reporter = this.progress.reporter(row);
       const job =
-        row.kind === 'backfill' ? this.backfill.run(row, reporter) : row.kind === 'upload' ? this.uploads.run(row, reporter) : this.crawls.run(row, reporter);
+        row.kind === 'backfill'
+          ? this.backfill.run(row, reporter)
+          : row.kind === 'upload'
+            ? this.uploads.run(row, reporter)
+            : row.kind === 'project'
+              ? this.projects.run(row, reporter)
+              : this.crawls.run(row, reporter);
       const done = job
         .catch((err: Error) => this.logger.error(`${row.kind} ${row.progress_id}: ${err.message}`))
         .finally(() => {

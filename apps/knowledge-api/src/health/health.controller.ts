@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthRegistry } from '@platform/platform';
+import { ContextualEmbeddings } from '../embeddings/contextual-embeddings';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
 import { RerankService } from '../search/rerank.service';
 import { SourcesService } from '../sources/sources.service';
@@ -18,6 +19,7 @@ export class HealthController {
     private readonly embeddings: EmbeddingsService,
     private readonly sources: SourcesService,
     private readonly reranker: RerankService,
+    private readonly contextual: ContextualEmbeddings,
   ) {}
 
   @Get('health')
@@ -44,6 +46,6 @@ export class HealthController {
       vectorStore = 'unknown (database down)';
     }
     const reranking = this.reranker.client ? { configured: true, endpoint: this.reranker.client.endpoint } : { configured: false, note: 'no RERANK_URL: results are not reranked' };
-    return { status: report.status, service: 'knowledge-api', checks: report.checks, embeddings, vector_store: vectorStore, reranking };
+    return { status: report.status, service: 'knowledge-api', checks: report.checks, embeddings, vector_store: vectorStore, reranking, contextual_embeddings: this.contextual.state };
   }
 }

@@ -24,6 +24,8 @@ export interface ProgressPayload {
   /** the HTTP status of the failure where it has one (an upload job: 422 for an unreadable document) */
   errorStatus?: number;
   message?: string;
+  /** a project creation's completion: what it made */
+  result?: Record<string, unknown>;
 }
 
 export type ProgressEvent = 'progress_update' | 'progress_complete' | 'progress_error';
@@ -52,6 +54,7 @@ export function toPayload(row: Pick<ProgressRow, 'progress_id' | 'status' | 'per
     payload.chunksStored = s.chunksStored ?? 0;
     payload.wordCount = s.wordCount ?? 0;
     payload.codeExamplesStored = s.codeExamplesStored ?? 0;
+    if (s.result) payload.result = s.result;
   }
   if (row.status === 'error' || row.status === 'cancelled') payload.error = s.error ?? (row.status === 'cancelled' ? 'Crawl cancelled' : 'Crawl failed');
   if (row.status === 'error' && s.errorStatus) payload.errorStatus = s.errorStatus;
@@ -61,7 +64,9 @@ export function toPayload(row: Pick<ProgressRow, 'progress_id' | 'status' | 'per
 /** The root namespace's copy: the same payload with a human `message`. */
 export function withMessage(p: ProgressPayload): ProgressPayload {
   const message =
-    p.status === 'completed'
+    p.status === 'completed' && p.result
+      ? p.log || 'Completed'
+      : p.status === 'completed'
       ? `Crawl completed: ${p.chunksStored ?? 0} chunks stored`
       : p.status === 'error' || p.status === 'cancelled'
         ? (p.error ?? p.status)

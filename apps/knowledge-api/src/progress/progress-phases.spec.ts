@@ -1,4 +1,4 @@
-import { batchLine, PHASES, PhaseTracker, phasePercentage } from './progress-phases';
+import { batchLine, PHASES, PhaseTracker, phasePercentage, phasesFor, PROJECT_PHASES } from './progress-phases';
 
 describe('progress phases', () => {
   it('are the spec’s ranges, contiguous, in order', () => {
@@ -29,5 +29,16 @@ describe('progress phases', () => {
 
   it('write the batch line of the spec', () => {
     expect(batchLine(2, 5, 51, 100, 230)).toBe('Batch 2/5: Processing items 51-100 of 230');
+  });
+
+  it('track a project creation on its own phases, and refuse a phase of another table', () => {
+    expect(phasesFor('project')).toBe(PROJECT_PHASES);
+    expect(phasesFor('crawl')).toBe(PHASES);
+    const t = new PhaseTracker(0, phasesFor('project'));
+    expect(t.advance('source_linking', 0)).toBe(10);
+    expect(t.advance('ai_generation', 0.5)).toBe(45);
+    expect(t.advance('saving_to_database', 1)).toBe(95);
+    expect(() => t.advance('crawling', 0)).toThrow(/unknown phase/);
+    expect(t.complete()).toBe(100);
   });
 });

@@ -19,7 +19,26 @@ export const PHASES = [
   { status: 'finalization', from: 95, to: 100 },
 ] as const;
 
-export type PhaseStatus = (typeof PHASES)[number]['status'];
+/**
+ * The phases of a project's creation (a job of kind `project`), in the same shape: sources checked
+ * and linked, features and tasks drafted by the chat model, the documents made, all stored.
+ */
+export const PROJECT_PHASES = [
+  { status: 'analyzing', from: 0, to: 10 },
+  { status: 'source_linking', from: 10, to: 20 },
+  { status: 'ai_generation', from: 20, to: 70 },
+  { status: 'generating_docs', from: 70, to: 80 },
+  { status: 'saving_to_database', from: 80, to: 95 },
+  { status: 'finalization', from: 95, to: 100 },
+] as const;
+
+export type PhaseStatus = (typeof PHASES)[number]['status'] | (typeof PROJECT_PHASES)[number]['status'];
+type PhaseTable = ReadonlyArray<{ status: PhaseStatus; from: number; to: number }>;
+
+/** The phase table of a job kind (`project`: PROJECT_PHASES; crawls and the other jobs: PHASES). */
+export function phasesFor(kind: string): PhaseTable {
+  return kind === 'project' ? PROJECT_PHASES : PHASES;
+}
 export type FinalStatus = 'completed' | 'error' | 'cancelled';
 export type ProgressStatus = 'queued' | PhaseStatus | FinalStatus;
 
@@ -30,8 +49,9 @@ export function isFinal(status: string): status is FinalStatus {
 }
 
 /** Percentage of `fraction` (0…1) of `phase`, rounded down to a whole number. */
-export function phasePercentage(phase: PhaseStatus, fraction: number): number {
-  const p = PHASES.find((x) => x.status === phase)!;
+export function phasePercentage(phase: PhaseStatus, fraction: number, phases: PhaseTable = PHASES): number {
+  const p = phases.find((x) => x.status === phase);
+  if (!p) throw new Error(`unknown phase ${phase}`);
   const f = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
   return Math.floor(p.from + (p.to - p.from) * f);
 }
@@ -39,27 +59,31 @@ export function phasePercentage(phase: PhaseStatus, fraction: number): number {
 export class PhaseTracker {
   private phaseIndex = -1;
 
-  constructor(private last = 0) {}
+  constructor(
+    private last = 0,
+    private readonly phases: PhaseTable = PHASES,
+  ) {}
 
   get percentage(): number {
     return this.last;
   }
 
   get status(): PhaseStatus | null {
-    return this.phaseIndex < 0 ? null : PHASES[this.phaseIndex].status;
+    return this.phaseIndex < 0 ? null : this.phases[this.phaseIndex].status;
   }
 
   /** Moves to `phase` (never back to an earlier one) at `fraction` of it; returns the percentage. */
   advance(phase: PhaseStatus, fraction = 0): number {
-    const index = PHASES.findIndex((p) => p.status === phase);
+    const index = this.phases.findIndex((p) => p.status === phase);
+    if (index < 0) throw new Error(`unknown phase ${phase}`);
     if (index < this.phaseIndex) throw new Error(`progress cannot go back from ${this.status} to ${phase}`);
     this.phaseIndex = index;
-    this.last = Math.max(this.last, phasePercentage(phase, fraction));
+    this.last = Math.max(this.last, phasePercentage(phase, fraction, this.phases));
     return this.last;
   }
 
   complete(): number {
-    this.phaseIndex = PHASES.length - 1;
+    this.phaseIndex = this.phases.length - 1;
     this.last = 100;
     return this.last;
   }

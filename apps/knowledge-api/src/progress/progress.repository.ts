@@ -28,7 +28,7 @@ export class ProgressRepository {
    * Queues a background job that is not a crawl (`backfill`, `upload`) with its request; null for
    * a backfill when one is already queued or running (the unique index `progress_one_active_job_idx`).
    */
-  createJob(progressId: string, kind: 'backfill' | 'upload', request: Record<string, unknown>, log: string, sourceId: string | null = null): Promise<ProgressRow | null> {
+  createJob(progressId: string, kind: 'backfill' | 'upload' | 'project', request: Record<string, unknown>, log: string, sourceId: string | null = null): Promise<ProgressRow | null> {
     return this.db.one<ProgressRow>(
       `INSERT INTO ${this.table} (progress_id, kind, status, percentage, request, logs, state, source_id)
        VALUES ($1, $2, 'queued', 0, $3, $4, $5, $6)

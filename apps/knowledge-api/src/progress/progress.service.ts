@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { RealtimeEvents } from '../realtime/realtime-events';
 import { CrawlGateway, RootGateway } from './progress.gateways';
-import { PhaseTracker, type PhaseStatus } from './progress-phases';
+import { PhaseTracker, phasesFor, type PhaseStatus } from './progress-phases';
 import { eventFor, toPayload, withMessage, type ProgressPayload } from './progress-payload';
 import { ProgressRepository } from './progress.repository';
 import type { CrawlRequest, ProgressRow, ProgressState } from './progress.types';
@@ -38,7 +38,7 @@ export class ProgressReporter {
     private readonly service: ProgressService,
     private readonly rows: ProgressRepository,
   ) {
-    this.tracker = new PhaseTracker(row.percentage);
+    this.tracker = new PhaseTracker(row.percentage, phasesFor(row.kind));
     this.logs = [...(row.logs ?? [])];
     this.state = { ...row.state };
     this.status = row.status;
@@ -46,6 +46,10 @@ export class ProgressReporter {
 
   get id(): string {
     return this.row.progress_id;
+  }
+
+  private get noun(): string {
+    return this.row.kind === 'project' ? 'Project creation' : 'Crawl';
   }
 
   /** The claim that started this run (1 = first; more = taken over from a replica that stopped). */
@@ -111,7 +115,7 @@ export class ProgressReporter {
 
   async fail(status: 'error' | 'cancelled', error: string, errorStatus?: number): Promise<void> {
     this.status = status;
-    await this.write({ error, ...(errorStatus ? { errorStatus } : {}) }, status === 'cancelled' ? 'Crawl cancelled' : `Crawl failed: ${error}`, true);
+    await this.write({ error, ...(errorStatus ? { errorStatus } : {}) }, status === 'cancelled' ? `${this.noun} cancelled` : `${this.noun} failed: ${error}`, true);
   }
 
   private chain: Promise<void> = Promise.resolve();
@@ -192,7 +196,7 @@ export class ProgressService {
   /** Queues a background job (a backfill: one at a time, the running one answered when it exists). */
   async createJob(
     progressId: string,
-    kind: 'backfill' | 'upload',
+    kind: 'backfill' | 'upload' | 'project',
     request: Record<string, unknown>,
     log: string,
     sourceId: string | null = null,
@@ -238,6 +242,11 @@ export class ProgressService {
     const event = eventFor(payload.status);
     this.crawl.server?.to(payload.progressId).emit(event, payload);
     this.root.server?.to(payload.progressId).emit(event, withMessage(payload));
+  }
+
+  /** An event to the clients that joined a project's room (`join_project` on the root namespace: room `project:{id}`). */
+  emitToProject(projectId: string, event: string, data: unknown): void {
+    this.root.server?.to(`project:${projectId}`).emit(event, data);
   }
 
   logLine(level: 'info' | 'error', message: string): void {

@@ -16,6 +16,8 @@ export interface ProgressState {
   /** the HTTP status of the failure where it has one (an upload's unreadable document: 422) */
   errorStatus?: number;
   message?: string;
+  /** what a project creation made (`progress_complete`'s `result`) */
+  result?: Record<string, unknown>;
 }
 
 export interface CrawlRequest {
@@ -30,7 +32,7 @@ export interface CrawlRequest {
 
 export interface ProgressRow {
   progress_id: string;
-  /** `crawl`, or `backfill` (the embeddings backfill; its `request` is `{model}`) */
+  /** `crawl`, `backfill` (the embeddings backfill; its `request` is `{model}`), `upload`, `project` (a project's creation) */
   kind: string;
   status: string;
   percentage: number;

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { KnowledgeSourceAdded, KnowledgeSourceUpdated, Outbox } from '@platform/messaging';
 import { chunkMarkdown, extractCodeExamples, type Chunk } from '../chunking/chunk-markdown';
+import { ContextualEmbeddings, embeddingText } from '../embeddings/contextual-embeddings';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
 import { batchLine, type PhaseStatus } from '../progress/progress-phases';
 import type { ProgressState } from '../progress/progress.types';
@@ -61,6 +62,7 @@ export class KnowledgeStore {
     private readonly transactions: Transactions,
     private readonly sources: SourcesRepository,
     private readonly embeddings: EmbeddingsService,
+    private readonly contextual: ContextualEmbeddings,
     private readonly realtime: RealtimeEvents,
     private readonly outbox: Outbox,
   ) {}
@@ -147,8 +149,19 @@ export class KnowledgeStore {
         batchLine(b + 1, batches.length, stored + 1, stored + rows.length, totalChunks),
       );
       let vectors: number[][] | null = null;
+      // contextual embeddings: each chunk's context, written from its page by the chat model
+      let contexts: Array<string | null> = rows.map(() => null);
+      if (this.contextual.active) {
+        contexts = await this.contextual.contexts(batch.flatMap(({ page, chunks }) => chunks.map((chunk) => ({ document: page.markdown, chunk: chunk.content }))));
+        await phase(
+          'document_storage',
+          b / batches.length,
+          {},
+          `Contextual embeddings: ${contexts.filter(Boolean).length} of ${rows.length} chunks given context`,
+        );
+      }
       const texts = [
-        ...rows.map((r) => (r.title ? `${r.title}\n\n${r.content}` : r.content)),
+        ...rows.map((r, i) => embeddingText(r.title, r.content, contexts[i])),
         ...examples.map((e) => (e.summary ? `${e.summary}\n\n${e.content}` : e.content)),
       ];
       try {
@@ -159,7 +172,8 @@ export class KnowledgeStore {
         await phase('document_storage', b / batches.length, {}, `Embeddings unavailable, batch ${b + 1} stored for full-text search only: ${(err as Error).message}`);
       }
       if (vectors) {
-        rows.forEach((r, i) => Object.assign(r, { embedding: vectors[i], embedding_model: model }));
+        const contextModel = this.contextual.chunkModel;
+        rows.forEach((r, i) => Object.assign(r, { embedding: vectors[i], embedding_model: contexts[i] ? contextModel : model }));
         examples.forEach((e, i) => Object.assign(e, { embedding: vectors[rows.length + i], embedding_model: model }));
         await this.checkVectorIndex(vectors);
       }

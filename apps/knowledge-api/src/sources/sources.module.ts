@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ChatModule } from '../chat/chat.module';
+import { ContextualEmbeddings } from '../embeddings/contextual-embeddings';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
 import { ProgressModule } from '../progress/progress.module';
 import { RealtimeModule } from '../realtime/realtime.module';
@@ -9,9 +11,9 @@ import { SourcesRepository } from './sources.repository';
 import { SourcesService } from './sources.service';
 
 @Module({
-  imports: [RealtimeModule, ProgressModule],
+  imports: [RealtimeModule, ProgressModule, ChatModule],
   controllers: [KnowledgeItemsController, SourcesController],
-  providers: [SourcesRepository, SourcesService, KnowledgeStore, EmbeddingsService, DeleteSource],
-  exports: [SourcesService, KnowledgeStore, EmbeddingsService],
+  providers: [SourcesRepository, SourcesService, KnowledgeStore, EmbeddingsService, ContextualEmbeddings, DeleteSource],
+  exports: [SourcesService, KnowledgeStore, EmbeddingsService, ContextualEmbeddings],
 })
 export class SourcesModule {}

@@ -73,6 +73,19 @@ export class SourcesRepository {
     return this.db.one<SourceRow>(`SELECT * FROM ${this.sources} WHERE source_id = $1`, [sourceId]);
   }
 
+  async titles(sourceIds: string[]): Promise<Map<string, string>> {
+    const rows = await this.db.rows<{ source_id: string; title: string }>(
+      `SELECT source_id, title FROM ${this.sources} WHERE source_id = ANY($1::text[])`,
+      [sourceIds],
+    );
+    return new Map(rows.map((r) => [r.source_id, r.title]));
+  }
+
+  async existingCodeExamples(ids: number[]): Promise<Set<number>> {
+    const rows = await this.db.rows<{ id: number }>(`SELECT id FROM ${this.codeExamples} WHERE id = ANY($1::int[])`, [ids]);
+    return new Set(rows.map((r) => r.id));
+  }
+
   listSources(): Promise<SourceRow[]> {
     return this.db.rows<SourceRow>(
       `SELECT s.*,
@@ -256,6 +269,17 @@ export class SourcesRepository {
       `SELECT id, ${text} AS text FROM ${this.db.table(kind)}
         WHERE (embedding IS NULL OR embedding_model IS DISTINCT FROM $1) AND id > $2 ORDER BY id LIMIT $3`,
       [model, afterId, limit],
+    );
+  }
+
+  /** These chunks with their page's text (its chunks in order, the first `maxChars` characters): what their context is written from. */
+  chunksWithPages(ids: number[], maxChars: number): Promise<Array<{ id: number; title: string; content: string; document: string }>> {
+    return this.db.rows(
+      `SELECT c.id, c.title, c.content,
+              left((SELECT string_agg(p.content, E'\n\n' ORDER BY p.chunk_number) FROM ${this.chunks} p
+                     WHERE p.source_id = c.source_id AND p.url = c.url), $2) AS document
+         FROM ${this.chunks} c WHERE c.id = ANY($1::int[]) ORDER BY c.id`,
+      [ids, maxChars],
     );
   }
 

@@ -81,6 +81,21 @@ export class SourcesService {
     return (await this.sources.listSources()).map(publicSource);
   }
 
+  /** These chunks with the text of their page (contextual embeddings). */
+  chunksWithPages(ids: number[], maxChars: number): Promise<Array<{ id: number; title: string; content: string; document: string }>> {
+    return ids.length ? this.sources.chunksWithPages(ids, maxChars) : Promise.resolve([]);
+  }
+
+  /** The titles of those of these sources that exist (projects link sources by id). */
+  titles(sourceIds: string[]): Promise<Map<string, string>> {
+    return sourceIds.length ? this.sources.titles([...new Set(sourceIds)]) : Promise.resolve(new Map());
+  }
+
+  /** Those of these code example ids that exist (tasks reference code examples). */
+  existingCodeExamples(ids: number[]): Promise<Set<number>> {
+    return ids.length ? this.sources.existingCodeExamples([...new Set(ids)]) : Promise.resolve(new Set());
+  }
+
   /** Full-text search of the chunks of active sources (SourcesRepository.fullText). */
   fullText(query: string, source: string | null, limit: number): Promise<ChunkRow[]> {
     return this.sources.fullText(query, source, limit);

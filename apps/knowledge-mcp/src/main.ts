@@ -1,0 +1,4 @@
+import { runService } from '@platform/platform';
+import { knowledgeMcpService } from './service';
+
+void runService(knowledgeMcpService);
