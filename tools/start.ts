@@ -38,7 +38,7 @@ interface AppEntry extends DevSettings {
 /** Development settings by app name; the apps themselves are the registry's (tools/dev/apps.ts). */
 const DEV_SETTINGS: Record<string, DevSettings> = {
   'email-api': { credentials: ['JWT_SECRET'], provide: provideEmailProject },
-  'automation-api': { credentials: ['AUTOMATION_API_KEY', 'IG_VERIFY_TOKEN'], uses: ['EMAIL_PUBLIC_KEY'] },
+  'automation-api': { credentials: ['AUTOMATION_API_KEY', 'IG_VERIFY_TOKEN', 'AUTOMATION_TOKEN_KEY'], uses: ['EMAIL_PUBLIC_KEY'] },
   'auth-api': { credentials: ['AUTH_ADMIN_EMAIL', 'AUTH_ADMIN_PASSWORD', 'LOGISTICS_ADMIN_EMAIL', 'LOGISTICS_ADMIN_PASSWORD'], provide: provideJwksUrl },
   'logistics-hooks': { credentials: ['LOGISTICS_API_KEY'], uses: ['AUTH_JWKS_URL'] },
   'conversation-api': { credentials: ['CONVERSATION_ADMIN_EMAIL', 'CONVERSATION_ADMIN_PASSWORD'] },
@@ -75,6 +75,7 @@ const DEV_CREDENTIALS: Record<string, string | (() => string)> = {
   EMAIL_DEV_EMAIL: 'developer@example.com',
   EMAIL_DEV_PASSWORD: () => secret(12),
   IG_VERIFY_TOKEN: () => secret(16),
+  AUTOMATION_TOKEN_KEY: () => randomBytes(32).toString('hex'),
 };
 
 const CREDENTIALS_FILE = 'dev-credentials.json';

@@ -46,6 +46,11 @@ export const APP_SUITES: AppSuite[] = [
     run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchClickRedirect()],
   },
   {
+    name: 'automation-api poller',
+    measures: ['automation-api: comment poller pass at 1,000 recent comments', 'automation-api: comment poller pass, nothing new'],
+    run: async () => (await import('../../apps/automation-api/bench/comment-poller.bench')).runCommentPollerBench(),
+  },
+  {
     name: 'knowledge-api',
     measures: ['knowledge-api: crawl pages/s', 'knowledge-api: search p50 at 100k chunks', 'knowledge-api: search p95 at 100k chunks'],
     run: async () => (await import('../../apps/knowledge-api/bench/knowledge.bench')).runKnowledgeBench(),

@@ -18,6 +18,12 @@ import { Engine1763780000000 } from './migrations/1763780000000-engine';
 import { RateBudgets1763790000000 } from './migrations/1763790000000-rate-budgets';
 import { Publishing1763800000000 } from './migrations/1763800000000-publishing';
 import { Connection1763810000000 } from './migrations/1763810000000-connection';
+import { AccountConnections1795852113755 } from './migrations/1795852113755-account-connections';
+import { ConnectModule } from './connect/connect.module';
+import { CommentPoller1795852588162 } from './migrations/1795852588162-comment-poller';
+import { CommentPollerModule } from './comment-poller/comment-poller.module';
+import { SubscriptionChecks1795853359401 } from './migrations/1795853359401-subscription-checks';
+import { PeopleAndSends1795852030876 } from './migrations/1795852030876-people-and-sends';
 import { BillingModule } from './billing/billing.module';
 import { McpModule } from './mcp/mcp.module';
 import { PlannedPostsModule } from './planned-posts/planned-posts.module';
@@ -34,7 +40,7 @@ import { ImportsModule } from './imports/imports.module';
 
 /** The entities a repository uses (`db.repository(Entity)`); the engine's tables are read with raw SQL. */
 export const ENTITIES = [AccountEntity, ApiKeyEntity, AutomationEntity, ContactEntity, EventEntity, ...messagingEntities];
-export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000, Publishing1763800000000, Connection1763810000000];
+export const MIGRATIONS = [InitialSchema1763770000000, Engine1763780000000, RateBudgets1763790000000, Publishing1763800000000, Connection1763810000000, PeopleAndSends1795852030876, AccountConnections1795852113755, CommentPoller1795852588162, SubscriptionChecks1795853359401];
 
 @Module({})
 export class AutomationApiModule {
@@ -61,6 +67,8 @@ export class AutomationApiModule {
         TokensModule,
         BillingModule,
         McpModule,
+        ConnectModule,
+        CommentPollerModule,
         // Development without platform credentials: the built-in sandbox (never in production).
         ...(isSandbox(config) ? [SandboxModule] : []),
       ],

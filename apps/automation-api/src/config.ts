@@ -70,6 +70,34 @@ export class AutomationConfig extends BaseConfig {
   @Max(750)
   PRIVATE_REPLIES_PER_HOUR = 750;
 
+  /** Pacing: least time between two private replies of one account, all replicas together (plus the jitter). 0 with a jitter of 0 = no pacing. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  PRIVATE_REPLY_SPACING_MS = 1_000;
+
+  /** Pacing: a random 0…this many ms added to each gap between private replies and to each deferral, so sends never come in lockstep. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  PRIVATE_REPLY_JITTER_MS = 2_000;
+
+  /** Stateful MCP sessions (`/mcp/session`): minutes without a request before a session is closed. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1440)
+  MCP_SESSION_IDLE_MINUTES = 30;
+
+  /** Stateful MCP sessions held per process; at the limit the least recently used one is closed. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MCP_MAX_SESSIONS = 1_000;
+
   /** Longest wait of a request handler for a throttled account before answering 502. */
   @Type(() => Number)
   @IsInt()
@@ -221,6 +249,120 @@ export class AutomationConfig extends BaseConfig {
   /** Comma-separated words that, as a whole direct message, undo a STOP. */
   @IsString()
   AUTOMATION_START_KEYWORDS = 'start';
+
+  /**
+   * Read-but-not-tapped fallback: minutes after the person read the opening DM (messaging_seen)
+   * without tapping its button before the link goes out anyway. 0 = off.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1380)
+  AUTOMATION_READ_FALLBACK_MINUTES = 5;
+
+  /** Human takeover: minutes automation stays paused for a conversation after a person of the account answered in it by hand. 0 = off. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(43_200)
+  AUTOMATION_TAKEOVER_MINUTES = 60;
+
+  // ── Connecting accounts (the platform's OAuth login) and tokens at rest ─────────────────────
+
+  /**
+   * Key that encrypts platform tokens at rest (AES-256-GCM): 32 bytes as 64 hex characters or
+   * base64. Unset: tokens are stored as plaintext (a warning at start). Tokens stored before it was
+   * set are encrypted at the next start.
+   */
+  @IsOptional()
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, { message: 'AUTOMATION_TOKEN_KEY must be 32 bytes: 64 hex characters or base64' })
+  AUTOMATION_TOKEN_KEY?: string;
+
+  /** The app's id on the platform (OAuth client_id of the login flow); unset: connecting through the login is off. */
+  @IsOptional()
+  @Matches(/^\S+$/, { message: 'IG_APP_ID must be the app id without spaces' })
+  IG_APP_ID?: string;
+
+  /** The platform's authorization window (Business Login). */
+  @IsString()
+  @Matches(/^https?:\/\/\S+$/, { message: 'IG_OAUTH_AUTHORIZE_URL must be an http(s) URL' })
+  IG_OAUTH_AUTHORIZE_URL = 'https://www.instagram.com/oauth/authorize';
+
+  /** The endpoint that exchanges an authorization code for a short-lived token. */
+  @IsString()
+  @Matches(/^https?:\/\/\S+$/, { message: 'IG_OAUTH_TOKEN_URL must be an http(s) URL' })
+  IG_OAUTH_TOKEN_URL = 'https://api.instagram.com/oauth/access_token';
+
+  /** Redirect URI registered with the app; default `<PUBLIC_BASE_URL>/connect/instagram/callback`. */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'IG_OAUTH_REDIRECT_URL must be an http(s) URL' })
+  IG_OAUTH_REDIRECT_URL?: string;
+
+  /** Permissions asked for in the login (comma-separated). */
+  @IsString()
+  @Matches(/^[a-z_]+(,[a-z_]+)*$/, { message: 'IG_OAUTH_SCOPES must be comma-separated permission names' })
+  IG_OAUTH_SCOPES = 'instagram_business_basic,instagram_business_manage_messages,instagram_business_manage_comments,instagram_business_content_publish';
+
+  /** How long a connect link printed by `create-account` / `connect-account` can be used. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(720)
+  CONNECT_LINK_HOURS = 24;
+
+  // ── No comment missed: the comment poller ───────────────────────────────────────────────────
+
+  /** How often the comment poller looks for comments whose webhook never arrived (one replica per account and interval). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  @Max(3_600_000)
+  COMMENT_POLL_INTERVAL_MS = 180_000;
+
+  /** Platform requests one pass may make per account. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  COMMENT_POLL_MAX_REQUESTS = 8;
+
+  /** A comment younger than this is left to its webhook (looked at by a later pass). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(3_600)
+  COMMENT_POLL_GRACE_SECONDS = 60;
+
+  /** The newest posts whose comments the poller looks at. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  COMMENT_POLL_POSTS = 10;
+
+  /** Comments older than this are never recovered (below the 7 days the work queue remembers comments). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(144)
+  COMMENT_POLL_LOOKBACK_HOURS = 48;
+
+  /**
+   * Start-date watermark given to accounts the poller sees for the first time (ISO 8601); default the
+   * time of that first pass. Comments older than an account's watermark are never recovered.
+   */
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, { message: 'COMMENT_POLL_START must be an ISO 8601 date or time with zone' })
+  COMMENT_POLL_START?: string;
+
+  // ── Webhook subscription health ─────────────────────────────────────────────────────────────
+
+  /** How often each account's webhook subscription is checked (and restored when it vanished). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  @Max(86_400_000)
+  SUBSCRIPTION_CHECK_INTERVAL_MS = 900_000;
 
   // ── Outbound permissions: one per purpose (common/outbound-policy.ts) ──────────────────────
 

@@ -4,6 +4,8 @@ import type { ServiceDefinition } from '@platform/platform';
 import { AccountsService } from './accounts/accounts.service';
 import { AutomationApiModule } from './app.module';
 import { AutomationConfig } from './config';
+import { ConnectService } from './connect/connect.service';
+import { MCP_RESULT_MODELS } from './mcp/mcp-tools';
 import { McpService } from './mcp/mcp.service';
 
 export const automationApiService: ServiceDefinition<AutomationConfig> = {
@@ -14,7 +16,7 @@ export const automationApiService: ServiceDefinition<AutomationConfig> = {
   module: (config) => AutomationApiModule.forRoot(config),
   errorFilter: () => new PlainErrorFilter(),
   // The MCP tools take their input schemas from the REST operations' OpenAPI description.
-  configure: (app) => app.get(McpService).useOpenApi(SwaggerModule.createDocument(app, new DocumentBuilder().build())),
+  configure: (app) => app.get(McpService).useOpenApi(SwaggerModule.createDocument(app, new DocumentBuilder().build(), { extraModels: MCP_RESULT_MODELS })),
   swagger: {
     title: 'Comment and DM automation API',
     version: '1.0.0',
@@ -43,17 +45,38 @@ export const automationApiService: ServiceDefinition<AutomationConfig> = {
       'Publishing: `POST /videos` (the file as the body, streamed to storage), `/reels` (scheduled reels through the platform\'s content-publishing flow: container → status → publish; ' +
         'statuses scheduled, uploading, processing, ready, publishing, published, failed, cancelled), `/planned_posts` (one post to instagram and youtube, idempotency_key, per-target status, partial).',
       '',
+      'Connecting an account (outside `/api/v1`, no API key; the secret of a connect link printed by `create-account` / `connect-account` is the credential): `GET /connect/instagram?link=` (HTML page), ' +
+        '`POST /connect/instagram/start` (303 to the platform\'s OAuth authorization window, state single-use, cookie-bound), `GET /connect/instagram/callback` (code → short-lived → long-lived token, stored encrypted; HTML result).',
+      '',
       'MCP: `POST /mcp` (Streamable HTTP, stateless, same bearer key) offers one tool per operation of this API with the same fields, plus check_follower, subscribe_webhooks, refresh_token and billing_status.',
     ].join('\n'),
     configure: (b) => b.addBearerAuth(),
   },
   commands: {
     'create-account': {
-      description: 'create-account [name]: creates an account and prints its new API key (shown once)',
+      description: 'create-account [name]: creates an account, prints its new API key (shown once) and a link that connects it through the platform login',
       run: async (ctx, args) => {
         const { account, apiKey } = await ctx.get(AccountsService).create({ name: args[0] ?? 'account' });
         process.stdout.write(`account ${account.id} (${account.name})\nAPI key: ${apiKey}\n`);
+        process.stdout.write(await connectLinkText(ctx.get(ConnectService), account.id));
+      },
+    },
+    'connect-account': {
+      description: 'connect-account <account id>: prints a new link to the page that connects the account through the platform login',
+      run: async (ctx, args) => {
+        const id = Number(args[0]);
+        if (!/^\d{1,9}$/.test(args[0] ?? '') || id < 1) throw new Error('usage: connect-account <account id>');
+        const service = ctx.get(ConnectService);
+        if (service.unavailable) throw new Error(`connecting through the platform login is off: ${service.unavailable}`);
+        process.stdout.write(await connectLinkText(service, id));
       },
     },
   },
 };
+
+/** The connect link lines of the commands (or why there is none). */
+async function connectLinkText(service: ConnectService, accountId: number): Promise<string> {
+  if (service.unavailable) return `Connect: set IG_APP_ID, IG_APP_SECRET and PUBLIC_BASE_URL (or IG_OAUTH_REDIRECT_URL) to connect through the platform login (${service.unavailable}), or start with IG_ACCESS_TOKEN.\n`;
+  const link = await service.createLink(accountId);
+  return `Connect it (open once, in a browser, until ${link.expires_at.toISOString()}): ${link.url}\n`;
+}

@@ -43,6 +43,9 @@ export async function startAutomationApp(env: Record<string, string> = {}): Prom
     IG_VERIFY_TOKEN: 'verify',
     PUBLIC_BASE_URL: 'https://automation.example.com',
     GRAPH_TIMEOUT_MS: '1000',
+    // No pacing of private replies unless a test asks for it (SendPacing has its own test).
+    PRIVATE_REPLY_SPACING_MS: '0',
+    PRIVATE_REPLY_JITTER_MS: '0',
     ...env,
   };
   const t = await createTestApp(automationApiService, fullEnv);

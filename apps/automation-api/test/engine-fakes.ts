@@ -105,6 +105,7 @@ export function aRun(fields: Partial<RunRow> = {}): RunRow {
     clicked_at: null,
     click_count: 0,
     followed_up_at: null,
+    read_fallback_at: null,
     text_fallback: false,
     ...fields,
   };

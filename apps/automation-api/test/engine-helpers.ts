@@ -58,6 +58,14 @@ export function postbackWebhook(entryId: string, senderId: string, mid: string, 
   };
 }
 
+/** `messaging_seen`: the person read the conversation up to `watermark` (ms). */
+export function seenWebhook(entryId: string, readerId: string, watermark: number) {
+  return {
+    object: 'instagram',
+    entry: [{ id: entryId, time: Date.now(), messaging: [{ sender: { id: readerId }, recipient: { id: entryId }, timestamp: watermark, read: { watermark } }] }],
+  };
+}
+
 /** Waits until the work queue has nothing due and the outbox is published (polling the database). */
 export async function settle(ctx: AutomationTestContext, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

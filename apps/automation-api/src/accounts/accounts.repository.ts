@@ -43,6 +43,18 @@ export class AccountsRepository {
     return row?.ready === true;
   }
 
+  /** Accounts connected to a platform account (a token and its id): the ones the background checks look at. */
+  async connectedIds(): Promise<number[]> {
+    const rows = await this.db.rows<{ id: number }>(
+      `SELECT id FROM ${this.db.table('accounts')} WHERE account_status = 'connected' AND access_token IS NOT NULL AND ig_user_id IS NOT NULL ORDER BY id`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  findByIgUserId(igUserId: string): Promise<AccountEntity | null> {
+    return this.accounts.findOne({ where: { ig_user_id: igUserId } });
+  }
+
   findById(id: number): Promise<AccountEntity | null> {
     return this.accounts.findOne({ where: { id } });
   }
@@ -92,8 +104,34 @@ export class AccountsRepository {
    * still holds that token (a restart or a login may have replaced it meanwhile). False: replaced.
    */
   async updateForToken(id: number, token: string, fields: Partial<AccountEntity>): Promise<boolean> {
-    const result = await this.accounts.update({ id, access_token: token }, fields);
-    return (result.affected ?? 0) > 0;
+    // The stored token is encrypted with a random IV: compared after decryption, under a row lock.
+    return this.db.transaction(async () => {
+      const row = await this.accounts.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!row || (row.access_token ?? '') !== token) return false;
+      await this.accounts.update({ id }, fields);
+      return true;
+    });
+  }
+
+  /**
+   * Encrypts token columns that still hold plaintext (written before AUTOMATION_TOKEN_KEY was set).
+   * Each value is replaced only while it is still the plaintext read (a concurrent write wins).
+   * Answers how many values were encrypted.
+   */
+  async encryptPlaintextTokens(prefix: string, encrypt: (plain: string) => string): Promise<number> {
+    const t = this.db.table('accounts');
+    const rows = await this.db.rows<{ id: number; column: 'access_token' | 'youtube_refresh_token'; value: string }>(
+      `SELECT id, 'access_token' AS column, access_token AS value FROM ${t} WHERE access_token IS NOT NULL AND left(access_token, $2) <> $1
+       UNION ALL
+       SELECT id, 'youtube_refresh_token', youtube_refresh_token FROM ${t} WHERE youtube_refresh_token IS NOT NULL AND left(youtube_refresh_token, $2) <> $1`,
+      [prefix, prefix.length],
+    );
+    let done = 0;
+    for (const r of rows) {
+      const column = r.column === 'access_token' ? 'access_token' : 'youtube_refresh_token';
+      done += await this.db.affected(`UPDATE ${t} SET ${column} = $2 WHERE id = $1 AND ${column} = $3`, [r.id, encrypt(r.value), r.value]);
+    }
+    return done;
   }
 
   /** Counts a failed refresh (or expiry lookup) and keeps its text as the account's problem; the new count. */

@@ -9,6 +9,7 @@ import { SANDBOX, isSandbox, sandboxGraphUrl } from '../sandbox/sandbox.config';
 import { AccountsRepository, type WebhookAccount } from './accounts.repository';
 import { configuredTokenDecision, type ConfiguredTokenDecision } from './configured-token';
 import type { AccountEntity } from './entities/account.entity';
+import { ENCRYPTED_PREFIX, TokenCipher, activeTokenCipher, parseTokenKey, useTokenCipher } from './token-cipher';
 
 export type { WebhookAccount } from './accounts.repository';
 
@@ -32,7 +33,10 @@ export class AccountsService implements OnApplicationBootstrap {
     @Inject(AutomationConfig) private readonly config: AutomationConfig,
     private readonly graph: GraphService,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // Token columns are encrypted with this key (AccountEntity's transformer).
+    useTokenCipher(new TokenCipher(config.AUTOMATION_TOKEN_KEY ? parseTokenKey(config.AUTOMATION_TOKEN_KEY) : null));
+  }
 
   findByKeyHash(hash: string): Promise<AccountEntity | null> {
     return this.accounts.findByKeyHash(hash);
@@ -58,11 +62,12 @@ export class AccountsService implements OnApplicationBootstrap {
 
   /** At every start: the account of AUTOMATION_API_KEY, created or updated from the IG_* variables. */
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.AUTOMATION_API_KEY) return;
     if (!(await this.accounts.ready())) {
-      this.logger.warn('tables missing (migrations not applied yet): the AUTOMATION_API_KEY account is created at the next start');
+      if (this.config.AUTOMATION_API_KEY) this.logger.warn('tables missing (migrations not applied yet): the AUTOMATION_API_KEY account is created at the next start');
       return;
     }
+    await this.encryptStoredTokens();
+    if (!this.config.AUTOMATION_API_KEY) return;
     const key = this.config.AUTOMATION_API_KEY;
     const sandbox = isSandbox(this.config);
     const token = sandbox ? SANDBOX.accessToken : (this.config.IG_ACCESS_TOKEN ?? null);
@@ -108,6 +113,27 @@ export class AccountsService implements OnApplicationBootstrap {
     this.logger.log(
       `${created ? 'created' : 'updated'} account ${account.id} from AUTOMATION_API_KEY${sandbox ? ' (connected to the built-in sandbox: /sandbox/*)' : ''}${decision === 'keep' && !created ? ' (stored token kept: IG_ACCESS_TOKEN unchanged)' : ''}`,
     );
+  }
+
+  /** Tokens stored as plaintext (before AUTOMATION_TOKEN_KEY was set) are encrypted; without a key, a warning. */
+  private async encryptStoredTokens(): Promise<void> {
+    const cipher = activeTokenCipher();
+    if (!cipher.enabled) {
+      if (!isSandbox(this.config)) this.logger.warn('AUTOMATION_TOKEN_KEY is not set: platform tokens are stored unencrypted');
+      return;
+    }
+    const done = await this.accounts.encryptPlaintextTokens(ENCRYPTED_PREFIX, (plain) => cipher.encrypt(plain));
+    if (done > 0) this.logger.log(`encrypted ${done} stored token(s) with AUTOMATION_TOKEN_KEY`);
+  }
+
+  /** Accounts connected to a platform account (status connected, a token and the platform id). */
+  connectedIds(): Promise<number[]> {
+    return this.accounts.connectedIds();
+  }
+
+  /** The account connected to this professional account id, if any. */
+  findByIgUserId(igUserId: string): Promise<AccountEntity | null> {
+    return this.accounts.findByIgUserId(igUserId);
   }
 
   /** A new account with a fresh key; the key is returned once and stored hashed. */

@@ -81,7 +81,7 @@ describe('automation presenter', () => {
     expect(f).toMatchObject({ triggered: 0, dm_sent: 0, gated: null, email_asked: null, link_sent: 0, clicked: 0, followed_up: null, active: false });
     const withRuns = funnelOf(automation(), {
       triggered: 1, dm_sent: 1, button_tapped: 0, gated: 1, gate_passed: 0, email_asked: 0, email_captured: 0, email_expired: 0,
-      link_sent: 0, clicked: 0, followed_up: 0, errors: 0, skipped: 0, skipped_other_tool: 0,
+      link_sent: 0, clicked: 0, followed_up: 0, errors: 0, skipped: 0, skipped_other_tool: 0, read_fallback: 0, human_takeover: 0,
     });
     expect(withRuns.gated).toBe(1);
   });

@@ -16,7 +16,7 @@ const SUMMARY_FIELDS = [
 
 const FUNNEL_FIELDS = [
   'id', 'name', 'trigger', 'active', 'triggered', 'dm_sent', 'button_tapped', 'gated', 'gate_passed', 'email_asked', 'email_captured',
-  'email_expired', 'link_sent', 'clicked', 'followed_up', 'errors', 'skipped', 'skipped_other_tool',
+  'email_expired', 'link_sent', 'clicked', 'followed_up', 'errors', 'skipped', 'skipped_other_tool', 'read_fallback', 'human_takeover',
 ].sort();
 
 describe('automations (e2e)', () => {

@@ -64,7 +64,7 @@ export class AutomationsRepository {
   /** triggered / link_sent / clicked per automation, from the run rows (runs refused at the start — errors `once_per_user`, `plan_limit`, `opted_out` — never started). */
   async runCounters(accountId: number): Promise<Map<number, RunCounters>> {
     const rows = await this.db.rows<{ automation_id: number; triggered: number; link_sent: number; clicked: number }>(
-      `SELECT automation_id, (count(*) FILTER (WHERE NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out'))))::int AS triggered, count(link_sent_at)::int AS link_sent, count(clicked_at)::int AS clicked
+      `SELECT automation_id, (count(*) FILTER (WHERE NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out', 'human_takeover'))))::int AS triggered, count(link_sent_at)::int AS link_sent, count(clicked_at)::int AS clicked
          FROM ${this.s}.runs WHERE account_id = $1 GROUP BY automation_id`,
       [accountId],
     );
@@ -81,7 +81,7 @@ export class AutomationsRepository {
     }
     const rows = await this.db.rows<FunnelCounts & { automation_id: number }>(
       `SELECT automation_id,
-              (count(*) FILTER (WHERE NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out'))))::int AS triggered,
+              (count(*) FILTER (WHERE NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out', 'human_takeover'))))::int AS triggered,
               count(dm_sent_at)::int AS dm_sent,
               count(button_tapped_at)::int AS button_tapped,
               count(gated_at)::int AS gated,
@@ -94,7 +94,9 @@ export class AutomationsRepository {
               count(followed_up_at)::int AS followed_up,
               (count(*) FILTER (WHERE state = 'error'))::int AS errors,
               (count(*) FILTER (WHERE state = 'skipped'))::int AS skipped,
-              (count(*) FILTER (WHERE state = 'skipped_other_tool'))::int AS skipped_other_tool
+              (count(*) FILTER (WHERE state = 'skipped_other_tool'))::int AS skipped_other_tool,
+              count(read_fallback_at)::int AS read_fallback,
+              (count(*) FILTER (WHERE taken_over_at IS NOT NULL OR (state = 'skipped' AND error = 'human_takeover')))::int AS human_takeover
          FROM ${this.s}.runs WHERE account_id = $1 ${filter} GROUP BY automation_id`,
       params,
     );

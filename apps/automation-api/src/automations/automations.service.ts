@@ -343,6 +343,8 @@ export function funnelOf(a: AutomationEntity, counts: FunnelCounts | undefined):
     errors: true,
     skipped: true,
     skipped_other_tool: a.trigger === 'comment',
+    read_fallback: Boolean(a.opening_button) || a.follow_gate,
+    human_takeover: true,
   };
   const counters = Object.fromEntries(FUNNEL_COUNTERS.map((k) => [k, applies[k] || c[k] > 0 ? c[k] : null])) as Record<
     (typeof FUNNEL_COUNTERS)[number],

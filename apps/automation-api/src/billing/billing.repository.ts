@@ -15,7 +15,7 @@ export class BillingRepository {
   async usage(accountId: number, from: Date, to: Date): Promise<Usage> {
     const row = await this.db.one<Usage>(
       `SELECT (SELECT count(*) FROM ${this.db.table('runs')} WHERE account_id = $1 AND created_at >= $2 AND created_at < $3
-                 AND NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out')))::int AS runs,
+                 AND NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out', 'human_takeover')))::int AS runs,
               (SELECT count(*) FROM ${this.db.table('run_sends')} WHERE account_id = $1 AND status = 'done' AND done_at >= $2 AND done_at < $3)::int AS messages,
               (SELECT count(*) FROM ${this.db.table('automations')} WHERE account_id = $1)::int AS automations`,
       [accountId, from, to],

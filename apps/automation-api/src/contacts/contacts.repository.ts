@@ -59,6 +59,15 @@ export class ContactsRepository {
     await this.db.affected(`UPDATE ${this.s}.contacts SET opted_out_at = $3, updated_at = now() WHERE account_id = $1 AND ig_id = $2`, [accountId, igId, at]);
   }
 
+  /** Pauses automation for the person's conversation until `until` (a later pause never shortens an earlier one). */
+  async pauseUntil(accountId: number, igId: string, until: Date): Promise<void> {
+    await this.db.rows(
+      `INSERT INTO ${this.s}.contacts (account_id, ig_id, first_seen_at, last_seen_at, paused_until) VALUES ($1, $2, now(), now(), $3)
+       ON CONFLICT (account_id, ig_id) DO UPDATE SET paused_until = GREATEST(${this.s}.contacts.paused_until, EXCLUDED.paused_until), updated_at = now()`,
+      [accountId, igId, until],
+    );
+  }
+
   async touch(accountId: number, igId: string, username: string | null, kind: 'comment' | 'message' | 'tap', at: Date): Promise<void> {
     const comment = kind === 'comment' ? 1 : 0;
     const dm = kind === 'message' ? 1 : 0;

@@ -50,6 +50,11 @@ export class ContactsService {
     return this.contacts.setOptedOut(accountId, igId, at);
   }
 
+  /** Human takeover: automation pauses for the person's conversation until `until`. */
+  pauseUntil(accountId: number, igId: string, until: Date): Promise<void> {
+    return this.contacts.pauseUntil(accountId, igId, until);
+  }
+
   touch(accountId: number, igId: string, username: string | null, kind: 'comment' | 'message' | 'tap', at: Date): Promise<void> {
     return this.contacts.touch(accountId, igId, username, kind, at);
   }

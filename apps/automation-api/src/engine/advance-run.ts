@@ -3,6 +3,7 @@ import type { AccountEntity } from '../accounts/entities/account.entity';
 import type { AutomationEntity } from '../automations/entities/automation.entity';
 import { ContactsService } from '../contacts/contacts.service';
 import { EventsService } from '../events/events.service';
+import { Clock } from '../common/clock';
 import type { RunRow } from '../runs/run';
 import type { InboundRow } from './inbound';
 import { ReadProfile } from './read-profile';
@@ -22,7 +23,8 @@ function machineRun(r: RunRow): MachineRun {
  * Feeds one input to a run's state machine (run-machine.ts), asking the platform for the follow
  * status when the machine needs it, performs its messages with intents (SendMessage) and stores
  * the transition (RecordTransition). A refused first private reply (another tool answered) or a
- * comment past the private-reply window ends the run instead of the machine's next state.
+ * comment past the private-reply window ends the run instead of the machine's next state. While a
+ * person of the account has taken the conversation over (contacts.paused_until), nothing moves.
  */
 @Injectable()
 export class AdvanceRun {
@@ -32,10 +34,25 @@ export class AdvanceRun {
     private readonly events: EventsService,
     private readonly sendMessage: SendMessage,
     private readonly record: RecordTransition,
+    private readonly clock: Clock,
   ) {}
 
   async execute(account: AccountEntity, a: AutomationEntity, run: RunRow, ev: InboundRow, input: MachineInput): Promise<void> {
     const ma = machineAutomation(a);
+    const pausedUntil = (await this.contacts.find(account.id, run.contact_ig_id))?.paused_until ?? null;
+    if (pausedUntil && pausedUntil.getTime() > this.clock.now().getTime()) {
+      // Human takeover (ProcessEcho): nothing is sent into the conversation while the pause lasts; a due reminder ends the run unsent.
+      await this.events.record(account.id, {
+        kind: 'skipped',
+        automation_id: a.id,
+        run_id: run.id,
+        username: run.username,
+        text: `human_takeover: ${input.type} not acted on, a person of the account is answering this conversation (paused until ${pausedUntil.toISOString()})`,
+        ref: ev.dedup_key,
+      });
+      if (input.type !== 'follow_up_due') return;
+      input = { type: 'follow_up_due', windowOpen: false };
+    }
     let res = transition(machineRun(run), ma, input);
     if (res.needs === 'follow_status') {
       const follows = await this.profiles.followStatus(account, run);

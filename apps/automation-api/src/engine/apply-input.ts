@@ -89,6 +89,12 @@ export class ApplyInput {
       await this.events.record(account.id, { kind: 'skipped', automation_id: a.id, run_id: skipped?.id ?? null, username: t.username, text: 'opted_out: this person sent STOP', ref: t.commentId ?? t.messageId });
       return null;
     }
+    if (contact?.paused_until && contact.paused_until.getTime() > this.clock.now().getTime()) {
+      // A person of the account is answering this conversation by hand (ProcessEcho): recorded as a run in state `skipped`, reason `human_takeover`.
+      const skipped = await this.runs.insert({ ...fields, state: 'skipped', error: 'human_takeover' });
+      await this.events.record(account.id, { kind: 'skipped', automation_id: a.id, run_id: skipped?.id ?? null, username: t.username, text: `human_takeover: a person of the account is answering this conversation (paused until ${contact.paused_until.toISOString()})`, ref: t.commentId ?? t.messageId });
+      return null;
+    }
     const refusal = await this.billing.runRefusal(account.id);
     if (refusal) {
       // Recorded as a run in state `skipped`, reason `plan_limit`: nothing sent, not counted as triggered.

@@ -28,7 +28,7 @@ export function isRetryable(err: unknown): boolean {
 }
 
 export function deferred(wait: number): DeferredError {
-  return new DeferredError(wait, `private replies per hour used up; deferred by ${Math.ceil(wait / 1000)} s`);
+  return new DeferredError(wait, `private replies per hour used up or paced; deferred by ${Math.ceil(wait / 1000)} s`);
 }
 
 /** Runs `fn` for the run `runId`: any failure but the engine's own becomes a RunError of that run. */

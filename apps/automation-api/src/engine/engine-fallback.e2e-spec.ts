@@ -108,7 +108,7 @@ describe('engine: template fallback and reply threads (e2e)', () => {
       expect(sent).toHaveLength(1);
       expect(sent[0].message).toEqual({ text: expect.stringContaining('https://example.com/slow') });
       const [send] = await ctx.ds.query(`SELECT s.status, s.error FROM ${ctx.schema}.run_sends s JOIN ${ctx.schema}.runs r ON r.id = s.run_id WHERE r.automation_id = $1`, [id]);
-      expect(send).toEqual({ status: 'done', error: 'confirmed by the platform refusing a second private reply' });
+      expect(send).toEqual({ status: 'done', error: 'confirmed in the conversation' });
       expect((await events(id)).filter((e) => e.kind === 'template_fallback')).toHaveLength(1);
     });
 

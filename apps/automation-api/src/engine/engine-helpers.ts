@@ -59,3 +59,47 @@ export function coversMedia(a: AutomationEntity, mediaId: string | null): boolea
   if (!a.media_ids || a.media_ids.length === 0) return true;
   return mediaId !== null && a.media_ids.includes(mediaId);
 }
+
+/** The text a person sees first in a message: its text, or a template's text. */
+export function messageText(message: unknown): string {
+  if (isTemplate(message)) return message.attachment.payload.text;
+  const text = (message as { text?: unknown } | undefined)?.text;
+  return typeof text === 'string' ? text : '';
+}
+
+/** A message of the account's conversation with a person (Conversations API), as far as matching needs it. */
+export interface ConversationMessage {
+  id: string;
+  created_time?: string;
+  from?: { id: string };
+  message?: string;
+}
+
+/** How far the platform's clock may be behind ours when a sent message is looked up. */
+export const SEND_LOOKUP_SLACK_MS = 120_000;
+
+/**
+ * The conversation message that is the arrival of an unconfirmed send: from the account (not from the
+ * person), not older than the intent (minus clock slack), not already the confirmation of another send,
+ * and with the intent's text (a template may show up without text; its text otherwise). Oldest first.
+ */
+export function findArrival(
+  messages: ConversationMessage[],
+  send: { payload: Record<string, unknown>; created_at: Date | string },
+  who: { accountId: string | null; personId: string },
+  known: Set<string>,
+): ConversationMessage | null {
+  const message = send.payload.message;
+  const text = messageText(message).trim();
+  const since = new Date(send.created_at).getTime() - SEND_LOOKUP_SLACK_MS;
+  const candidates = messages
+    .filter((m) => !known.has(m.id))
+    .filter((m) => (who.accountId ? m.from?.id === who.accountId : m.from?.id !== undefined && m.from.id !== who.personId))
+    .filter((m) => (graphTime(m.created_time) ?? Infinity) >= since)
+    .filter((m) => {
+      const got = (m.message ?? '').trim();
+      return got === text || (got === '' && isTemplate(message)) || (text !== '' && got.startsWith(text) && isTemplate(message));
+    });
+  candidates.sort((a, b) => (graphTime(a.created_time) ?? 0) - (graphTime(b.created_time) ?? 0));
+  return candidates[0] ?? null;
+}

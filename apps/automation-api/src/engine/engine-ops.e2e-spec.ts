@@ -1,5 +1,5 @@
 import { startAutomationApp, type AutomationTestContext } from '../../test/automation-app';
-import { commentWebhook, deliver, messageWebhook, postbackWebhook, settle, startHookSink, waitFor, type HookSink } from '../../test/engine-helpers';
+import { commentWebhook, deliver, messageWebhook, postbackWebhook, seenWebhook, settle, startHookSink, waitFor, type HookSink } from '../../test/engine-helpers';
 import { ClicksService } from '../clicks/clicks.service';
 import { Clock } from '../common/clock';
 import { InboundWorker } from './inbound.worker';
@@ -177,6 +177,11 @@ describe('engine operations (e2e)', () => {
     const [pending] = await ctx.ds.query(`SELECT attempts, error FROM ${ctx.schema}.inbound_events WHERE processed_at IS NULL AND dedup_key LIKE 'comment:%' LIMIT 1`);
     expect(pending.attempts).toBe(0);
     expect(pending.error).toContain('deferred');
+    // The queue's depth shows in GET /status (and in the MCP tool get_status, the same body).
+    const status = (await get('/status')).body;
+    expect(status.queue).toEqual({ due: 0, scheduled: expect.any(Number), deferred: runs.filter((r: { state: string }) => r.state === 'started').length, oldest_due_at: null, next_private_reply_at: null });
+    expect(status.queue.scheduled).toBeGreaterThanOrEqual(status.queue.deferred);
+    expect(status.rate_limit.private_replies_last_hour).toBe(2);
   });
 
   it('STOP ends every automation for the person (run ended, taps and new triggers ignored, Events); START undoes it', async () => {
@@ -209,5 +214,78 @@ describe('engine operations (e2e)', () => {
     // Funnel: the ended run counts as triggered and skipped; the refused trigger as skipped only.
     const funnel = (await get(`/automations/${id}/funnel`)).body;
     expect(funnel).toMatchObject({ triggered: 2, skipped: 2 });
+  });
+
+  it('read but not tapped: the link follows after the configured wait (5 min), only when the button was not tapped', async () => {
+    const id = await live({ name: 'Seen', trigger: 'dm', keywords: ['seenguide'], opening_button: 'Send it', link_url: 'https://example.com/seen', track_clicks: false, once_per_user: false });
+    const pia = ctx.fakeA.addUser({ id: '7779101', username: 'pia' });
+    const rob = ctx.fakeA.addUser({ id: '7779102', username: 'rob' });
+    const to = (u: string) => ctx.fakeA.state.messages.filter((m) => m.recipient.id === u);
+    for (const u of [pia, rob]) await deliver(ctx, messageWebhook(entry(), u.id, `seen-m-${u.id}`, 'seenguide')).expect(200);
+    await settle(ctx);
+    expect(to(pia.id)).toHaveLength(1);
+
+    // Both read the opening DM; rob then taps the button within the wait.
+    for (const u of [pia, rob]) await deliver(ctx, seenWebhook(entry(), u.id, clock().now().getTime())).expect(200);
+    await drain();
+    const robButton = (to(rob.id)[0].message as any).attachment.payload.buttons[0].payload;
+    await deliver(ctx, postbackWebhook(entry(), rob.id, 'seen-pb-rob', robButton)).expect(200);
+    await drain();
+    expect(to(rob.id)).toHaveLength(2);
+
+    clock().advance(4 * 60_000);
+    await drain();
+    expect(to(pia.id)).toHaveLength(1); // not yet
+    clock().advance(2 * 60_000);
+    await drain();
+    expect(to(pia.id)).toHaveLength(2);
+    expect((to(pia.id)[1].message as any).attachment.payload.buttons).toEqual([{ type: 'web_url', url: 'https://example.com/seen', title: 'Open' }]);
+    expect(to(rob.id)).toHaveLength(2); // tapped: no fallback
+    // A second read changes nothing.
+    await deliver(ctx, seenWebhook(entry(), pia.id, clock().now().getTime() + 1)).expect(200);
+    clock().advance(10 * 60_000);
+    await drain();
+    expect(to(pia.id)).toHaveLength(2);
+
+    const funnel = (await get(`/automations/${id}/funnel`)).body;
+    expect(funnel).toMatchObject({ triggered: 2, dm_sent: 2, button_tapped: 1, link_sent: 2, read_fallback: 1 });
+    const events = (await get(`/events?automation_id=${id}&limit=50`)).body.data.map((e: { kind: string; username: string }) => `${e.username}:${e.kind}`);
+    expect(events).toEqual(expect.arrayContaining(['pia:dm_read', 'pia:read_fallback', 'pia:link_sent', 'rob:dm_read', 'rob:button_tapped']));
+    expect(events).not.toContain('rob:read_fallback');
+  });
+
+  it('human takeover: a reply written by hand pauses automation for that conversation for the configured time; the service\'s own echoes do not', async () => {
+    const id = await live({ name: 'Takeover', trigger: 'dm', keywords: ['takeover'], opening_button: 'Send it', link_url: 'https://example.com/t', track_clicks: false, once_per_user: false });
+    const sam = ctx.fakeA.addUser({ id: '7779201', username: 'sam' });
+    const toSam = () => ctx.fakeA.state.messages.filter((m) => m.recipient.id === sam.id);
+    await deliver(ctx, messageWebhook(entry(), sam.id, 'to-m1', 'takeover')).expect(200);
+    await settle(ctx);
+    expect(toSam()).toHaveLength(1);
+    // The echo of the service's own opening DM: no takeover.
+    await deliver(ctx, messageWebhook(entry(), sam.id, toSam()[0].id, (toSam()[0].message as any).attachment.payload.text, { echo: true })).expect(200);
+    await settle(ctx);
+    expect((await get(`/events?kind=human_takeover&limit=50`)).body.data).toHaveLength(0);
+
+    // A person of the account answers by hand in the inbox.
+    await deliver(ctx, messageWebhook(entry(), sam.id, 'to-human-1', 'Hi Sam, Anna here. What do you need?', { echo: true })).expect(200);
+    await settle(ctx);
+    const [run] = await ctx.ds.query(`SELECT taken_over_at IS NOT NULL AS taken, state FROM ${ctx.schema}.runs WHERE message_id = 'to-m1'`);
+    expect(run).toEqual({ taken: true, state: 'awaiting_tap' });
+    const button = (toSam()[0].message as any).attachment.payload.buttons[0].payload;
+    await deliver(ctx, postbackWebhook(entry(), sam.id, 'to-pb-1', button)).expect(200);
+    await deliver(ctx, messageWebhook(entry(), sam.id, 'to-m2', 'takeover')).expect(200);
+    await settle(ctx);
+    expect(toSam()).toHaveLength(1); // nothing automated while the person of the account talks
+    const [skipped] = await ctx.ds.query(`SELECT state, error FROM ${ctx.schema}.runs WHERE message_id = 'to-m2'`);
+    expect(skipped).toEqual({ state: 'skipped', error: 'human_takeover' });
+
+    clock().advance(61 * 60_000); // AUTOMATION_TAKEOVER_MINUTES (60) over
+    await deliver(ctx, messageWebhook(entry(), sam.id, 'to-m3', 'takeover')).expect(200);
+    await drain();
+    expect(toSam()).toHaveLength(2);
+    const funnel = (await get(`/automations/${id}/funnel`)).body;
+    expect(funnel).toMatchObject({ triggered: 2, skipped: 1, human_takeover: 2 });
+    const texts = (await get(`/events?automation_id=${id}&limit=50`)).body.data.map((e: { kind: string; text: string | null }) => `${e.kind}: ${e.text ?? ''}`);
+    expect(texts).toEqual(expect.arrayContaining([expect.stringMatching(/^human_takeover: a person of the account answered by hand; automation paused/), expect.stringMatching(/^skipped: human_takeover: tap not acted on/), expect.stringMatching(/^skipped: human_takeover: a person of the account is answering/)]));
   });
 });

@@ -3,8 +3,10 @@ import { commentWebhook, deliver, messageWebhook, settle, waitFor } from '../../
 
 /**
  * Crash safety: the app is closed while a send is in flight (the fake Graph API performs the send
- * but holds its answer back), then started again on the same database. The run finishes and the
- * person gets nothing twice.
+ * but holds its answer back), then started again on the same database; or the connection is cut
+ * after the platform performed the send. The unconfirmed send is checked on the platform (the
+ * comment's replies, the conversation) before any retry: the person gets nothing twice. A permanent
+ * failure releases the once_per_user reservation.
  */
 describe('engine restart (e2e)', () => {
   let ctx: AutomationTestContext;
@@ -38,8 +40,10 @@ describe('engine restart (e2e)', () => {
 
     expect(ctx.fakeA.state.messages).toHaveLength(1);
     const [send] = await ctx.ds.query(`SELECT status, kind, s.error FROM ${ctx.schema}.run_sends s JOIN ${ctx.schema}.runs r ON r.id = s.run_id WHERE r.automation_id = $1`, [id]);
-    expect(send).toEqual({ status: 'done', kind: 'private_reply', error: 'confirmed by the platform refusing a second private reply' });
-    expect(ctx.fakeA.requestsTo('/messages', 'POST').length).toBeGreaterThanOrEqual(2); // the retry was refused by the platform, not skipped blindly
+    // Checked in the conversation with the person before any retry: found, so never sent again.
+    expect(send).toEqual({ status: 'done', kind: 'private_reply', error: 'confirmed in the conversation' });
+    expect(ctx.fakeA.requestsTo('/messages', 'POST').filter((r) => (r.body as { recipient?: { comment_id?: string } }).recipient?.comment_id === c.id)).toHaveLength(1);
+    expect(ctx.fakeA.requestsTo('/conversations', 'GET').some((r) => r.query.user_id === '6660001')).toBe(true);
     const [run] = await ctx.ds.query(`SELECT link_sent_at IS NOT NULL AS link_sent FROM ${ctx.schema}.runs WHERE automation_id = $1`, [id]);
     expect(run.link_sent).toBe(true);
   });
@@ -63,7 +67,7 @@ describe('engine restart (e2e)', () => {
     expect(run.public_reply_id).toBe(ctx.fakeA.state.comments.get(c.id)!.replies[0].id);
   });
 
-  it('a plain DM in flight at shutdown is not sent twice (recorded as uncertain)', async () => {
+  it('a plain DM in flight at shutdown is not sent twice (found in the conversation)', async () => {
     const id = await live({ name: 'Crash plain DM', trigger: 'dm', keywords: ['zap'], link_url: 'https://example.com/z' });
     ctx.fakeA.addUser({ id: '6660003', username: 'max' });
     ctx.fakeA.fail({ path: '/messages', method: 'POST', mode: 'delay' });
@@ -74,6 +78,71 @@ describe('engine restart (e2e)', () => {
     await settle(ctx);
     expect(ctx.fakeA.state.messages.filter((m) => m.recipient.id === '6660003')).toHaveLength(1);
     const kinds = (await ctx.ds.query(`SELECT kind FROM ${ctx.schema}.events WHERE automation_id = $1`, [id])).map((e: { kind: string }) => e.kind);
-    expect(kinds).toEqual(expect.arrayContaining(['send_uncertain', 'link_sent']));
+    expect(kinds).toEqual(expect.arrayContaining(['send_confirmed', 'link_sent']));
+  });
+
+  const runOf = async (id: number) => (await ctx.ds.query(`SELECT id, state FROM ${ctx.schema}.runs WHERE automation_id = $1 ORDER BY id`, [id]))[0];
+  const sendsOf = async (id: number) =>
+    ctx.ds.query(`SELECT s.status, s.kind, s.error, s.platform_id FROM ${ctx.schema}.run_sends s JOIN ${ctx.schema}.runs r ON r.id = s.run_id WHERE r.automation_id = $1 ORDER BY s.id`, [id]);
+
+  it('an uncertain send (the connection cut after the platform performed it) is not repeated: the conversation shows it arrived', async () => {
+    const id = await live({ name: 'Cut DM', trigger: 'dm', keywords: ['cutdm'], link_url: 'https://example.com/cut' });
+    ctx.fakeA.addUser({ id: '6660004', username: 'ivy' });
+    ctx.fakeA.fail({ path: '/messages', method: 'POST', mode: 'cut' });
+    await deliver(ctx, messageWebhook(entry(), '6660004', 'mid-cut-1', 'cutdm')).expect(200);
+    await waitFor(async () => (await runOf(id))?.state === 'done');
+    await settle(ctx);
+
+    const toIvy = ctx.fakeA.state.messages.filter((m) => m.recipient.id === '6660004');
+    expect(toIvy).toHaveLength(1);
+    expect(ctx.fakeA.requestsTo('/messages', 'POST').filter((r) => (r.body as { recipient?: { id?: string } }).recipient?.id === '6660004')).toHaveLength(1);
+    expect(await sendsOf(id)).toEqual([{ status: 'done', kind: 'dm', error: 'confirmed in the conversation', platform_id: toIvy[0].id }]);
+    const kinds = (await ctx.ds.query(`SELECT kind, text FROM ${ctx.schema}.events WHERE automation_id = $1 ORDER BY id`, [id])).map((e: { kind: string }) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['send_uncertain', 'send_confirmed', 'link_sent']));
+    expect(kinds.indexOf('send_uncertain')).toBeLessThan(kinds.indexOf('send_confirmed'));
+  });
+
+  it('an uncertain private reply shown in the conversation is confirmed without a second attempt', async () => {
+    const id = await live({ name: 'Cut PR', keywords: ['cutpr'], link_url: 'https://example.com/cutpr' });
+    const media = ctx.fakeA.addMedia();
+    const c = ctx.fakeA.addComment(media.id, { text: 'cutpr', from: { id: '6660005', username: 'joe' } });
+    ctx.fakeA.fail({ path: '/messages', method: 'POST', mode: 'cut' });
+    await deliver(ctx, commentWebhook(entry(), c)).expect(200);
+    await waitFor(async () => (await runOf(id))?.state === 'done');
+    await settle(ctx);
+    expect(ctx.fakeA.requestsTo('/messages', 'POST').filter((r) => (r.body as { recipient?: { comment_id?: string } }).recipient?.comment_id === c.id)).toHaveLength(1);
+    expect(await sendsOf(id)).toEqual([expect.objectContaining({ status: 'done', kind: 'private_reply', error: 'confirmed in the conversation' })]);
+    const [answered] = await ctx.ds.query(`SELECT count(*)::int AS n FROM ${ctx.schema}.comment_replies WHERE comment_id = $1 AND kind = 'private_reply'`, [c.id]);
+    expect(answered.n).toBe(1);
+  });
+
+  it('a send whose connection died before the platform performed it is sent once after the check', async () => {
+    const id = await live({ name: 'Reset DM', trigger: 'dm', keywords: ['resetdm'], link_url: 'https://example.com/reset' });
+    ctx.fakeA.addUser({ id: '6660006', username: 'una' });
+    ctx.fakeA.fail({ path: '/messages', method: 'POST', mode: 'reset' });
+    await deliver(ctx, messageWebhook(entry(), '6660006', 'mid-reset-1', 'resetdm')).expect(200);
+    await waitFor(async () => (await runOf(id))?.state === 'done');
+    await settle(ctx);
+    expect(ctx.fakeA.state.messages.filter((m) => m.recipient.id === '6660006')).toHaveLength(1);
+    expect(await sendsOf(id)).toEqual([expect.objectContaining({ status: 'done', kind: 'dm', error: null })]);
+  });
+
+  it('a permanent failure releases the once_per_user reservation: a later comment of the person is answered', async () => {
+    const id = await live({ name: 'Release', keywords: ['release'], link_url: 'https://example.com/rel', once_per_user: true });
+    const media = ctx.fakeA.addMedia();
+    const first = ctx.fakeA.addComment(media.id, { text: 'release', from: { id: '6660007', username: 'vic' } });
+    ctx.fakeA.fail({ path: '/messages', method: 'POST', status: 400, code: 100, message: '(#100) Invalid parameter: recipient' });
+    await deliver(ctx, commentWebhook(entry(), first)).expect(200);
+    await waitFor(async () => (await runOf(id))?.state === 'error');
+    await settle(ctx);
+    expect(ctx.fakeA.state.messages.filter((m) => m.recipient.comment_id === first.id)).toHaveLength(0);
+
+    const second = ctx.fakeA.addComment(media.id, { text: 'release again', from: { id: '6660007', username: 'vic' } });
+    await deliver(ctx, commentWebhook(entry(), second)).expect(200);
+    await waitFor(async () => (await ctx.ds.query(`SELECT 1 FROM ${ctx.schema}.runs WHERE automation_id = $1 AND comment_id = $2 AND state = 'done'`, [id, second.id])).length === 1);
+    await settle(ctx);
+    expect(ctx.fakeA.state.messages.filter((m) => m.recipient.comment_id === second.id)).toHaveLength(1);
+    const states = (await ctx.ds.query(`SELECT state, error FROM ${ctx.schema}.runs WHERE automation_id = $1 ORDER BY id`, [id])).map((r: { state: string }) => r.state);
+    expect(states).toEqual(['error', 'done']);
   });
 });

@@ -17,13 +17,16 @@ import { ApplyInput } from './apply-input';
 import { ComposeMessage } from './compose-message';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesWorker } from './deliveries.worker';
-import { EngineService } from './engine.service';
+import { EngineService, PeopleItems } from './engine.service';
 import { FailRun } from './fail-run';
 import { InboundRepository } from './inbound.repository';
 import { InboundService } from './inbound.service';
 import { InboundWorker } from './inbound.worker';
 import { LoadRun } from './load-run';
 import { ProcessComment } from './process-comment';
+import { ProcessEcho } from './process-echo';
+import { ProcessReadFallback } from './process-read-fallback';
+import { ProcessSeen } from './process-seen';
 import { ProcessFollowUp } from './process-follow-up';
 import { OptOut } from './opt-out';
 import { ProcessMessage } from './process-message';
@@ -32,6 +35,8 @@ import { ReadProfile } from './read-profile';
 import { RecordTransition } from './record-transition';
 import { ReelScheduler } from './reel.scheduler';
 import { SendMessage } from './send-message';
+import { PacingRepository } from './pacing.repository';
+import { SendPacing } from './send-pacing';
 import { SendsRepository } from './sends.repository';
 import { BillingModule } from '../billing/billing.module';
 
@@ -47,6 +52,8 @@ import { BillingModule } from '../billing/billing.module';
   providers: [
     InboundRepository,
     SendsRepository,
+    PacingRepository,
+    SendPacing,
     DeliveriesRepository,
     InboundService,
     // the work item use cases and the steps they share
@@ -64,6 +71,10 @@ import { BillingModule } from '../billing/billing.module';
     ProcessMessage,
     ProcessPostback,
     ProcessFollowUp,
+    ProcessEcho,
+    ProcessSeen,
+    ProcessReadFallback,
+    PeopleItems,
     FailRun,
     EngineService,
     InboundWorker,
@@ -73,6 +84,6 @@ import { BillingModule } from '../billing/billing.module';
     InboundWriter,
     WebhooksService,
   ],
-  exports: [InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
+  exports: [InboundService, SendPacing, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
 })
 export class EngineModule {}

@@ -3,13 +3,27 @@ import { AccountsService } from '../accounts/accounts.service';
 import { FailRun } from './fail-run';
 import type { InboundRow } from './inbound';
 import { ProcessComment } from './process-comment';
+import { ProcessEcho } from './process-echo';
+import { ProcessReadFallback } from './process-read-fallback';
+import { ProcessSeen } from './process-seen';
 import { ProcessFollowUp } from './process-follow-up';
 import { ProcessMessage } from './process-message';
 import { ProcessPostback } from './process-postback';
 
+/** The items about the people behind the conversations: echoes (human takeover), reads and the read fallback. */
+@Injectable()
+export class PeopleItems {
+  constructor(
+    readonly echo: ProcessEcho,
+    readonly seen: ProcessSeen,
+    readonly readFallback: ProcessReadFallback,
+  ) {}
+}
+
 /**
  * Processes one work item of the queue (webhook deliveries, reminders, reel backfills) by its kind,
- * each a use case of its own: ProcessComment, ProcessMessage, ProcessPostback, ProcessFollowUp.
+ * each a use case of its own: ProcessComment, ProcessMessage, ProcessPostback, ProcessFollowUp, and
+ * ProcessEcho, ProcessSeen, ProcessReadFallback (PeopleItems).
  * Each finds or starts the run, feeds the input to the state machine (AdvanceRun), performs its
  * sends with intents (SendMessage) and stores the transition with its Events, customer webhooks
  * and bus events in one transaction (RecordTransition). Every step is idempotent: the item may be
@@ -24,6 +38,7 @@ export class EngineService {
     private readonly postback: ProcessPostback,
     private readonly followUp: ProcessFollowUp,
     private readonly failRun: FailRun,
+    private readonly people: PeopleItems,
   ) {}
 
   async process(ev: InboundRow): Promise<void> {
@@ -40,6 +55,12 @@ export class EngineService {
         return this.postback.execute(ev, account);
       case 'follow_up':
         return this.followUp.execute(ev, account);
+      case 'echo':
+        return this.people.echo.execute(ev, account);
+      case 'seen':
+        return this.people.seen.execute(ev, account);
+      case 'read_fallback':
+        return this.people.readFallback.execute(ev, account);
     }
   }
 

@@ -93,8 +93,42 @@ export class InboundRepository {
     ]);
   }
 
+  /**
+   * The account's work queue at `now`: items due (waiting for a worker or in hand), items scheduled
+   * later (reminders, read fallbacks, retries, deferrals), the private replies among them deferred by
+   * the hourly budget or the pacing, and the oldest due item's time.
+   */
+  async depth(accountId: number, now: Date): Promise<{ due: number; scheduled: number; deferred: number; oldest_due_at: Date | null }> {
+    const row = await this.db.one<{ due: number; scheduled: number; deferred: number; oldest_due_at: Date | null }>(
+      `SELECT (count(*) FILTER (WHERE next_attempt_at <= $2))::int AS due,
+              (count(*) FILTER (WHERE next_attempt_at > $2))::int AS scheduled,
+              (count(*) FILTER (WHERE next_attempt_at > $2 AND error LIKE 'private replies per hour used up%'))::int AS deferred,
+              min(next_attempt_at) FILTER (WHERE next_attempt_at <= $2) AS oldest_due_at
+         FROM ${this.table} WHERE account_id = $1 AND processed_at IS NULL`,
+      [accountId, now],
+    );
+    return row ?? { due: 0, scheduled: 0, deferred: 0, oldest_due_at: null };
+  }
+
   async deleteProcessed(days: number): Promise<void> {
     await this.db.affected(`DELETE FROM ${this.table} WHERE processed_at < now() - make_interval(days => $1::int)`, [days]);
+  }
+
+  /**
+   * Stores items as already processed (nothing to do for them, e.g. a recovered comment the account
+   * answered itself): they hold their dedup key, so the same platform id arriving later is dropped.
+   * Answers the dedup keys of the items that were new.
+   */
+  async keepProcessed(items: NewInbound[]): Promise<string[]> {
+    if (items.length === 0) return [];
+    const rows = await this.db.rows<{ dedup_key: string }>(
+      `INSERT INTO ${this.table} (account_id, dedup_key, kind, subject, payload, processed_at, error)
+       SELECT i.account_id, i.dedup_key, i.kind, i.subject, i.payload, now(), NULL
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::jsonb[]) AS i(account_id, dedup_key, kind, subject, payload)
+       ON CONFLICT (dedup_key) DO NOTHING RETURNING dedup_key`,
+      [items.map((it) => it.account_id), items.map((it) => it.dedup_key), items.map((it) => it.kind), items.map((it) => it.subject), items.map((it) => JSON.stringify(it.payload))],
+    );
+    return rows.map((r) => r.dedup_key);
   }
 
   /** Which of `keys` are stored already. */

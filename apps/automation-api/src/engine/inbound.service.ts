@@ -19,6 +19,21 @@ export class InboundService {
     return this.inbound.insert(items);
   }
 
+  /** Which of these dedup keys are stored already (a webhook or the comment poller saw the platform id). */
+  existingKeys(keys: string[]): Promise<Set<string>> {
+    return this.inbound.existingDedupKeys(keys);
+  }
+
+  /** Stores items as processed (nothing to do for them; the reason in their payload); answers the dedup keys that were new. */
+  keepProcessed(items: NewInbound[]): Promise<string[]> {
+    return this.inbound.keepProcessed(items);
+  }
+
+  /** The account's work queue now (GET /status `queue`). */
+  depth(accountId: number, now: Date): Promise<{ due: number; scheduled: number; deferred: number; oldest_due_at: Date | null }> {
+    return this.inbound.depth(accountId, now);
+  }
+
   /** Keeps a signed delivery the receiver could not read, for inspection (never processed). */
   keepUnreadable(delivery: UnreadableDelivery): Promise<void> {
     return this.inbound.keepUnreadable(delivery);

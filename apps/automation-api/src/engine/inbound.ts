@@ -1,7 +1,7 @@
 /** The engine's work items (`inbound_events`) as the receiver stores them and the worker reads them. */
 
 /** Kinds of work items in `inbound_events`. */
-export type InboundKind = 'comment' | 'message' | 'story_reply' | 'postback' | 'follow_up' | 'backfill';
+export type InboundKind = 'comment' | 'message' | 'story_reply' | 'postback' | 'follow_up' | 'backfill' | 'echo' | 'seen' | 'read_fallback';
 
 export interface NewInbound {
   account_id: number;

@@ -229,4 +229,28 @@ describe('run state machine', () => {
       expect(parsePostbackPayload(undefined)).toBeNull();
     });
   });
+
+  describe('read but not tapped (read_fallback)', () => {
+    const waiting = run({ state: 'awaiting_tap', trigger: 'dm', comment_id: null });
+    it('a run still waiting for the tap gets the link (follow gate let through), stamped read_fallback_at', () => {
+      const r = transition(waiting, automation({ opening_button: 'Send', follow_gate: true }), { type: 'read_fallback', knownEmail: null });
+      expect(r.state).toBe('done');
+      expect(r.stamps).toEqual(['read_fallback_at', 'link_sent_at']);
+      expect(r.messages).toEqual([expect.objectContaining({ kind: 'dm', step: 'link', to: 'person' })]);
+    });
+    it('the email gate still asks first', () => {
+      const r = transition(waiting, automation({ opening_button: 'Send', email_gate: true }), { type: 'read_fallback', knownEmail: null });
+      expect(r).toMatchObject({ state: 'awaiting_email', stamps: ['read_fallback_at', 'email_asked_at'] });
+    });
+    it.each([
+      ['tapped', { button_tapped_at: new Date() }],
+      ['already sent', { read_fallback_at: new Date() }],
+      ['gated', { state: 'gated' as const }],
+      ['done', { state: 'done' as const }],
+    ])('%s: nothing', (_name, over) => {
+      const r = transition({ ...waiting, ...over }, automation({ opening_button: 'Send' }), { type: 'read_fallback', knownEmail: null });
+      expect(r.messages).toEqual([]);
+      expect(r.notes).toEqual(['ignored']);
+    });
+  });
 });

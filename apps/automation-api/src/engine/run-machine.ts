@@ -16,6 +16,7 @@ import type { RunState } from '../runs/run';
  *                                           yes or unknown (null) ──▶ email gate or link
  *   awaiting_email ─text─▶ email found ──▶ link; no email: first miss ──▶ retry text; second ──▶ link
  *   link_sent ─follow-up due─▶ reminder (inside the 24-hour window, no click) ──▶ done
+ *   awaiting_tap ─opening DM read, no tap within the wait (messaging_seen)─▶ email gate or link
  *   link_sent / done ─tap on the old opening button─▶ the link again (the person asks for it;
  *                      a tap within a minute of the link is a double tap and changes nothing)
  *
@@ -61,6 +62,8 @@ export interface MachineRun {
   link_sent_at: Date | null;
   clicked_at: Date | null;
   followed_up_at: Date | null;
+  /** The link went out by the read-but-not-tapped fallback. */
+  read_fallback_at?: Date | null;
 }
 
 export type MachineInput =
@@ -68,7 +71,8 @@ export type MachineInput =
   | { type: 'tap'; knownEmail: string | null; now?: Date }
   | { type: 'follow_status'; follows: boolean | null; knownEmail: string | null }
   | { type: 'text'; text: string }
-  | { type: 'follow_up_due'; windowOpen: boolean };
+  | { type: 'follow_up_due'; windowOpen: boolean }
+  | { type: 'read_fallback'; knownEmail: string | null };
 
 export type LinkButtonSpec = { title: string; url: string; index: number };
 
@@ -89,7 +93,8 @@ export type RunStamp =
   | 'email_captured_at'
   | 'email_expired_at'
   | 'link_sent_at'
-  | 'followed_up_at';
+  | 'followed_up_at'
+  | 'read_fallback_at';
 
 export type MachineEffect = 'tags' | 'email_captured' | 'link_sent' | 'schedule_follow_up';
 
@@ -188,6 +193,8 @@ export function transition(run: MachineRun, a: MachineAutomation, input: Machine
       return text(run, a, input.text);
     case 'follow_up_due':
       return followUp(run, a, input.windowOpen);
+    case 'read_fallback':
+      return readFallback(run, a, input.knownEmail);
   }
 }
 
@@ -269,6 +276,16 @@ function text(run: MachineRun, a: MachineAutomation, body: string): MachineResul
     });
   }
   return sendLink(run, a, 'person', 'link', { stamps: ['email_expired_at'] });
+}
+
+/**
+ * The person read the opening DM and did not tap its button within the configured wait: what the tap
+ * would have given, with the follow status unknown (let through, as for a null answer) — the email
+ * question or the link. Only while the run still waits for that tap, once.
+ */
+function readFallback(run: MachineRun, a: MachineAutomation, knownEmail: string | null): MachineResult {
+  if (run.state !== 'awaiting_tap' || run.button_tapped_at || run.read_fallback_at) return result(run.state, { notes: ['ignored'] });
+  return afterGate(run, a, knownEmail, { stamps: ['read_fallback_at'] });
 }
 
 function followUp(run: MachineRun, a: MachineAutomation, windowOpen: boolean): MachineResult {

@@ -10,10 +10,11 @@ import type { RunRow } from '../runs/run';
 import { RunsService } from '../runs/runs.service';
 import { ComposeMessage } from './compose-message';
 import { deferred } from './engine-errors';
-import { hasPostback, isTemplate, templateAsText } from './engine-helpers';
+import { findArrival, hasPostback, isTemplate, templateAsText, type ConversationMessage } from './engine-helpers';
 import type { InboundRow } from './inbound';
 import { InboundService } from './inbound.service';
 import type { MachineMessage } from './run-machine';
+import { SendPacing } from './send-pacing';
 import { SendsRepository, type SendRow } from './sends.repository';
 
 type SendKind = 'public_reply' | 'private_reply' | 'dm';
@@ -22,9 +23,14 @@ export type SendOutcome = 'sent' | 'already' | 'refused' | 'window_closed';
 
 /**
  * One outgoing message of a run, at most once: the intent is stored before the platform call and
- * confirmed after. An unconfirmed intent found later (crash or timeout) is resolved without a blind
- * resend: a public reply is looked up under the comment first; a private reply is tried again and
- * the platform's "invalid for a private reply" means it went out; a plain DM is not sent again.
+ * confirmed after. A call that died mid-flight (timeout, connection cut after the request was
+ * written, 5xx: GraphApiError.mayHaveArrived) marks the intent `uncertain`; an unconfirmed intent
+ * found later (that, or a crash) is checked against the platform before any retry: a public reply
+ * is looked up under the comment, a direct message or private reply in the conversation with the
+ * person (Conversations API). Found: confirmed with the platform's id, never sent again. Not found:
+ * sent again (a private reply the conversation does not show yet is still confirmed by the
+ * platform refusing a second one). When the conversation cannot be read (permission), a plain DM
+ * is not sent again (Event `send_uncertain`).
  */
 @Injectable()
 export class SendMessage {
@@ -35,6 +41,7 @@ export class SendMessage {
     private readonly graph: GraphService,
     private readonly inbound: InboundService,
     private readonly compose: ComposeMessage,
+    private readonly pacing: SendPacing,
   ) {}
 
   async execute(account: AccountEntity, a: AutomationEntity, run: RunRow, msg: MachineMessage, ev: InboundRow): Promise<SendOutcome> {
@@ -43,14 +50,9 @@ export class SendMessage {
     const existing = await this.sends.find(run.id, stepKey);
     if (existing?.status === 'done') return 'already';
     const client = this.graph.client(account, 'background');
-    const uncertain = existing?.status === 'intent';
+    const uncertain = existing?.status === 'intent' || existing?.status === 'uncertain';
     const base = { automation_id: a.id, run_id: run.id, username: run.username };
 
-    if (uncertain && kind === 'dm') {
-      await this.sends.done(existing.id, null, 'uncertain: not sent again');
-      await this.events.record(account.id, { ...base, kind: 'send_uncertain', text: `${msg.step}: the platform did not confirm the message; not sent twice`, ref: stepKey });
-      return 'already';
-    }
     if (uncertain && kind === 'public_reply') {
       const commentId = String(existing.payload.comment_id);
       const comment = await client.getComment(commentId);
@@ -58,6 +60,21 @@ export class SendMessage {
       const found = (comment.replies?.data ?? []).find((r) => (!accountId || r.from?.id === accountId) && r.text === existing.payload.text);
       if (found) {
         await this.confirmPublicReply(account, run, existing.id, commentId, found.id);
+        await this.events.record(account.id, { ...base, kind: 'send_confirmed', text: `${msg.step}: the unconfirmed public reply is under the comment; not posted again`, ref: stepKey });
+        return 'already';
+      }
+    }
+    if (uncertain && kind !== 'public_reply') {
+      const arrived = await this.lookUpInConversation(account, run, existing);
+      if (arrived === 'unreadable' && kind === 'dm') {
+        await this.sends.done(existing.id, null, 'uncertain: not sent again');
+        await this.events.record(account.id, { ...base, kind: 'send_uncertain', text: `${msg.step}: the platform did not confirm the message and the conversation cannot be read; not sent twice`, ref: stepKey });
+        return 'already';
+      }
+      if (arrived && arrived !== 'unreadable') {
+        await this.sends.done(existing.id, arrived.id, 'confirmed in the conversation');
+        if (kind === 'private_reply') await this.runs.recordCommentReply(account.id, run.comment_id!, run.media_id, 'private_reply', arrived.id, run.id);
+        await this.events.record(account.id, { ...base, kind: 'send_confirmed', text: `${msg.step}: the unconfirmed message is in the conversation; not sent again`, ref: stepKey });
         return 'already';
       }
     }
@@ -67,15 +84,15 @@ export class SendMessage {
       (msg.kind === 'public_reply' ? { comment_id: msg.commentId, text: msg.text } : { recipient: msg.to === 'comment' ? { comment_id: run.comment_id } : { id: run.contact_ig_id }, message: await this.compose.execute(account, a, run, msg) });
 
     if (kind === 'private_reply') {
-      // The budget is shared by every replica (PostgreSQL): ask it before recording the intent.
-      const wait = await this.graph.privateReplyBudget(account.id).checkWaitMs();
+      // The hourly budget and the send slot are shared by every replica (PostgreSQL): ask them before recording the intent.
+      const wait = await this.pacing.privateReplyWaitMs(account.id);
       if (wait > 0) throw deferred(wait);
     }
     let intent = existing ?? (await this.sends.recordIntent(account.id, run.id, stepKey, kind, payload));
     if (intent.status === 'done') return 'already';
     await this.inbound.renewLease(ev.id);
     try {
-      return await this.deliver(account, run, kind, intent, uncertain);
+      return await this.deliverOrMarkUncertain(account, run, kind, intent, uncertain, base, stepKey);
     } catch (err) {
       // The platform refused the button template (code 100, see GraphApiError.templateRejected): the
       // intent's payload becomes the same message as text (links inline) and goes out once; a crash
@@ -85,8 +102,50 @@ export class SendMessage {
       intent = await this.sends.replacePayload(intent.id, { ...intent.payload, message: { text: templateAsText(template) }, fallback: 'text' });
       if (hasPostback(template)) await this.runs.setTextFallback(run.id);
       await this.events.record(account.id, { ...base, kind: 'template_fallback', text: `${msg.step}: button template refused by the platform (${err.detail}); sent as text`.slice(0, 1000), ref: stepKey });
-      return await this.deliver(account, run, kind, intent, uncertain);
+      return await this.deliverOrMarkUncertain(account, run, kind, intent, uncertain, base, stepKey);
     }
+  }
+
+  /** deliver(); a call that died mid-flight leaves the intent `uncertain` (Event `send_uncertain`) and is retried by the work item. */
+  private async deliverOrMarkUncertain(
+    account: AccountEntity,
+    run: RunRow,
+    kind: SendKind,
+    intent: SendRow,
+    uncertain: boolean,
+    base: { automation_id: number; run_id: string; username: string | null },
+    stepKey: string,
+  ): Promise<SendOutcome> {
+    try {
+      return await this.deliver(account, run, kind, intent, uncertain);
+    } catch (err) {
+      if (err instanceof GraphApiError && err.mayHaveArrived) {
+        await this.sends.uncertain(intent.id, err.detail);
+        await this.events.record(account.id, {
+          ...base,
+          kind: 'send_uncertain',
+          text: `${stepKey.replace(/:v\d+$/, '')}: ${err.detail}; the message may have arrived, checked on the platform before any retry`.slice(0, 1000),
+          ref: stepKey,
+        });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * The arrival of an unconfirmed direct message or private reply in the conversation with the
+   * person; null: not there; `unreadable`: the platform refused the lookup for good (permissions).
+   */
+  private async lookUpInConversation(account: AccountEntity, run: RunRow, send: SendRow): Promise<ConversationMessage | 'unreadable' | null> {
+    let messages: ConversationMessage[];
+    try {
+      messages = await this.graph.client(account, 'background').conversationMessages(run.contact_ig_id);
+    } catch (err) {
+      if (err instanceof GraphApiError && !err.retryable) return 'unreadable';
+      throw err;
+    }
+    const known = await this.sends.knownPlatformIds(account.id, messages.map((m) => m.id));
+    return findArrival(messages, send, { accountId: account.ig_user_id ?? null, personId: run.contact_ig_id }, known);
   }
 
   /**

@@ -5,6 +5,9 @@ export const THROTTLE_CODES = new Set([4, 17, 32, 613, 80002]);
 /** Invalid or expired access token. */
 export const AUTH_CODES = new Set([190]);
 
+/** Network error codes of a connection that was never made: the request surely did not go out. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_INVALID_ARG', 'ERR_INVALID_URL']);
+
 export type GraphErrorKind = 'throttled' | 'auth' | 'timeout' | 'network' | 'platform';
 
 /**
@@ -16,7 +19,7 @@ export class GraphApiError extends ApiError {
   constructor(
     readonly kind: GraphErrorKind,
     readonly detail: string,
-    readonly graph: { status?: number; code?: number; subcode?: number; type?: string; retryAfterMs?: number } = {},
+    readonly graph: { status?: number; code?: number; subcode?: number; type?: string; retryAfterMs?: number; netCode?: string } = {},
   ) {
     super(502, 'PLATFORM_ERROR', `Social platform API error: ${detail}`, {
       suggestion:
@@ -29,6 +32,19 @@ export class GraphApiError extends ApiError {
   /** Whether sending the same request again later can succeed. */
   get retryable(): boolean {
     return this.kind === 'throttled' || this.kind === 'timeout' || this.kind === 'network' || (this.graph.status ?? 0) >= 500;
+  }
+
+  /**
+   * Whether the request may have reached the platform and been performed although no answer came:
+   * the answer timed out, the connection died after the request was written (a reset, "other side
+   * closed"), or the platform answered 5xx (it sometimes performs a write and then reports an error).
+   * A connection that was never made (refused, unresolvable host, connect timeout) sent nothing.
+   * A write failing this way is uncertain: checked against the platform before it is sent again.
+   */
+  get mayHaveArrived(): boolean {
+    if (this.kind === 'timeout') return this.graph.netCode !== 'UND_ERR_CONNECT_TIMEOUT';
+    if (this.kind === 'network') return !NOT_SENT_CODES.has(this.graph.netCode ?? '');
+    return this.kind === 'platform' && (this.graph.status ?? 0) >= 500;
   }
 
   /**

@@ -70,6 +70,15 @@ export interface SendResult {
   message_id: string;
 }
 
+/** One message of a conversation (Conversations API): `message` is its text (empty for attachments). */
+export interface GraphConversationMessage {
+  id: string;
+  created_time?: string;
+  from?: { id: string; username?: string };
+  to?: { data?: Array<{ id: string; username?: string }> };
+  message?: string;
+}
+
 export interface TokenRefreshResult {
   access_token: string;
   token_type: string;
@@ -218,8 +227,9 @@ export class GraphClient {
 
   /**
    * Private reply to a comment (`recipient.comment_id`), paced by the 750-per-hour budget: the call
-   * waits for a slot. A slot is given back when the platform answered with an error (the reply surely
-   * did not go out); after a timeout the send is uncertain and the slot stays used. With
+   * waits for a slot. A slot is given back when the reply surely did not go out (a refusal, a
+   * connection never made); after a timeout, a connection cut mid-request or a 5xx the send is
+   * uncertain (GraphApiError.mayHaveArrived) and the slot stays used. With
    * `waitForBudget: false` a used-up budget throws `BudgetExhaustedError` at once (the engine defers).
    */
   async sendPrivateReply(commentId: string, message: GraphMessage, opts?: GraphCallOptions & { waitForBudget?: boolean }): Promise<SendResult> {
@@ -234,9 +244,25 @@ export class GraphClient {
     try {
       return await this.sendMessage({ comment_id: commentId }, message, opts);
     } catch (err) {
-      if (err instanceof GraphApiError && err.kind !== 'timeout' && err.kind !== 'network') await release();
+      if (err instanceof GraphApiError && !err.mayHaveArrived) await release();
       throw err;
     }
+  }
+
+  /**
+   * The latest messages (the platform returns the 20 most recent) of the account's conversation with
+   * one person, both directions: `GET /{ig-user-id}/conversations?platform=instagram&user_id=<IGSID>`
+   * with the `messages` edge's fields. Empty when there is no conversation yet.
+   */
+  async conversationMessages(igsid: string, opts?: GraphCallOptions): Promise<GraphConversationMessage[]> {
+    const res = await this.call<{ data?: Array<{ id: string; messages?: { data?: GraphConversationMessage[] } }> }>(
+      'GET',
+      `/${this.account}/conversations`,
+      { platform: 'instagram', user_id: igsid, fields: 'messages{id,created_time,from,to,message}' },
+      undefined,
+      opts,
+    );
+    return (res.data ?? []).flatMap((c) => c.messages?.data ?? []);
   }
 
   /** Public reply under a top-level comment. */
@@ -368,8 +394,8 @@ export class GraphClient {
       });
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
-      if (code.includes('TIMEOUT')) throw new GraphApiError('timeout', `no answer within ${this.config.timeoutMs} ms`);
-      throw new GraphApiError('network', `cannot reach the platform (${code || (err as Error).message})`);
+      if (code.includes('TIMEOUT')) throw new GraphApiError('timeout', `no answer within ${this.config.timeoutMs} ms`, { netCode: code });
+      throw new GraphApiError('network', `cannot reach the platform (${code || (err as Error).message})`, { netCode: code });
     }
     const usage = parseUsageHeaders(res.headers);
     if (usage) {
@@ -382,7 +408,8 @@ export class GraphClient {
       payload = await res.body.json();
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
-      if (code.includes('TIMEOUT')) throw new GraphApiError('timeout', `no answer within ${this.config.timeoutMs} ms`);
+      if (code.includes('TIMEOUT')) throw new GraphApiError('timeout', `no answer within ${this.config.timeoutMs} ms`, { netCode: code });
+      if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') throw new GraphApiError('network', `the connection closed during the answer (${code})`, { netCode: code });
       throw new GraphApiError('platform', `answered HTTP ${res.statusCode} without JSON`, { status: res.statusCode });
     }
     if (res.statusCode >= 200 && res.statusCode < 300 && !payload?.error) return payload as T;

@@ -6,6 +6,7 @@ import { commentWebhook, deliver, waitFor } from '../../test/engine-helpers';
 import type { Release } from './call-budget';
 import { TokenRefreshWorker } from '../tokens/token-refresh.worker';
 import { GraphService } from './graph.service';
+import { PacingRepository } from '../engine/pacing.repository';
 
 /**
  * Two replicas (two app instances on one database) share the per-account budgets: together they
@@ -89,5 +90,18 @@ describe('rate budgets shared by replicas (e2e)', () => {
     expect(run.state).toBe('started');
     expect(ctx.fakeA.state.messages).toHaveLength(0);
     await expect(g1.privateReplyBudget(a).count()).resolves.toBe(5);
+  });
+
+  it('the pacing slot of private replies is shared: of concurrent takes on both replicas one wins, the next is free after the gap', async () => {
+    const b = ctx.accountId('b');
+    const p1 = ctx.t.app.get(PacingRepository);
+    const p2 = second.app.get(PacingRepository);
+    const now = new Date();
+    const takes = await Promise.all(Array.from({ length: 10 }, (_x, i) => (i % 2 ? p1 : p2).take(b, now, 2_000)));
+    expect(takes.filter((t) => t === null)).toHaveLength(1);
+    for (const t of takes.filter((x) => x !== null)) expect(t!.getTime()).toBe(now.getTime() + 2_000);
+    await expect(p2.take(b, new Date(now.getTime() + 1_999), 2_000)).resolves.toEqual(new Date(now.getTime() + 2_000));
+    await expect(p1.take(b, new Date(now.getTime() + 2_000), 2_000)).resolves.toBeNull();
+    await expect(p2.nextAt(b)).resolves.toEqual(new Date(now.getTime() + 4_000));
   });
 });

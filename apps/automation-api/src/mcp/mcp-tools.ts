@@ -25,9 +25,11 @@ import { CreateReelDto, ListReelsQueryDto } from '../reels/dto/reel.dto';
 import { ReelsController } from '../reels/reels.controller';
 import { StatusController } from '../status/status.controller';
 import { TokensService } from '../tokens/tokens.service';
-import { UploadVideoBase64Dto } from '../videos/dto/video.dto';
+import { UploadVideoChunkDto, UploadVideoToolDto, VIDEO_CONTENT_TYPES, VideoChunkDto } from '../videos/dto/video.dto';
 import { VideosService } from '../videos/videos.service';
-import { CheckFollowerDto, SubscribeWebhooksDto, WEBHOOK_FIELDS } from './platform-tools.dto';
+import { BillingStatusDto } from '../billing/billing.dto';
+import { TokenRefreshDto } from '../tokens/token.dto';
+import { CheckFollowerDto, FollowerDto, SubscribeWebhooksDto, SubscriptionDto, WEBHOOK_FIELDS } from './platform-tools.dto';
 import { PlatformToolsService } from './platform-tools.service';
 
 /**
@@ -91,6 +93,26 @@ export class ToolCall {
   }
 }
 
+/** MCP tool annotations (the protocol's ToolAnnotations hints). */
+export interface ToolHints {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/**
+ * The annotations of a tool: a GET is read-only and idempotent; any other operation writes, is not
+ * destructive (it adds or moves something forward) and not idempotent unless its hints say so;
+ * openWorldHint for the tools that reach the social platform.
+ */
+export function annotationsOf(t: ToolDefinition): ToolHints & { title: string } {
+  const get = t.rest?.startsWith('GET ') ?? false;
+  const base: ToolHints = { readOnlyHint: get, destructiveHint: false, idempotentHint: get, openWorldHint: t.platform === true };
+  const title = t.name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  return { title, ...base, ...t.hints };
+}
+
 export interface ToolDefinition {
   name: string;
   description: string;
@@ -98,27 +120,39 @@ export interface ToolDefinition {
   rest?: string;
   /** Input schema of the MCP-only tools (the others take theirs from the REST operation's OpenAPI description). */
   inputSchema?: Record<string, unknown>;
+  /** The result's schema (a DTO in the OpenAPI document's components) of the MCP-only tools; the others answer their REST operation's body. */
+  output?: string;
+  /** Hints beyond what the REST method says (GET: read-only and idempotent; others: neither). */
+  hints?: ToolHints;
+  /** The tool calls the social platform (openWorldHint). */
+  platform?: boolean;
   run(call: ToolCall): Promise<unknown>;
 }
 
+/** The result DTOs of the MCP-only tools, added to the OpenAPI document (extraModels) for their output schemas. */
+export const MCP_RESULT_MODELS = [FollowerDto, SubscriptionDto, TokenRefreshDto, BillingStatusDto, VideoChunkDto];
+
 const NO_INPUT = { type: 'object', properties: {}, additionalProperties: false };
 
-/** One tool per REST operation (same fields in, same fields out), plus the four that exist only here. */
+/** One tool per REST operation (same fields in, same fields out), plus the five that exist only here. */
 export const TOOLS: ToolDefinition[] = [
   {
     name: 'get_status',
+    platform: true,
     rest: 'GET /api/v1/status',
-    description: 'Connection state, token expiry, webhook subscription, counts and rate limits of the account.',
+    description: 'Connection state, token expiry, webhook subscription, counts, rate limits and the work queue of the account.',
     run: async (c) => (c.none(), c.get(StatusController).get(c.account)),
   },
   {
     name: 'list_posts',
+    platform: true,
     rest: 'GET /api/v1/posts',
     description: 'Latest posts and reels with the automations attached to each (limit 1..50, default 12).',
     run: async (c) => c.get(PostsController).list(c.account, await c.query(ListPostsQueryDto)),
   },
   {
     name: 'list_comments',
+    platform: true,
     rest: 'GET /api/v1/posts/{id}/comments',
     description: 'Comments of a post with answered / answered_by (limit 1..100, default 50).',
     run: async (c) => c.get(PostsController).comments(c.account, await c.param('id', new MediaIdPipe()), await c.query(ListCommentsQueryDto)),
@@ -143,6 +177,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'update_automation',
+    hints: { destructiveHint: true, idempotentHint: true },
     rest: 'PATCH /api/v1/automations/{id}',
     description: 'Changes the given AutomationInput fields of automation `id` (same rules as create).',
     run: async (c) => {
@@ -152,6 +187,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'delete_automation',
+    hints: { destructiveHint: true, idempotentHint: true },
     rest: 'DELETE /api/v1/automations/{id}',
     description: 'Deletes an automation and its runs. Answers {} (the REST operation answers 204 without a body).',
     run: async (c) => {
@@ -163,6 +199,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'go_live',
+    hints: { idempotentHint: true },
     rest: 'POST /api/v1/automations/{id}/go_live',
     description: 'draft → active: the automation starts answering.',
     run: async (c) => {
@@ -172,6 +209,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'pause_automation',
+    hints: { idempotentHint: true },
     rest: 'POST /api/v1/automations/{id}/pause',
     description: 'active → paused (stops answering).',
     run: async (c) => {
@@ -181,6 +219,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'resume_automation',
+    hints: { idempotentHint: true },
     rest: 'POST /api/v1/automations/{id}/resume',
     description: 'paused → active (answers again).',
     run: async (c) => {
@@ -190,6 +229,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'finish_migration',
+    hints: { idempotentHint: true },
     rest: 'POST /api/v1/automations/{id}/finish_migration',
     description: 'Ends transition mode of an imported automation (follower check, button, email and reminder apply again).',
     run: async (c) => {
@@ -199,6 +239,8 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'attach_automation_to_reel',
+    hints: { idempotentHint: true },
+    platform: true,
     rest: 'POST /api/v1/automations/{id}/attach',
     description: 'Confirms the suggested reel (reel_suggestion) of a waiting next_post automation; optional media_id must equal the suggestion.',
     run: async (c) => {
@@ -244,6 +286,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'update_contact',
+    hints: { destructiveHint: true, idempotentHint: true },
     rest: 'PATCH /api/v1/contacts/{ig_id}',
     description: 'Changes tags (replaced), notes or email of a contact.',
     run: async (c) => {
@@ -259,6 +302,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'preview',
+    hints: { readOnlyHint: true, idempotentHint: true },
     rest: 'POST /api/v1/preview',
     description: 'Which automation would react to a text, and the exact messages it would send. Sends nothing.',
     run: async (c) => c.get(PreviewController).preview(c.account, await c.body(PreviewRequestDto)),
@@ -267,17 +311,27 @@ export const TOOLS: ToolDefinition[] = [
     name: 'upload_video',
     rest: 'POST /api/v1/videos',
     description:
-      'Stores a video for source {video_id} of a reel or planned post. The REST operation takes the file as the request body; a tool call carries JSON, ' +
-      'so here the file is `content_base64` (bounded by the JSON body limit of 1 MB; larger files go through POST /api/v1/videos).',
+      'Stores a video for source {video_id} of a reel or planned post; answers as POST /api/v1/videos. The REST operation takes the file as the request body; ' +
+      'a tool call carries JSON (at most 1 MB), so give exactly one of: `content_base64` (a small file, up to ~700 KB), `video_url` (the service downloads the file, ' +
+      'up to VIDEO_MAX_MB), or `upload_id` (finishes a file sent in pieces with upload_video_chunk).',
     inputSchema: {
       type: 'object',
-      properties: { content_base64: { type: 'string', description: 'The video file, base64' }, content_type: { type: 'string', enum: ['video/mp4', 'video/quicktime', 'application/octet-stream'] } },
-      required: ['content_base64'],
+      properties: {
+        content_base64: { type: 'string', description: 'The video file, base64' },
+        video_url: { type: 'string', description: 'https URL of the video file' },
+        upload_id: { type: 'string', format: 'uuid', description: 'An upload sent with upload_video_chunk' },
+        content_type: { type: 'string', enum: [...VIDEO_CONTENT_TYPES] },
+      },
       additionalProperties: false,
     },
     run: async (c) => {
-      const input = await c.body(UploadVideoBase64Dto);
-      return c.get(VideosService).storeBase64(c.account.id, input.content_base64, input.content_type);
+      const input = await c.body(UploadVideoToolDto);
+      const given = [input.content_base64, input.video_url, input.upload_id].filter((v) => v !== undefined).length;
+      if (given !== 1) throw new ApiError(400, 'VALIDATION_ERROR', 'Give exactly one of content_base64, video_url and upload_id');
+      const videos = c.get(VideosService);
+      if (input.video_url) return videos.storeFromUrl(c.account.id, input.video_url, input.content_type);
+      if (input.upload_id) return videos.finishChunked(c.account.id, input.upload_id, input.content_type);
+      return videos.storeBase64(c.account.id, input.content_base64!, input.content_type);
     },
   },
   {
@@ -303,6 +357,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'cancel_reel',
+    hints: { destructiveHint: true, idempotentHint: true },
     rest: 'POST /api/v1/reels/{id}/cancel',
     description: 'Cancels a reel that is not being published yet.',
     run: async (c) => {
@@ -333,6 +388,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'cancel_planned_post',
+    hints: { destructiveHint: true, idempotentHint: true },
     rest: 'POST /api/v1/planned_posts/{id}/cancel',
     description: 'Cancels a planned post none of whose targets started publishing.',
     run: async (c) => {
@@ -342,25 +398,57 @@ export const TOOLS: ToolDefinition[] = [
   },
   // ── only here ──────────────────────────────────────────────────────────────────────────────
   {
+    name: 'upload_video_chunk',
+    output: 'VideoChunkDto',
+    description:
+      'Sends a large video in pieces (each call carries JSON of at most 1 MB: up to ~700 KB of video base64): the first chunk at offset 0 without upload_id starts an upload, ' +
+      'each next one goes at the received_bytes of the previous answer with its upload_id (a chunk sent again is accepted); then upload_video {upload_id} stores the file.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        upload_id: { type: 'string', format: 'uuid' },
+        offset: { type: 'integer', minimum: 0 },
+        chunk_base64: { type: 'string' },
+      },
+      required: ['offset', 'chunk_base64'],
+      additionalProperties: false,
+    },
+    hints: { idempotentHint: true },
+    run: async (c) => {
+      const input = await c.body(UploadVideoChunkDto);
+      return c.get(VideosService).appendChunk(c.account.id, input.upload_id, input.offset, Buffer.from(input.chunk_base64, 'base64'));
+    },
+  },
+  {
     name: 'check_follower',
+    output: 'FollowerDto',
+    hints: { idempotentHint: true },
+    platform: true,
     description: 'Whether a person follows the account (needs their consent: they messaged or tapped a button); stored on their contact. follows: 1, 0 or null.',
     inputSchema: { type: 'object', properties: { ig_id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' } }, required: ['ig_id'], additionalProperties: false },
     run: async (c) => c.get(PlatformToolsService).checkFollower(c.account, (await c.body(CheckFollowerDto)).ig_id),
   },
   {
     name: 'subscribe_webhooks',
+    output: 'SubscriptionDto',
+    hints: { idempotentHint: true },
+    platform: true,
     description: 'Subscribes the app to the account’s webhook fields (default comments, messages, messaging_postbacks) and reads the subscription back.',
     inputSchema: { type: 'object', properties: { fields: { type: 'array', minItems: 1, items: { type: 'string', enum: [...WEBHOOK_FIELDS] } } }, additionalProperties: false },
     run: async (c) => c.get(PlatformToolsService).subscribeWebhooks(c.account, (await c.body(SubscribeWebhooksDto)).fields),
   },
   {
     name: 'refresh_token',
+    output: 'TokenRefreshDto',
+    platform: true,
     description: 'Refreshes the long-lived platform token now (it must be at least 24 hours old) and stores the new expiry (shown by get_status).',
     inputSchema: NO_INPUT,
     run: async (c) => (c.none(), c.get(TokensService).refresh(c.account)),
   },
   {
     name: 'billing_status',
+    output: 'BillingStatusDto',
+    hints: { readOnlyHint: true, idempotentHint: true },
     description: 'The plan and its usage this month: runs, messages sent and automations against the plan limits.',
     inputSchema: NO_INPUT,
     run: async (c) => (c.none(), c.get(BillingService).status(c.account.id)),

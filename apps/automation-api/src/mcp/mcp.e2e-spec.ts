@@ -2,7 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startFakeYouTubeApi, type FakeYouTubeApi } from '@platform/testing';
 import { startAutomationApp, type AutomationTestContext } from '../../test/automation-app';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { VideosService } from '../videos/videos.service';
 import { TOOLS } from './mcp-tools';
+import { McpSessions } from './mcp-sessions';
 
 type Json = unknown;
 
@@ -39,15 +43,23 @@ describe('MCP server (e2e)', () => {
     return { isError: res.isError === true, value: JSON.parse(res.content[0].text), structured: res.structuredContent };
   }
 
-  /** REST answer and tool output: identical field names (and the tool's structuredContent equals its text). */
+  /**
+   * REST answer and tool output: identical field names; the tool's structuredContent (read and
+   * validated against the tool's output schema by the SDK's client) equals its text — an array body as
+   * `{items}` — and, where the answers are the same resource, the REST body.
+   */
   async function same(name: string, args: Record<string, unknown>, restCall: () => Promise<{ status: number; body: Json }>, opts: { values?: boolean } = {}): Promise<{ restBody: any; toolBody: any }> {
     const r = await restCall();
     expect(r.status).toBeLessThan(300);
     const t = await tool(name, args);
     expect(t.isError).toBe(false);
     expect([...fieldNames(t.value)].sort()).toEqual([...fieldNames(r.body)].sort());
-    if (t.structured !== undefined) expect(t.structured).toEqual(t.value);
-    if (opts.values) expect(t.value).toEqual(r.body);
+    const wrap = (body: Json) => (Array.isArray(body) ? { items: body } : body);
+    expect(t.structured).toEqual(wrap(t.value));
+    if (opts.values) {
+      expect(t.value).toEqual(r.body);
+      expect(t.structured).toEqual(wrap(r.body));
+    }
     return { restBody: r.body, toolBody: t.value };
   }
 
@@ -63,6 +75,8 @@ describe('MCP server (e2e)', () => {
       BILLING_PLAN: 'pro',
       BILLING_RUNS_PER_MONTH: '5000',
       BILLING_MESSAGES_PER_MONTH: '0',
+      // upload_video {video_url} from the test's loopback file server.
+      AUTOMATION_VIDEO_URL_ALLOW_PRIVATE: 'true',
     });
     await ctx.t.app.listen(0, '127.0.0.1');
     base = (await ctx.t.app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -85,6 +99,7 @@ describe('MCP server (e2e)', () => {
     expect(get.status).toBe(405);
     expect(get.body.error).toMatch(/stateless/);
     expect((await ctx.t.http.delete('/mcp').set(auth())).status).toBe(405);
+    expect(get.header['mcp-session-id']).toBeUndefined();
     // Another account's key sees its own data through the tools.
     const other = new Client({ name: 'b', version: '1' });
     await other.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ctx.keyB}` } } }));
@@ -100,7 +115,7 @@ describe('MCP server (e2e)', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const n of names) expect(n).toMatch(/^[a-z]+(_[a-z]+)*$/);
     expect(names).toEqual(expect.arrayContaining(['get_status', 'list_posts', 'list_automations', 'get_automation', 'create_automation', 'go_live', 'list_contacts', 'list_events', 'get_funnel', 'preview', 'finish_migration', 'attach_automation_to_reel']));
-    expect(TOOLS.filter((t) => !t.rest).map((t) => t.name).sort()).toEqual(['billing_status', 'check_follower', 'refresh_token', 'subscribe_webhooks']);
+    expect(TOOLS.filter((t) => !t.rest).map((t) => t.name).sort()).toEqual(['billing_status', 'check_follower', 'refresh_token', 'subscribe_webhooks', 'upload_video_chunk']);
 
     // Every operation of the REST API (its OpenAPI document) has its tool, and every tool's operation exists.
     const doc = (await ctx.t.http.get('/api/docs-json')).body as { paths: Record<string, Record<string, unknown>> };
@@ -118,6 +133,23 @@ describe('MCP server (e2e)', () => {
     expect(Object.keys(schema('list_posts').properties)).toEqual(['limit']);
     expect(Object.keys(schema('update_automation').properties)).toEqual(expect.arrayContaining(['id', 'name']));
     expect(schema('create_planned_post').properties.targets.items.properties.platform.enum).toEqual(['instagram', 'youtube']);
+
+    // Outputs are described too (JSON Schema of the REST answer; an array answer as {items}), and every tool carries its hints.
+    for (const t of tools) {
+      expect(t.outputSchema).toMatchObject({ type: 'object' });
+      expect(t.annotations).toEqual({ title: expect.any(String), readOnlyHint: expect.any(Boolean), destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean), openWorldHint: expect.any(Boolean) });
+    }
+    const tool = (name: string) => tools.find((t) => t.name === name)!;
+    expect(Object.keys((tool('get_automation').outputSchema as any).properties)).toEqual(expect.arrayContaining(['id', 'name', 'keywords', 'webhook_secret', 'created_at']));
+    expect((tool('get_status').outputSchema as any).properties.problem.type).toEqual(['string', 'null']);
+    expect((tool('list_automations').outputSchema as any)).toMatchObject({ required: ['items'], properties: { items: { type: 'array' } } });
+    expect(Object.keys((tool('billing_status').outputSchema as any).properties)).toEqual(expect.arrayContaining(['plan', 'runs', 'over_limit']));
+    expect(tool('get_status').annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
+    expect(tool('list_automations').annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+    expect(tool('create_automation').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(tool('delete_automation').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(tool('preview').annotations).toMatchObject({ readOnlyHint: true });
+    expect(tool('refresh_token').annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false, openWorldHint: true });
   });
 
   it('validates tool inputs with the REST rules and messages', async () => {
@@ -245,6 +277,98 @@ describe('MCP server (e2e)', () => {
       over_limit: expect.any(Boolean),
     });
 
-    expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort());
+    expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).filter((n) => n !== 'upload_video_chunk').sort());
+  });
+
+  it('sessions (stateful Streamable HTTP at /mcp/session): opened by initialize, bound to the key, ended by DELETE', async () => {
+    const sessions = ctx.t.app.get(McpSessions);
+    const before = sessions.size;
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/session`), { requestInit: { headers: auth() } });
+    const stateful = new Client({ name: 'stateful', version: '1.0.0' });
+    await stateful.connect(transport);
+    const sid = transport.sessionId!;
+    expect(sid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sessions.size).toBe(before + 1);
+
+    // The same tools, the same answers: structuredContent equal to the REST body.
+    const res = (await stateful.callTool({ name: 'list_automations', arguments: {} })) as { structuredContent?: unknown };
+    expect(res.structuredContent).toEqual({ items: (await rest('get', '/automations')).body });
+    const billing = (await stateful.callTool({ name: 'billing_status', arguments: {} })) as { structuredContent?: unknown; content: Array<{ text: string }> };
+    expect(billing.structuredContent).toEqual(JSON.parse(billing.content[0].text));
+
+    // Without a session: only initialize; another key cannot use this session.
+    const list = { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} };
+    const accept = 'application/json, text/event-stream';
+    expect((await ctx.t.http.post('/mcp/session').set(auth()).set('accept', accept).send(list)).status).toBe(400);
+    const foreign = await ctx.t.http.post('/mcp/session').set({ authorization: `Bearer ${ctx.keyB}`, 'mcp-session-id': sid, accept }).send(list);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error).toMatch(/not found/);
+    expect((await ctx.t.http.post('/mcp/session').set('mcp-session-id', sid).set('accept', accept).send(list)).status).toBe(401);
+
+    await transport.terminateSession();
+    await waitUntil(() => sessions.size === before);
+    expect((await ctx.t.http.post('/mcp/session').set(auth()).set({ 'mcp-session-id': sid, accept }).send(list)).status).toBe(404);
+    await stateful.close();
+
+    // An idle session is closed by the sweep.
+    const idle = new StreamableHTTPClientTransport(new URL(`${base}/mcp/session`), { requestInit: { headers: auth() } });
+    const idleClient = new Client({ name: 'idle', version: '1.0.0' });
+    await idleClient.connect(idle);
+    expect(sessions.size).toBe(before + 1);
+    await expect(sessions.sweep(Date.now() + 31 * 60_000)).resolves.toBe(1);
+    expect(sessions.size).toBe(before);
+    await idleClient.close();
+  });
+
+  it('upload_video by URL and in chunks (JSON calls stay under the 1 MB body limit): the same video answer as POST /videos', async () => {
+    const file = Buffer.alloc(1_500_000);
+    for (let i = 0; i < file.length; i++) file[i] = (i * 31) % 251;
+    const server = createServer((req, res) => {
+      if (req.url === '/clip.mp4') res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(file.length) }).end(file);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const byUrl = await tool('upload_video', { video_url: `${origin}/clip.mp4` });
+      expect(byUrl.isError).toBe(false);
+      expect(byUrl.structured).toEqual({ video_id: expect.any(String), size_mb: 1.43, file_status: 'stored', content_type: 'video/mp4', created_at: expect.any(String) });
+      const missing = await tool('upload_video', { video_url: `${origin}/nope.mp4` });
+      expect(missing).toMatchObject({ isError: true, value: { error: 'video_url cannot be downloaded: HTTP 404' } });
+
+      const pieces = [file.subarray(0, 600_000), file.subarray(600_000, 1_200_000), file.subarray(1_200_000)];
+      const first = await tool('upload_video_chunk', { offset: 0, chunk_base64: pieces[0].toString('base64') });
+      expect(first.structured).toEqual({ upload_id: expect.stringMatching(/^[0-9a-f-]{36}$/), received_bytes: 600_000 });
+      const uploadId = (first.value as { upload_id: string }).upload_id;
+      const gap = await tool('upload_video_chunk', { upload_id: uploadId, offset: 700_000, chunk_base64: pieces[1].toString('base64') });
+      expect(gap).toMatchObject({ isError: true, value: { error: expect.stringContaining('send the chunk at offset 600000') } });
+      await tool('upload_video_chunk', { upload_id: uploadId, offset: 600_000, chunk_base64: pieces[1].toString('base64') });
+      const retried = await tool('upload_video_chunk', { upload_id: uploadId, offset: 600_000, chunk_base64: pieces[1].toString('base64') });
+      expect(retried.value).toEqual({ upload_id: uploadId, received_bytes: 1_200_000 });
+      await tool('upload_video_chunk', { upload_id: uploadId, offset: 1_200_000, chunk_base64: pieces[2].toString('base64') });
+      const stored = await tool('upload_video', { upload_id: uploadId, content_type: 'video/quicktime' });
+      expect(stored.structured).toEqual({ video_id: expect.any(String), size_mb: 1.43, file_status: 'stored', content_type: 'video/quicktime', created_at: expect.any(String) });
+      const videos = ctx.t.app.get(VideosService);
+      const row = (await videos.find(ctx.accountId('a'), (stored.value as { video_id: string }).video_id))!;
+      const chunks: Buffer[] = [];
+      for await (const c of videos.bytes(row).open()) chunks.push(c as Buffer);
+      expect(Buffer.concat(chunks).equals(file)).toBe(true);
+      expect((await tool('upload_video', { upload_id: uploadId })).isError).toBe(true); // finished once
+      expect((await tool('upload_video', { upload_id: uploadId, video_url: `${origin}/clip.mp4` })).value).toEqual({ error: 'Give exactly one of content_base64, video_url and upload_id' });
+      // The stored video is a source like any upload.
+      const reel = await tool('create_reel', { publish_at: new Date(Date.now() + 7_200_000).toISOString(), caption: 'Chunked', source: { video_id: row.id } });
+      expect(reel.isError).toBe(false);
+      expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort()); // every tool was called
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
+
+async function waitUntil(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -9,13 +9,14 @@ import { TokensModule } from '../tokens/tokens.module';
 import { VideosModule } from '../videos/videos.module';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
+import { McpSessions } from './mcp-sessions';
 import { PlatformToolsService } from './platform-tools.service';
 
 /** The MCP server at /mcp; its tools reach the REST controllers and services through ModuleRef. */
 @Module({
   imports: [AccountsModule, AutomationsModule, BillingModule, ContactsModule, PlannedPostsModule, ReelsModule, TokensModule, VideosModule],
   controllers: [McpController],
-  providers: [McpService, PlatformToolsService],
+  providers: [McpService, McpSessions, PlatformToolsService],
   exports: [McpService],
 })
 export class McpModule {}

@@ -1,4 +1,5 @@
 import { startAutomationApp, type AutomationTestContext } from '../../test/automation-app';
+import { SubscriptionHealthWorker } from '../status/subscription-health.worker';
 
 const POST_FIELDS = ['id', 'type', 'date', 'caption', 'link', 'comments_count', 'likes', 'thumbnail', 'automations', 'automation_missing'].sort();
 const COMMENT_FIELDS = ['id', 'user', 'user_id', 'text', 'timestamp', 'answered', 'answered_by'].sort();
@@ -169,6 +170,38 @@ describe('endpoints that need the social platform (e2e)', () => {
       expect(res.body).toMatchObject({ account_status: 'token_invalid', problem: expect.stringContaining('190') });
       res = await get('/status');
       expect(res.body.account_status).toBe('connected');
+    });
+
+    it('the periodic subscription check subscribes again when the subscription vanished, and fills webhook_problem with what it could not repair', async () => {
+      /** One check of every account (the previous check's lease lifted, as the next interval would). */
+      const check = async () => {
+        await ctx.ds.query(`UPDATE ${ctx.schema}.subscription_checks SET lease_until = NULL`);
+        return ctx.t.app.get(SubscriptionHealthWorker).drain();
+      };
+      // Accounts are checked one interval after they are first seen: nothing was checked yet.
+      expect((await get('/status')).body).toMatchObject({ webhook_checked_at: null, webhook_resubscribed_at: null });
+      // The subscription vanished (the fake starts without one): the check subscribes the app again.
+      expect(await check()).toBeGreaterThanOrEqual(1); // A (B too when it existed at the first tick)
+      expect(ctx.fakeA.requestsTo('/subscribed_apps', 'POST')).toHaveLength(1);
+      expect(ctx.fakeA.state.subscribedFields).toEqual(['comments', 'messages', 'messaging_postbacks']);
+      let res = await get('/status');
+      expect(res.body.subscribed_fields).toEqual(['comments', 'messages', 'messaging_postbacks']);
+      expect(res.body.webhook_resubscribed_at).not.toBeNull();
+      expect(res.body.webhook_problem).toMatch(/subscribed again at .* by the periodic check/);
+      // Healthy: read, nothing written.
+      await check();
+      expect(ctx.fakeA.requestsTo('/subscribed_apps', 'POST')).toHaveLength(1);
+      // A field lost and subscribing refused: the check's failure shows beside the live finding.
+      ctx.fakeA.state.subscribedFields = ['messages'];
+      ctx.fakeA.fail({ path: '/subscribed_apps', method: 'POST', status: 400, code: 10, message: 'Permission denied for subscribed_apps' });
+      await check();
+      res = await get('/status');
+      expect(res.body.webhook_problem).toContain('missing fields: comments, messaging_postbacks');
+      expect(res.body.webhook_problem).toMatch(/Periodic check at .*: The webhook subscription had lost comments, messaging_postbacks; subscribing again failed: Permission denied for subscribed_apps/);
+      // The next check repairs it.
+      await check();
+      expect(ctx.fakeA.state.subscribedFields).toEqual(['messages', 'comments', 'messaging_postbacks']);
+      expect((await get('/status')).body.webhook_problem).toMatch(/subscribed again/);
     });
   });
 });

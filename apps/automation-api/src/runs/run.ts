@@ -47,6 +47,12 @@ export interface RunRow {
   clicked_at: Date | null;
   click_count: number;
   followed_up_at: Date | null;
+  /** The person read the opening DM (messaging_seen) while the run waited for the tap. */
+  read_at?: Date | null;
+  /** The link went out by the read-but-not-tapped fallback. */
+  read_fallback_at: Date | null;
+  /** A person of the account answered the conversation by hand while the run was going (human takeover). */
+  taken_over_at?: Date | null;
   /** The opening/gate button template was refused and sent as text: a text message counts as the tap. */
   text_fallback: boolean;
 }

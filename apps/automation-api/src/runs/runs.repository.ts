@@ -37,6 +37,7 @@ const STAMP_COLUMNS: readonly RunStamp[] = [
   'email_expired_at',
   'link_sent_at',
   'followed_up_at',
+  'read_fallback_at',
 ];
 
 /**
@@ -73,10 +74,17 @@ export class RunsRepository {
       : this.db.one<RunRow>(`SELECT * FROM ${this.s}.runs WHERE automation_id = $1 AND message_id = $2`, [automationId, messageId]);
   }
 
-  /** Whether the person went through the automation (runs skipped by once_per_user do not count). */
+  /**
+   * Whether the person went through the automation (once_per_user). Runs that reserved nothing do
+   * not count: skips by once_per_user, the plan, STOP or a human takeover, and runs that ended (error,
+   * or skipped: the private-reply window closed) before any DM reached the person — a permanent
+   * failure releases the reservation, so a later comment can try again.
+   */
   async hasRun(automationId: number, igId: string): Promise<boolean> {
     const row = await this.db.one(
-      `SELECT 1 FROM ${this.s}.runs WHERE automation_id = $1 AND contact_ig_id = $2 AND NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out')) LIMIT 1`,
+      `SELECT 1 FROM ${this.s}.runs WHERE automation_id = $1 AND contact_ig_id = $2
+          AND NOT (state = 'skipped' AND error IN ('once_per_user', 'plan_limit', 'opted_out', 'human_takeover'))
+          AND NOT (state IN ('error', 'skipped') AND dm_sent_at IS NULL AND link_sent_at IS NULL AND error IS DISTINCT FROM 'stopped_by_person') LIMIT 1`,
       [automationId, igId],
     );
     return row !== null;
@@ -126,6 +134,36 @@ export class RunsRepository {
     if (patch.follow_up_due_at !== undefined) sets.push(`follow_up_due_at = $${params.push(patch.follow_up_due_at)}`);
     if (patch.error !== undefined) sets.push(`error = $${params.push(patch.error)}`);
     return (await this.db.affected(`UPDATE ${this.s}.runs SET ${sets.join(', ')} WHERE id = $1 AND version = $2`, params)) === 1;
+  }
+
+  /** The person's run waiting for the tap whose opening DM went out at or before `readUpTo` (newest first), or null. */
+  awaitingTapReadBy(accountId: number, igId: string, readUpTo: Date): Promise<RunRow | null> {
+    return this.db.one<RunRow>(
+      `SELECT * FROM ${this.s}.runs WHERE account_id = $1 AND contact_ig_id = $2 AND state = 'awaiting_tap' AND button_tapped_at IS NULL
+          AND dm_sent_at IS NOT NULL AND dm_sent_at <= $3 ORDER BY id DESC LIMIT 1`,
+      [accountId, igId, readUpTo],
+    );
+  }
+
+  /** Stamps the first read of the run's opening DM; false when it was read before. */
+  async markRead(runId: string, at: Date): Promise<boolean> {
+    return (await this.db.affected(`UPDATE ${this.s}.runs SET read_at = $2, updated_at = now() WHERE id = $1 AND read_at IS NULL`, [runId, at])) === 1;
+  }
+
+  /** Stamps the human takeover on the person's runs still going; the stamped runs with their automation. */
+  markTakenOver(accountId: number, igId: string, at: Date): Promise<Array<{ id: string; automation_id: number }>> {
+    return this.db.rows<{ id: string; automation_id: number }>(
+      `UPDATE ${this.s}.runs SET taken_over_at = COALESCE(taken_over_at, $3), updated_at = now()
+       WHERE account_id = $1 AND contact_ig_id = $2 AND state NOT IN ('done', 'skipped', 'skipped_other_tool', 'error')
+       RETURNING id::text AS id, automation_id`,
+      [accountId, igId, at],
+    );
+  }
+
+  /** Ids of the person's runs (newest first, at most `limit`): their sends are the account's messages to the person. */
+  async idsForPerson(accountId: number, igId: string, limit: number): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(`SELECT id::text AS id FROM ${this.s}.runs WHERE account_id = $1 AND contact_ig_id = $2 ORDER BY id DESC LIMIT $3`, [accountId, igId, limit]);
+    return rows.map((r) => r.id);
   }
 
   /**

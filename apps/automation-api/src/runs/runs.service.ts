@@ -55,6 +55,22 @@ export class RunsService {
     return this.runs.update(run, patch, at);
   }
 
+  awaitingTapReadBy(accountId: number, igId: string, readUpTo: Date): Promise<RunRow | null> {
+    return this.runs.awaitingTapReadBy(accountId, igId, readUpTo);
+  }
+
+  markRead(runId: string, at: Date): Promise<boolean> {
+    return this.runs.markRead(runId, at);
+  }
+
+  markTakenOver(accountId: number, igId: string, at: Date): Promise<Array<{ id: string; automation_id: number }>> {
+    return this.runs.markTakenOver(accountId, igId, at);
+  }
+
+  idsForPerson(accountId: number, igId: string, limit = 50): Promise<string[]> {
+    return this.runs.idsForPerson(accountId, igId, limit);
+  }
+
   /** Ends the person's runs that are still going (STOP): the ended runs. */
   endForPerson(accountId: number, igId: string, reason: string): Promise<Array<{ id: string; automation_id: number }>> {
     return this.runs.endForPerson(accountId, igId, reason);

@@ -27,7 +27,7 @@ describe('sandbox (e2e)', () => {
 
     beforeAll(async () => {
       const port = await freePort();
-      t = await createTestApp(automationApiService, { AUTOMATION_API_KEY: KEY, PORT: String(port), AUTOMATION_POLL_MS: '50' });
+      t = await createTestApp(automationApiService, { AUTOMATION_API_KEY: KEY, PORT: String(port), AUTOMATION_POLL_MS: '50', PRIVATE_REPLY_SPACING_MS: '0', PRIVATE_REPLY_JITTER_MS: '0' });
       await t.app.listen(port, '127.0.0.1');
     });
     afterAll(() => t?.close());

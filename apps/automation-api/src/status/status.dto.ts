@@ -20,6 +20,25 @@ export class RateLimitDto {
   @ApiProperty({ description: 'Private replies in the current clock hour, counted by every replica together (limit PRIVATE_REPLIES_PER_HOUR, ≤ 750)' }) private_replies_last_hour: number;
 }
 
+export class QueueStatusDto {
+  @ApiProperty({ description: 'Work items due now (webhook items, reminders, read fallbacks), waiting for a worker or in hand' }) due: number;
+  @ApiProperty({ description: 'Work items scheduled later: reminders, read fallbacks, retries and deferred private replies' }) scheduled: number;
+  @ApiProperty({ description: 'Among the scheduled: items whose private reply waits for the hourly budget or the pacing' }) deferred: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Since when the oldest due item waits, ISO 8601 (null: nothing due)' }) oldest_due_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Earliest time of the next private reply (pacing: PRIVATE_REPLY_SPACING_MS + jitter), ISO 8601; null before the first' })
+  next_private_reply_at: string | null;
+}
+
+export class CommentPollerStatusDto {
+  @ApiProperty({ description: 'Start-date watermark: comments older than this are never recovered (ISO 8601)' }) since: string;
+  @ApiProperty({ type: String, nullable: true, description: 'ISO 8601' }) last_pass_at: string | null;
+  @ApiProperty({ description: 'Platform requests of the last pass (at most COMMENT_POLL_MAX_REQUESTS)' }) requests_last_pass: number;
+  @ApiProperty({ description: 'Comments whose webhook never came, queued by the last pass' }) recovered_last_pass: number;
+  @ApiProperty({ description: 'Comments the account had answered already, recorded and skipped by the last pass' }) answered_skipped_last_pass: number;
+  @ApiProperty() recovered_total: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Error of the last pass' }) problem: string | null;
+}
+
 export class StatusDto {
   @ApiProperty({ enum: ['connected', 'not_connected', 'token_invalid', 'token_expired', 'sandbox'], description: 'Connection state stored for the account (`sandbox`: development without platform credentials, connected to the built-in sandbox)' })
   account_status: string;
@@ -36,5 +55,12 @@ export class StatusDto {
   @ApiProperty({ type: [String], description: 'Webhook fields the app is subscribed to for this account' }) subscribed_fields: string[];
   @ApiProperty({ type: StatusCountsDto }) counts: StatusCountsDto;
   @ApiProperty({ type: RateLimitDto }) rate_limit: RateLimitDto;
+  @ApiProperty({ type: QueueStatusDto, description: 'Not in the spec: the depth of the account\'s work queue and the pacing of its private replies' }) queue: QueueStatusDto;
+  @ApiProperty({ type: String, nullable: true, description: 'Last periodic check of the webhook subscription (every SUBSCRIPTION_CHECK_INTERVAL_MS), ISO 8601; null before the first' })
+  webhook_checked_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Last time the periodic check found the subscription gone (or lacking a required field) and subscribed the app again, ISO 8601' })
+  webhook_resubscribed_at: string | null;
+  @ApiProperty({ type: CommentPollerStatusDto, nullable: true, description: 'The comment poller that recovers comments whose webhook never came; null until its first pass for the account (connected accounts only)' })
+  comment_poller: CommentPollerStatusDto | null;
   @ApiProperty({ description: 'ISO 8601' }) checked_at: string;
 }

@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
 import type { AccountEntity, AccountStatus } from '../accounts/entities/account.entity';
+import { lastDecryptError } from '../accounts/token-cipher';
 import { isLive } from '../automations/automation.presenter';
 import { AutomationsService } from '../automations/automations.service';
+import { CommentPollerService } from '../comment-poller/comment-poller.service';
+import { SubscriptionChecksRepository } from './subscription-checks.repository';
+import { Clock } from '../common/clock';
 import { ContactsService } from '../contacts/contacts.service';
+import { InboundService } from '../engine/inbound.service';
+import { SendPacing } from '../engine/send-pacing';
 import { GraphApiError } from '../graph/graph-api.error';
 import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
@@ -29,6 +35,11 @@ export class StatusService {
     private readonly contacts: ContactsService,
     private readonly runs: RunsService,
     private readonly graph: GraphService,
+    private readonly poller: CommentPollerService,
+    private readonly checks: SubscriptionChecksRepository,
+    private readonly inbound: InboundService,
+    private readonly pacing: SendPacing,
+    private readonly clock: Clock,
   ) {}
 
   /** Always 200: a platform failure shows in `problem` / `webhook_problem`, not as an error status. */
@@ -41,7 +52,9 @@ export class StatusService {
     let igUserId = account.ig_user_id;
 
     if (!account.access_token) {
-      problem = 'No access token configured for this account (IG_ACCESS_TOKEN).';
+      problem = lastDecryptError
+        ? `The stored access token cannot be read: ${lastDecryptError}.`
+        : `No access token for this account: connect it through the platform login (node main.js connect-account ${account.id}) or set IG_ACCESS_TOKEN.`;
       accountStatus = 'not_connected';
     } else {
       const client = this.graph.client(account);
@@ -67,6 +80,15 @@ export class StatusService {
         if (err instanceof GraphApiError && err.kind === 'auth') accountStatus = 'token_invalid';
       }
     }
+    // The periodic subscription check (SubscriptionHealthWorker): what it could not repair, and a
+    // re-subscription within the last day (messages of the gap were not delivered).
+    const check = account.access_token ? await this.checks.find(account.id) : null;
+    if (check?.checked_at) {
+      if (webhookProblem && check.problem) webhookProblem += ` Periodic check at ${new Date(check.checked_at).toISOString()}: ${check.problem}`;
+      else if (!webhookProblem && check.resubscribed_at && Date.now() - new Date(check.resubscribed_at).getTime() < DAY) {
+        webhookProblem = `The webhook subscription had vanished or lost fields and was subscribed again at ${new Date(check.resubscribed_at).toISOString()} by the periodic check; direct messages sent in between were not delivered (comments are recovered by the comment poller).`;
+      }
+    }
     // A platform error met by the engine while running automations, or by the token scheduler
     // (recorded on the account), shows here for a day unless a newer check found something else.
     const engineProblem =
@@ -84,13 +106,19 @@ export class StatusService {
     }
     if (Object.keys(changes).length) await this.accounts.update(account.id, changes);
 
-    const [automations, contacts, runCounts] = await Promise.all([
+    const [automations, contacts, runCounts, commentPoller] = await Promise.all([
       this.automations.entities(account.id),
       this.contacts.count(account.id),
       this.runs.counts(account.id),
+      this.poller.status(account.id),
     ]);
     const limiter = this.graph.limiter(account.id);
-    const [callsUsed, privateRepliesUsed] = await Promise.all([limiter.calls.count(), this.graph.privateReplyBudget(account.id).count()]);
+    const [callsUsed, privateRepliesUsed, queue, nextPrivateReply] = await Promise.all([
+      limiter.calls.count(),
+      this.graph.privateReplyBudget(account.id).count(),
+      this.inbound.depth(account.id, this.clock.now()),
+      this.pacing.nextAt(account.id),
+    ]);
     const expires = account.token_expires_at;
     return {
       account_status: accountStatus,
@@ -119,6 +147,16 @@ export class StatusService {
         calls_last_hour: callsUsed,
         private_replies_last_hour: privateRepliesUsed,
       },
+      queue: {
+        due: queue.due,
+        scheduled: queue.scheduled,
+        deferred: queue.deferred,
+        oldest_due_at: queue.oldest_due_at ? new Date(queue.oldest_due_at).toISOString() : null,
+        next_private_reply_at: nextPrivateReply ? nextPrivateReply.toISOString() : null,
+      },
+      webhook_checked_at: check?.checked_at ? new Date(check.checked_at).toISOString() : null,
+      webhook_resubscribed_at: check?.resubscribed_at ? new Date(check.resubscribed_at).toISOString() : null,
+      comment_poller: commentPoller,
       checked_at: new Date().toISOString(),
     };
   }

@@ -1,15 +1,28 @@
-import { createTestApp, type TestApp } from '@platform/testing';
+import { request } from 'undici';
+import { createTestApp, startFakeGraphApi, type FakeGraphApi, type TestApp } from '@platform/testing';
 import { startAutomationApp, type AutomationTestContext } from '../../test/automation-app';
+import { AccountsService } from '../accounts/accounts.service';
+import { CommentPollerWorker } from '../comment-poller/comment-poller.worker';
+import { TokenCipher, parseTokenKey } from '../accounts/token-cipher';
+import { ConnectService } from '../connect/connect.service';
 import { Clock } from '../common/clock';
 import type { AutomationConfig } from '../config';
 import { automationApiService } from '../service';
 import { TokenRefreshWorker } from './token-refresh.worker';
 
-/** The token scheduler: refreshes tokens close to expiry, once across replicas, and shows the new expiry in /status. */
+const TOKEN_KEY = '5f1c2b7a9e0d4c3b8a7f6e5d4c3b2a1908f7e6d5c4b3a2918f7e6d5c4b3a2910';
+const cipher = new TokenCipher(parseTokenKey(TOKEN_KEY));
+
+/**
+ * The token scheduler: refreshes tokens close to expiry, once across replicas, and shows the new
+ * expiry in /status; tokens are stored encrypted (AUTOMATION_TOKEN_KEY); an account connected through
+ * the platform's OAuth login (fake Graph API C serves the login endpoints).
+ */
 describe('token refresh scheduler (e2e)', () => {
   let ctx: AutomationTestContext;
   let second: TestApp<AutomationConfig>;
-  const env = { TOKEN_REFRESH_INTERVAL_MS: '3600000', TOKEN_REFRESH_BEFORE_DAYS: '10' };
+  let fakeC: FakeGraphApi;
+  let env: Record<string, string>;
   const set = (which: 'a' | 'b', expiresInDays: number, refreshedDaysAgo: number | null) =>
     ctx.ds.query(
       `UPDATE ${ctx.schema}.accounts SET token_expires_at = now() + make_interval(days => $2), token_refreshed_at = CASE WHEN $3::int IS NULL THEN NULL ELSE now() - make_interval(days => $3::int) END, token_issued_at = NULL, token_refresh_attempts = 0, last_problem = NULL, token_lease_until = NULL, account_status = 'connected', access_token = $4 WHERE id = $1`,
@@ -18,6 +31,15 @@ describe('token refresh scheduler (e2e)', () => {
   const status = async (key: string) => (await ctx.t.http.get('/api/v1/status').set({ authorization: `Bearer ${key}` })).body;
 
   beforeAll(async () => {
+    fakeC = await startFakeGraphApi({ accessToken: 'not-issued-yet', userId: '1780000000000003', username: 'brand_c', appId: 'app-1', appSecret: 'app-secret' });
+    env = {
+      TOKEN_REFRESH_INTERVAL_MS: '3600000',
+      TOKEN_REFRESH_BEFORE_DAYS: '10',
+      AUTOMATION_TOKEN_KEY: TOKEN_KEY,
+      IG_APP_ID: 'app-1',
+      IG_OAUTH_AUTHORIZE_URL: `${fakeC.origin}/oauth/authorize`,
+      IG_OAUTH_TOKEN_URL: `${fakeC.origin}/oauth/access_token`,
+    };
     ctx = await startAutomationApp(env);
     const database = ctx.t.database!;
     second = await createTestApp(automationApiService, { ...ctx.env, DATABASE_URL: database.url, DATABASE_SCHEMA: database.schema ?? '' });
@@ -27,6 +49,7 @@ describe('token refresh scheduler (e2e)', () => {
   afterAll(async () => {
     await second?.app.close();
     await ctx?.close();
+    await fakeC?.close();
   });
   beforeEach(() => {
     ctx.fakeA.reset();
@@ -34,8 +57,12 @@ describe('token refresh scheduler (e2e)', () => {
   });
 
   const worker = () => ctx.t.app.get(TokenRefreshWorker);
-  const row = async (which: 'a' | 'b') =>
-    (await ctx.ds.query(`SELECT access_token, token_expires_at, token_issued_at, token_refreshed_at, token_refresh_attempts, account_status, last_problem FROM ${ctx.schema}.accounts WHERE id = $1`, [ctx.accountId(which)]))[0];
+  /** The account row; `access_token` decrypted, `stored_token` as stored. */
+  const rowById = async (id: number) => {
+    const r = (await ctx.ds.query(`SELECT access_token, token_expires_at, token_issued_at, token_refreshed_at, token_refresh_attempts, account_status, last_problem, ig_user_id, ig_username FROM ${ctx.schema}.accounts WHERE id = $1`, [id]))[0];
+    return { ...r, stored_token: r.access_token, access_token: r.access_token === null ? null : cipher.decrypt(r.access_token) };
+  };
+  const row = (which: 'a' | 'b') => rowById(ctx.accountId(which));
 
   it('learns the expiry of the configured token at start from the platform (debug_token), without refreshing it', async () => {
     // The AUTOMATION_API_KEY account (IG_ACCESS_TOKEN) and the create-account one (created after A's
@@ -133,8 +160,12 @@ describe('token refresh scheduler (e2e)', () => {
     const refreshedAt = (await status(ctx.keyA)).token_refreshed_at;
     expect(refreshedAt).not.toBeNull();
 
+    // The `set` helper wrote B's token as plaintext (as rows of earlier versions hold it): it was read
+    // as it is, and the restart encrypts it.
+    expect((await row('b')).stored_token).toBe('token-b');
     await ctx.restart();
     expect((await row('a')).access_token).toBe(refreshed);
+    for (const which of ['a', 'b'] as const) expect((await row(which)).stored_token).toMatch(/^enc:v1:/);
     const s = await status(ctx.keyA);
     expect(s).toMatchObject({ account_status: 'connected', problem: null, token_expires_in_days: 59, token_refreshed_at: refreshedAt });
     expect(ctx.fakeA.requests.at(-1)!.headers.authorization).toBe(`Bearer ${refreshed}`);
@@ -158,4 +189,131 @@ describe('token refresh scheduler (e2e)', () => {
     expect(ctx.fakeA.requestsTo('/refresh_access_token')).toHaveLength(1);
   });
 
+
+  it('the comment poller passes over an account on one replica per interval (claimDue lease)', async () => {
+    await ctx.ds.query(`UPDATE ${ctx.schema}.comment_poll_accounts SET lease_until = NULL`);
+    const [a, b] = await Promise.all([ctx.t.app.get(CommentPollerWorker).drain(), second.app.get(CommentPollerWorker).drain()]);
+    expect(a + b).toBe(2);
+    expect(ctx.fakeA.requestsTo(/\/media$/)).toHaveLength(1);
+    expect(ctx.fakeB.requestsTo(/\/media$/)).toHaveLength(1);
+  });
+
+  describe('connecting an account through the platform login (OAuth)', () => {
+    // The clock test above moved the app's clock: back to the real time.
+    beforeAll(() => ctx.t.app.get(Clock).set(new Date()));
+    /** Follows the login from the connect link's page to the platform's redirect back; answers the callback's query and the cookie. */
+    const login = async (link: string, opts: { deny?: boolean } = {}) => {
+      const page = await ctx.t.http.get('/connect/instagram').query({ link });
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.text).toContain('Connect with Instagram');
+      expect(page.text).not.toMatch(/<script|https?:\/\/(?!automation\.example\.com)/);
+      const start = await ctx.t.http.post('/connect/instagram/start').type('form').send({ link });
+      expect(start.status).toBe(303);
+      const authorize = new URL(start.headers.location);
+      expect(`${authorize.origin}${authorize.pathname}`).toBe(`${fakeC.origin}/oauth/authorize`);
+      expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+        client_id: 'app-1',
+        redirect_uri: 'https://automation.example.com/connect/instagram/callback',
+        response_type: 'code',
+        scope: expect.stringContaining('instagram_business_manage_comments'),
+        state: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/),
+      });
+      const cookie = ([] as string[]).concat(start.headers['set-cookie'] ?? []).find((c) => c.startsWith('automation_connect='))!;
+      expect(cookie).toMatch(/HttpOnly/i);
+      expect(cookie).toMatch(/SameSite=Lax/i);
+      if (opts.deny) authorize.searchParams.set('deny', '1');
+      const platform = await request(authorize.toString(), { method: 'GET' });
+      await platform.body.dump();
+      expect(platform.statusCode).toBe(302);
+      const back = new URL(String(platform.headers.location));
+      expect(`${back.origin}${back.pathname}`).toBe('https://automation.example.com/connect/instagram/callback');
+      return { query: Object.fromEntries(back.searchParams), cookie: cookie.split(';')[0], code: back.searchParams.get('code') && `${back.searchParams.get('code')}${back.hash}` };
+    };
+    const callback = (query: Record<string, string>, cookie?: string) => {
+      const req = ctx.t.http.get('/connect/instagram/callback').query(query);
+      return cookie ? req.set('cookie', cookie) : req;
+    };
+
+    it('create-account without a token prints a connect link; the login stores the long-lived token encrypted and subscribes the webhooks', async () => {
+      // The command, as `node main.js create-account shop` runs it.
+      let out = '';
+      const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+      try {
+        await automationApiService.commands!['create-account'].run(ctx.t.app, ['shop'], ctx.t.config);
+      } finally {
+        write.mockRestore();
+      }
+      const id = Number(/^account (\d+) \(shop\)/m.exec(out)![1]);
+      const key = /^API key: (\S+)$/m.exec(out)![1];
+      const link = /https:\/\/automation\.example\.com\/connect\/instagram\?link=([A-Za-z0-9_-]+)/.exec(out)![1];
+      // The account has no token yet (not connected); it reaches fake C's Graph API once connected.
+      await ctx.ds.query(`UPDATE ${ctx.schema}.accounts SET graph_url = $2 WHERE id = $1`, [id, fakeC.url]);
+      expect((await status(key)).account_status).toBe('not_connected');
+
+      const { query, cookie, code } = await login(link);
+      expect(code).toMatch(/#_$/);
+      const done = await callback({ ...query, code: code! }, cookie);
+      expect(done.status).toBe(200);
+      expect(done.text).toContain('connected to @brand_c');
+      expect(done.headers['set-cookie']?.[0]).toMatch(/^automation_connect=;/);
+      // The code was exchanged (with the registered redirect URI), then the short-lived token for a long-lived one.
+      const exchange = fakeC.requestsTo('/oauth/access_token', 'POST')[0];
+      expect(exchange.body).toMatchObject({ client_id: 'app-1', client_secret: 'app-secret', grant_type: 'authorization_code', redirect_uri: 'https://automation.example.com/connect/instagram/callback', code: query.code });
+      expect(fakeC.requestsTo('/access_token', 'GET')[0].query).toMatchObject({ grant_type: 'ig_exchange_token', client_secret: 'app-secret', access_token: expect.stringMatching(/^short-/) });
+      const r = await rowById(id);
+      expect(r.access_token).toBe(fakeC.state.accessToken);
+      expect(r.access_token).toMatch(/^long-/);
+      expect(r.stored_token).toMatch(/^enc:v1:/);
+      expect(r.stored_token).not.toContain(r.access_token);
+      expect(r).toMatchObject({ ig_user_id: '1780000000000003', ig_username: 'brand_c', account_status: 'connected' });
+      expect(Math.abs(r.token_expires_at.getTime() - (Date.now() + 5_183_944_000))).toBeLessThan(60_000);
+      expect(fakeC.state.subscribedFields).toEqual(['comments', 'messages', 'messaging_postbacks']);
+      const s = await status(key);
+      expect(s).toMatchObject({ account_status: 'connected', username: 'brand_c', token_expires_in_days: 59, problem: null, webhook_problem: null });
+
+      // The state is single-use and the link is spent.
+      expect((await callback({ ...query, code: code! }, cookie)).status).toBe(400);
+      expect((await ctx.t.http.get('/connect/instagram').query({ link })).status).toBe(404);
+      // The refresher rotates the connected token like any other (it is older than 24 hours by then).
+      await ctx.ds.query(`UPDATE ${ctx.schema}.accounts SET token_expires_at = now() + interval '2 days', token_issued_at = now() - interval '58 days', token_lease_until = NULL WHERE id = $1`, [id]);
+      await worker().drain();
+      expect(fakeC.requestsTo('/refresh_access_token')).toHaveLength(1);
+      expect((await rowById(id)).access_token).toBe(fakeC.state.accessToken);
+      expect((await rowById(id)).access_token).toMatch(/^refreshed-/);
+    });
+
+    it('refuses a callback without the browser cookie, with another cookie, or with an unknown state; a cancelled login changes nothing', async () => {
+      const { account } = await ctx.t.app.get(AccountsService).create({ name: 'csrf', graph_url: fakeC.url });
+      const { url } = await ctx.t.app.get(ConnectService).createLink(account.id);
+      const link = new URL(url).searchParams.get('link')!;
+      const first = await login(link);
+      // A code injected into another browser (no cookie, or that browser's own cookie) is refused.
+      expect((await callback({ ...first.query, code: first.code! })).status).toBe(400);
+      const other = await login(link);
+      const crossed = await callback({ ...other.query, code: other.code! }, first.cookie);
+      expect(crossed.status).toBe(400);
+      expect(crossed.text).toContain('not started in this browser');
+      expect((await callback({ code: 'x', state: 'made-up-state-0123456789' }, first.cookie)).status).toBe(400);
+      // Cancelled on the platform: a page saying so, nothing stored.
+      const denied = await login(link, { deny: true });
+      const page = await callback(denied.query, denied.cookie);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('Connection cancelled');
+      expect((await rowById(account.id)).access_token).toBeNull();
+      // The link is still usable; the platform refusing the code shows a 502 page, and the link stays usable.
+      const again = await login(link);
+      fakeC.fail({ path: '/oauth/access_token', status: 400, code: 100, message: 'Invalid verification code format.' });
+      const failed = await callback({ ...again.query, code: again.code! }, again.cookie);
+      expect(failed.status).toBe(502);
+      expect(failed.text).toContain('Invalid verification code format.');
+      // The platform account is connected to the first account already: 409, nothing stored.
+      const last = await login(link);
+      const taken = await callback({ ...last.query, code: last.code! }, last.cookie);
+      expect(taken.status).toBe(409);
+      expect((await rowById(account.id)).access_token).toBeNull();
+      // Bad input is a 400 before any lookup.
+      expect((await ctx.t.http.get('/connect/instagram').query({ link: 'x' })).status).toBe(400);
+    });
+  });
 });

@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { isHttpSafetyError, safeFetch } from '@platform/http-safety';
+import { outboundPermission } from '../common/outbound-policy';
 import { AutomationConfig } from '../config';
-import { VIDEO_CONTENT_TYPES, type VideoDto } from './dto/video.dto';
+import { VIDEO_CONTENT_TYPES, type VideoChunkDto, type VideoDto } from './dto/video.dto';
 import { VideosRepository, type VideoRow } from './videos.repository';
 
 export type { VideoRow } from './videos.repository';
@@ -91,6 +93,80 @@ export class VideosService {
   storeBase64(accountId: number, contentBase64: string, contentType = 'video/mp4'): Promise<VideoDto> {
     const bytes = Buffer.from(contentBase64, 'base64');
     return this.store(accountId, contentType, Readable.from([bytes]), bytes.length);
+  }
+
+  /**
+   * The MCP tool's way in for a file on the web: `videoUrl` downloaded through http-safety (https and
+   * public addresses unless AUTOMATION_VIDEO_URL_ALLOW_PRIVATE, at most VIDEO_MAX_MB, 3 redirects,
+   * 10 minutes), then stored like an upload. The content type: `contentType`, else the answer's when
+   * it is a video type, else application/octet-stream.
+   */
+  async storeFromUrl(accountId: number, videoUrl: string, contentType?: string): Promise<VideoDto> {
+    const res = await safeFetch(videoUrl, { method: 'GET' }, { ...outboundPermission(this.config, 'video_download'), maxBytes: this.maxBytes, maxRedirects: 3, timeoutMs: 600_000 }).catch(
+      (err: Error) => {
+        if (isHttpSafetyError(err, 'RESPONSE_TOO_LARGE')) throw tooLarge(this.config.VIDEO_MAX_MB);
+        throw new ApiError(400, 'VALIDATION_ERROR', `video_url cannot be downloaded: ${err.message}`);
+      },
+    );
+    if (!res.ok) throw new ApiError(400, 'VALIDATION_ERROR', `video_url cannot be downloaded: HTTP ${res.status}`);
+    const answered = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    const type = contentType ?? ((VIDEO_CONTENT_TYPES as readonly string[]).includes(answered) ? answered : 'application/octet-stream');
+    return this.store(accountId, type, Readable.from([res.body]), res.body.length);
+  }
+
+  private partialPath(accountId: number, uploadId: string): string {
+    return join(this.root, String(accountId), 'partial', uploadId);
+  }
+
+  /**
+   * One chunk of an upload in pieces (the MCP tool `upload_video_chunk`): the bytes are written at
+   * `offset` of the partial file `DATA_DIR/automation-videos/<account>/partial/<upload_id>` (no
+   * upload_id: a new upload, offset 0). A chunk sent again (a retry) rewrites the same bytes; a gap
+   * is refused with the offset expected. The partial file is the whole state, so any replica sharing
+   * DATA_DIR takes the next chunk; partial files untouched for a day are removed.
+   */
+  async appendChunk(accountId: number, uploadId: string | undefined, offset: number, bytes: Buffer): Promise<VideoChunkDto> {
+    if (bytes.length === 0) throw new ApiError(400, 'VALIDATION_ERROR', 'chunk_base64 is empty');
+    const id = uploadId ?? randomUUID();
+    const path = this.partialPath(accountId, id);
+    let size = 0;
+    if (uploadId) {
+      size = (await stat(path).catch(() => null))?.size ?? -1;
+      if (size < 0) throw new ApiError(404, 'NOT_FOUND', `Upload ${uploadId} not found (finished, expired after a day, or never started): start again without upload_id`);
+    } else {
+      if (offset !== 0) throw new ApiError(400, 'VALIDATION_ERROR', 'offset must be 0 for the first chunk (no upload_id)');
+      await mkdir(join(this.root, String(accountId), 'partial'), { recursive: true });
+      await this.removeStalePartials(accountId);
+    }
+    if (offset > size) throw new ApiError(409, 'CONFLICT', `offset ${offset} leaves a gap: ${size} bytes received so far, send the chunk at offset ${size}`);
+    if (offset + bytes.length > this.maxBytes) throw tooLarge(this.config.VIDEO_MAX_MB);
+    const file = await open(path, uploadId ? 'r+' : 'wx');
+    try {
+      await file.write(bytes, 0, bytes.length, offset);
+    } finally {
+      await file.close();
+    }
+    return { upload_id: id, received_bytes: Math.max(size, offset + bytes.length) };
+  }
+
+  /** Ends an upload in pieces: the partial file becomes a stored video (as POST /videos answers). */
+  async finishChunked(accountId: number, uploadId: string, contentType = 'video/mp4'): Promise<VideoDto> {
+    const partial = this.partialPath(accountId, uploadId);
+    const size = (await stat(partial).catch(() => null))?.size;
+    if (size === undefined) throw new ApiError(404, 'NOT_FOUND', `Upload ${uploadId} not found (finished, expired after a day, or never started)`);
+    const id = randomUUID();
+    await rename(partial, join(this.root, String(accountId), id));
+    const row = await this.videos.insert({ id, account_id: accountId, content_type: contentType, size_bytes: size, file_status: 'stored', path: join(String(accountId), id) });
+    return toVideoDto(row);
+  }
+
+  private async removeStalePartials(accountId: number): Promise<void> {
+    const dir = join(this.root, String(accountId), 'partial');
+    const dayAgo = Date.now() - 86_400_000;
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const s = await stat(join(dir, name)).catch(() => null);
+      if (s && s.mtimeMs < dayAgo) await rm(join(dir, name), { force: true });
+    }
   }
 
   find(accountId: number, id: string): Promise<VideoRow | null> {

@@ -20,7 +20,7 @@ describe('webhook payload → work items', () => {
     expect(items[1].payload).toMatchObject({ parent_id: 'c9', media_id: 'm2', from: { id: 'u2', username: null } });
   });
 
-  it('messages: echoes, deletions and own messages dropped; story replies recognised', () => {
+  it('messages: echoes are items of the recipient (human takeover), reads are items of the reader; deletions dropped; story replies recognised', () => {
     const items = toItems(7, entryId, {
       id: entryId,
       messaging: [
@@ -29,13 +29,21 @@ describe('webhook payload → work items', () => {
         { sender: { id: 'u1' }, recipient: { id: entryId }, message: { mid: 'm3', is_deleted: true } },
         { sender: { id: 'u1' }, recipient: { id: entryId }, message: { mid: 'm4', text: '🔥', reply_to: { story: { id: 's1', url: 'https://x' } } } },
         { sender: { id: 'u1' }, recipient: { id: entryId }, read: { watermark: 1 } },
+        { sender: { id: 'u1' }, recipient: { id: entryId }, timestamp: 9, read: { mid: 'm2' } },
+        { sender: { id: entryId }, recipient: { id: 'u1' }, message: { mid: 'm5', text: 'not an echo' } },
       ],
     });
-    expect(items.map((i) => [i.dedup_key, i.kind])).toEqual([
-      ['message:m1', 'message'],
-      ['message:m4', 'story_reply'],
+    expect(items.map((i) => [i.dedup_key, i.kind, i.subject])).toEqual([
+      ['message:m1', 'message', '7:u1'],
+      ['echo:m2', 'echo', '7:u1'],
+      ['message:m4', 'story_reply', '7:u1'],
+      ['seen:u1:1', 'seen', '7:u1'],
+      ['seen:u1:m2', 'seen', '7:u1'],
     ]);
-    expect(items[1].payload).toMatchObject({ story_id: 's1', text: '🔥', sender_id: 'u1' });
+    expect(items[1].payload).toMatchObject({ mid: 'm2', recipient_id: 'u1', text: 'echo' });
+    expect(items[2].payload).toMatchObject({ story_id: 's1', text: '🔥', sender_id: 'u1' });
+    expect(items[3].payload).toMatchObject({ sender_id: 'u1', mid: null, watermark: 1 });
+    expect(items[4].payload).toMatchObject({ sender_id: 'u1', mid: 'm2', watermark: 9 });
   });
 
   it('postbacks: keyed by their mid, payload kept', () => {

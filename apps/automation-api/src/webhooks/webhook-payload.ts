@@ -119,8 +119,21 @@ function comments(v: Json | undefined, at: string, entryId: string): DeliveryEve
 
 function messaging(m: Json, at: string, entryId: string): DeliveryEvent | null {
   const sender = id(object(m.sender, `${at}.sender`)?.id, `${at}.sender.id`);
-  if (!sender || sender === entryId) return null;
+  if (!sender) return null;
+  if (sender === entryId) return echo(m, at);
   const msg = object(m.message, `${at}.message`);
+  const read = object(m.read, `${at}.read`);
+  if (read && !msg) {
+    // messaging_seen: the person read the conversation up to a message (`mid`) or a time (`watermark`, ms).
+    const mid = id(read.mid, `${at}.read.mid`);
+    const watermark = id(read.watermark, `${at}.read.watermark`) ?? id(m.timestamp, `${at}.timestamp`);
+    return {
+      dedup_key: `seen:${sender}:${mid ?? watermark ?? ''}`,
+      kind: 'seen',
+      person: sender,
+      payload: { sender_id: sender, mid, watermark: watermark === null ? null : Number(watermark), entry_id: entryId },
+    };
+  }
   if (msg) {
     const mid = id(msg.mid, `${at}.message.mid`);
     if (msg.is_echo || msg.is_deleted || !mid) return null;
@@ -142,6 +155,18 @@ function messaging(m: Json, at: string, entryId: string): DeliveryEvent | null {
     person: sender,
     payload: { mid, sender_id: sender, payload, title: textOrNull(postback.title), entry_id: entryId },
   };
+}
+
+/**
+ * A message the account sent (`is_echo`): the service's own sends and those of a person answering by
+ * hand in the inbox (human takeover, ProcessEcho tells them apart). Other events from the account are dropped.
+ */
+function echo(m: Json, at: string): DeliveryEvent | null {
+  const msg = object(m.message, `${at}.message`);
+  const recipient = id(object(m.recipient, `${at}.recipient`)?.id, `${at}.recipient.id`);
+  const mid = msg ? id(msg.mid, `${at}.message.mid`) : null;
+  if (!msg || !msg.is_echo || msg.is_deleted || !mid || !recipient) return null;
+  return { dedup_key: `echo:${mid}`, kind: 'echo', person: recipient, payload: { mid, recipient_id: recipient, text: text(msg.text), timestamp: id(m.timestamp, `${at}.timestamp`) } };
 }
 
 function unreadable(reason: string): never {

@@ -154,6 +154,22 @@ describe('fake Graph API', () => {
     expect(fake.state.messages).toHaveLength(1);
   });
 
+  it('cut mode performs the request, then closes the connection; the conversation shows what was sent', async () => {
+    const media = fake.addMedia();
+    const c = fake.addComment(media.id, { text: 'hi', from: { id: 'u9', username: 'ann' } });
+    fake.fail({ path: '/messages', method: 'POST', mode: 'cut' });
+    await expect(post('/1784/messages', { recipient: { comment_id: c.id }, message: { text: 'Hello' } })).rejects.toThrow();
+    expect(fake.state.messages).toHaveLength(1);
+    await post('/1784/messages', { recipient: { id: 'u9' }, message: { attachment: { type: 'template', payload: { template_type: 'button', text: 'Tap', buttons: [] } } } });
+    const res = await get('/1784/conversations?platform=instagram&user_id=u9&fields=messages{id,created_time,from,to,message}');
+    expect(res.body.data).toHaveLength(1);
+    expect(res.body.data[0].messages.data.map((m: { message: string; from: { id: string } }) => [m.message, m.from.id])).toEqual([
+      ['Tap', '1784'],
+      ['Hello', '1784'],
+    ]);
+    expect((await get('/1784/conversations?platform=instagram&user_id=nobody')).body).toEqual({ data: [] });
+  });
+
   it('content publishing: container from video_url → IN_PROGRESS → FINISHED → media_publish → a REELS media', async () => {
     const created = await post('/me/media?media_type=REELS&caption=Hello&video_url=https%3A%2F%2Fcdn.example.com%2Fv.mp4&share_to_feed=true', {});
     expect(created.status).toBe(200);
@@ -186,5 +202,30 @@ describe('fake Graph API', () => {
     const failing = (await post('/me/media?media_type=REELS&caption=x&video_url=https%3A%2F%2Fcdn.example.com%2Fx.mp4', {})).body.id;
     expect((await get(`/${failing}?fields=status_code,status`)).body).toMatchObject({ status_code: 'ERROR', status: 'Error: bad video (2207026)' });
     expect((await post('/me/media?media_type=IMAGE', {})).body.error.code).toBe(100);
+  });
+
+  it('serves the login flow: authorize → code (once, with its redirect_uri) → short-lived → long-lived token', async () => {
+    const authorize = new URL(`${fake.origin}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ client_id: 'fake-app-id', redirect_uri: 'https://app.example.com/cb', response_type: 'code', scope: 'instagram_business_basic', state: 's1' })) authorize.searchParams.set(k, v);
+    const redirect = await fetch(authorize, { redirect: 'manual' });
+    expect(redirect.status).toBe(302);
+    const back = new URL(redirect.headers.get('location')!);
+    expect(back.hash).toBe('#_');
+    expect(back.searchParams.get('state')).toBe('s1');
+    const exchange = (redirectUri: string) =>
+      fetch(`${fake.origin}/oauth/access_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: 'fake-app-id', client_secret: 'fake-app-secret', grant_type: 'authorization_code', redirect_uri: redirectUri, code: back.searchParams.get('code')! }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    expect((await exchange('https://other.example.com/cb')).body.error_message).toMatch(/redirect_uri/);
+    const short = await exchange('https://app.example.com/cb');
+    expect(short.body.data[0]).toMatchObject({ access_token: expect.stringMatching(/^short-/), user_id: '1784' });
+    expect((await exchange('https://app.example.com/cb')).status).toBe(400); // a code works once
+    const long = { body: (await (await fetch(`${fake.origin}/access_token?grant_type=ig_exchange_token&client_secret=fake-app-secret&access_token=${short.body.data[0].access_token}`)).json()) as any };
+    expect(long.body).toMatchObject({ access_token: fake.state.accessToken, token_type: 'bearer', expires_in: 5_183_944 });
+    expect((await fetch(`${fake.origin}/me?fields=user_id`, { headers: { authorization: `Bearer ${long.body.access_token}` } })).status).toBe(400); // unversioned
+    const denied = await fetch(`${authorize.toString()}&deny=1`, { redirect: 'manual' });
+    expect(new URL(denied.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
   });
 });

@@ -79,9 +79,10 @@ export interface GraphFailure {
   /**
    * `error` (default) answers a Graph error; `timeout` never answers; `reset` destroys the socket;
    * `delay` performs the request (its effects happen, e.g. the message is sent) but holds the answer
-   * back for `delayMs` (forever when unset): a send in flight when the caller dies.
+   * back for `delayMs` (forever when unset): a send in flight when the caller dies; `cut` performs the
+   * request and then closes the connection without answering (the caller cannot tell whether it arrived).
    */
-  mode?: 'error' | 'timeout' | 'reset' | 'delay';
+  mode?: 'error' | 'timeout' | 'reset' | 'delay' | 'cut';
   delayMs?: number;
   status?: number;
   code?: number;
@@ -118,6 +119,9 @@ export interface FakeGraphApiOptions {
   accessToken?: string;
   /** Lifetime of the starting token from the fake's start (debug_token's expires_at); default 60 days. */
   tokenTtlSeconds?: number;
+  /** The app of the login flow (Business Login): client_id and client_secret; defaults `fake-app-id`, `fake-app-secret`. */
+  appId?: string;
+  appSecret?: string;
   version?: string;
 }
 
@@ -150,6 +154,16 @@ export interface FakeGraphState {
    * for `polls` status reads, then FINISHED, or ERROR with `error` as the status text.
    */
   containerPlan: Array<{ polls?: number; error?: string }>;
+  /**
+   * The login flow (Business Login), served on the same origin as the Graph API: `GET /oauth/authorize`
+   * (no consent page: it answers 302 to `redirect_uri?code=…&state=…#_` at once; the fake-only query
+   * `deny=1` answers `error=access_denied`), `POST /oauth/access_token` (form: client_id, client_secret,
+   * grant_type=authorization_code, redirect_uri, code → `{data: [{access_token, user_id, permissions}]}`
+   * with a short-lived token; a code works once, with its redirect_uri) and `GET /access_token`
+   * (root; grant_type=ig_exchange_token, client_secret, access_token=<short-lived> → the long-lived
+   * token, which becomes `accessToken`, 60 days).
+   */
+  oauth: { appId: string; appSecret: string; codes: Map<string, { redirect_uri: string; used: boolean }>; shortTokens: Set<string> };
 }
 
 /** Message of the code-100 error the fake answers to a refused template (`rejectTemplates`). */
@@ -219,6 +233,7 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
     rejectTemplates: false,
     containers: new Map(),
     containerPlan: [],
+    oauth: { appId: options.appId ?? 'fake-app-id', appSecret: options.appSecret ?? 'fake-app-secret', codes: new Map(), shortTokens: new Set() },
   });
 
   const state = initialState();
@@ -429,6 +444,7 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
         return { success: true };
       }
       if (edge === 'messages' && method === 'POST') return sendMessage(body);
+      if (edge === 'conversations' && method === 'GET') return conversations(query);
       if (edge === 'media' && method === 'POST') return createContainer({ ...body, ...query });
       if (edge === 'media_publish' && method === 'POST') return publishContainer(String(query.creation_id ?? body.creation_id ?? ''));
     }
@@ -567,6 +583,71 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
     return { recipient_id: recipientId, message_id: id };
   }
 
+  /**
+   * `GET /{ig-user-id}/conversations?platform=instagram&user_id=<IGSID>&fields=messages{…}`: the
+   * conversation with that person and its 20 newest messages sent by the account (direct messages and
+   * private replies; a template shows its text), newest first.
+   */
+  function conversations(query: Record<string, string>): unknown {
+    const userId = query.user_id;
+    if (!userId) return { data: [] };
+    const to = (m: FakeSentMessage) => (m.recipient.id ? m.recipient.id : state.comments.get(String(m.recipient.comment_id))?.from.id);
+    const text = (m: FakeSentMessage) => {
+      const msg = m.message as { text?: string; attachment?: { payload?: { text?: string } } };
+      return msg.text ?? msg.attachment?.payload?.text ?? '';
+    };
+    const mine = state.messages.filter((m) => to(m) === userId).reverse().slice(0, 20);
+    if (mine.length === 0) return { data: [] };
+    const account = { id: state.account.user_id, username: state.account.username };
+    const messages = mine.map((m) => ({ id: m.id, created_time: iso(new Date(m.at)), from: account, to: { data: [{ id: userId }] }, message: text(m) }));
+    return { data: [{ id: `conv-${userId}`, updated_time: messages[0].created_time, messages: { data: messages } }] };
+  }
+
+  /** The login flow's endpoints (see FakeGraphState.oauth); errors in the platform's shapes. */
+  function loginRequest(method: string, path: string, query: Record<string, string>, body: Record<string, any>): { location: string } | { status: number; payload: unknown } {
+    const oauth = state.oauth;
+    const loginError = (message: string) => ({ status: 400, payload: { error_type: 'OAuthException', code: 400, error_message: message } });
+    if (path === '/oauth/authorize' && method === 'GET') {
+      if (query.client_id !== oauth.appId) return loginError('Invalid platform app');
+      if (!query.redirect_uri || query.response_type !== 'code') return loginError('Invalid redirect_uri or response_type');
+      if (!String(query.scope ?? '').split(/[ ,]/).includes('instagram_business_basic')) return loginError('Invalid scope: instagram_business_basic is required');
+      const target = new URL(query.redirect_uri);
+      if (query.deny === '1') {
+        target.searchParams.set('error', 'access_denied');
+        target.searchParams.set('error_reason', 'user_denied');
+        target.searchParams.set('error_description', 'The user denied your request.');
+      } else {
+        const code = `AQ${nextId()}`;
+        oauth.codes.set(code, { redirect_uri: query.redirect_uri, used: false });
+        target.searchParams.set('code', code);
+      }
+      if (query.state !== undefined) target.searchParams.set('state', query.state);
+      return { location: `${target.toString()}${query.deny === '1' ? '' : '#_'}` };
+    }
+    if (path === '/oauth/access_token' && method === 'POST') {
+      if (body.client_id !== oauth.appId || body.client_secret !== oauth.appSecret) return loginError('Invalid client_id or client_secret');
+      if (body.grant_type !== 'authorization_code') return loginError('Invalid grant_type');
+      const code = oauth.codes.get(String(body.code ?? ''));
+      if (!code || code.used) return loginError('This authorization code has been used or is invalid');
+      if (code.redirect_uri !== body.redirect_uri) return loginError('Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request');
+      code.used = true;
+      const token = `short-${nextId()}`;
+      oauth.shortTokens.add(token);
+      return { status: 200, payload: { data: [{ access_token: token, user_id: state.account.user_id, permissions: 'instagram_business_basic,instagram_business_manage_messages,instagram_business_manage_comments' }] } };
+    }
+    if (path === '/access_token' && method === 'GET') {
+      const graphError = (message: string, code: number) => ({ status: 400, payload: { error: { message, type: 'OAuthException', code, fbtrace_id: 'fake' } } });
+      if (query.grant_type !== 'ig_exchange_token') return graphError('Invalid grant_type', 100);
+      if (query.client_secret !== oauth.appSecret) return graphError('Error validating client secret.', 1);
+      if (!oauth.shortTokens.delete(String(query.access_token ?? ''))) return graphError('Invalid OAuth access token - Cannot parse access token', 190);
+      state.accessToken = `long-${nextId()}`;
+      state.tokenIssuedAt = Math.floor(Date.now() / 1000);
+      state.tokenExpiresAt = state.tokenIssuedAt + 5_183_944;
+      return { status: 200, payload: { access_token: state.accessToken, token_type: 'bearer', expires_in: 5_183_944 } };
+    }
+    return loginError(`Unsupported ${method} ${path}`);
+  }
+
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -617,6 +698,15 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
         if (failure.delayMs !== undefined) setTimeout(() => answer(), failure.delayMs).unref?.();
         return;
       }
+      if (failure?.mode === 'cut') {
+        try {
+          route(method, path, query, body);
+        } catch {
+          /* the outcome is never answered */
+        }
+        req.socket.destroy();
+        return;
+      }
       if (failure) {
         if (failure.mode === 'timeout') {
           hanging.add(res);
@@ -634,6 +724,14 @@ export async function startFakeGraphApi(options: FakeGraphApiOptions = {}): Prom
 
       if (url.pathname.startsWith('/ig-api-upload/')) {
         const answer = ruploadRequest(url.pathname, req.headers, rawBytes);
+        return send(answer.status, answer.payload);
+      }
+      if (path === '/oauth/authorize' || path === '/oauth/access_token' || path === '/access_token') {
+        const answer = loginRequest(method, path, query, body);
+        if ('location' in answer) {
+          res.writeHead(302, { location: answer.location });
+          return res.end();
+        }
         return send(answer.status, answer.payload);
       }
       if (!versioned && path !== '/refresh_access_token') {

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { encryptedColumn } from '../token-cipher';
 
 export const ACCOUNT_STATUSES = ['connected', 'not_connected', 'token_invalid', 'token_expired', 'sandbox'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
@@ -23,7 +24,8 @@ export class AccountEntity {
   @Column({ type: 'text' })
   graph_url: string;
 
-  @Column({ type: 'text', nullable: true })
+  /** Platform access token; encrypted at rest with AUTOMATION_TOKEN_KEY (token-cipher.ts), plaintext in memory. */
+  @Column({ type: 'text', nullable: true, transformer: encryptedColumn })
   access_token: string | null;
 
   @Column({ type: 'timestamptz', nullable: true })
@@ -62,7 +64,7 @@ export class AccountEntity {
   public_base_url: string | null;
 
   /** OAuth refresh token of the account's YouTube channel (planned posts with a youtube target). */
-  @Column({ type: 'text', nullable: true })
+  @Column({ type: 'text', nullable: true, transformer: encryptedColumn })
   youtube_refresh_token: string | null;
 
   /** Connection state stored for the account (GET /status `account_status`). */

@@ -135,6 +135,8 @@ export const FUNNEL_COUNTERS = [
   'errors',
   'skipped',
   'skipped_other_tool',
+  'read_fallback',
+  'human_takeover',
 ] as const;
 export type FunnelCounter = (typeof FUNNEL_COUNTERS)[number];
 
@@ -162,4 +164,16 @@ export class FunnelDto {
   @ApiProperty({ type: Number, nullable: true }) errors: number | null;
   @ApiProperty({ type: Number, nullable: true }) skipped: number | null;
   @ApiProperty({ type: Number, nullable: true }) skipped_other_tool: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Not in the spec: runs whose link (or email question) went out because the person read the opening DM and did not tap its button (AUTOMATION_READ_FALLBACK_MINUTES); null without an opening button',
+  })
+  read_fallback: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Not in the spec: runs a person of the account took over by answering the conversation by hand, and triggers skipped during such a pause (AUTOMATION_TAKEOVER_MINUTES)',
+  })
+  human_takeover: number | null;
 }

@@ -58,6 +58,10 @@ export class ContactEntity {
   @Column({ type: 'timestamptz', nullable: true })
   opted_out_at: Date | null;
 
+  /** A person of the account answered this conversation by hand: automation pauses for it until then. */
+  @Column({ type: 'timestamptz', nullable: true })
+  paused_until: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   created_at: Date;
 
