@@ -94,6 +94,11 @@ export const APP_SUITES: AppSuite[] = [
     run: async () => [await (await import('../../apps/conversation-api/bench/webhook.bench')).benchInboundWebhooks()],
   },
   {
+    name: 'conversation-api recipes',
+    measures: ['conversation-api: inbound webhook messages/s with five recipes'],
+    run: async () => [await (await import('../../apps/conversation-api/bench/recipes.bench')).benchRecipes()],
+  },
+  {
     name: 'logistics-hooks',
     measures: ['logistics-hooks: /ocean-track answers/s (cached)', 'logistics-hooks: 200-shipment batch-track'],
     run: async () => {

@@ -91,6 +91,18 @@ export class ConversationApiConfig extends BaseConfig {
   @Max(10_000_000)
   CONVERSATION_WEBHOOK_RATE_LIMIT_PER_MINUTE = 6000;
 
+  /** How often each email channel's mailbox is polled over IMAP (one replica per mailbox at a time). */
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  CONVERSATION_IMAP_POLL_SECONDS = 60;
+
+  /** Largest incoming mail downloaded (bytes); a larger one is stored as a message saying so, without its body. */
+  @IsInt()
+  @Min(1024)
+  @Max(100 * 1024 * 1024)
+  CONVERSATION_EMAIL_MAX_BYTES = 25 * 1024 * 1024;
+
   /**
    * Deprecated: the prefix of this service's Redis keys is BaseConfig's REDIS_KEY_PREFIX (default
    * `conversation-api:`). Still read: used when REDIS_KEY_PREFIX is not set, with a warning at start

@@ -26,7 +26,7 @@ export const conversationApiService: ServiceDefinition<ConversationApiConfig> = 
     // The spec: interactive docs and the raw description are off when NODE_ENV=production.
     enabled: (config) => config.NODE_ENV !== 'production',
     description: [
-      'Customer conversations over messaging channels: agents, teams and roles; contacts with typed custom attributes; conversations with messages, private notes, assignment and statuses; the WhatsApp Cloud API channel. Behind the gateway at `/conversation`.',
+      'Customer conversations over messaging channels: agents, teams and roles; contacts with typed custom attributes; conversations with messages, private notes, assignment and statuses; the WhatsApp Cloud API and email (IMAP in, SMTP out) channels; message search and cursor pages; analytics from reporting events. Behind the gateway at `/conversation`.',
       '',
       '**Authentication.** `POST /api/v1/auth/login` with `{email, password}` gives an access token (JWT, 15 minutes) and a refresh token (opaque, 7 days). Send `Authorization: Bearer <access_token>` on every request. ' +
         '`POST /api/v1/auth/refresh` with `{refresh_token}` returns a new pair and uses the old refresh token up; presenting a used refresh token again revokes the whole session (401 `REFRESH_TOKEN_REUSED`). `POST /api/v1/auth/logout` revokes the session. No long-lived API tokens.',

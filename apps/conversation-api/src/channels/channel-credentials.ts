@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { ConversationApiConfig } from '../config';
 import { loadEncryptionKey, SecretBox } from '../common/secrets';
+import type { EmailCredentials } from './email-settings';
 
 export interface WhatsAppCredentials {
   access_token: string;
@@ -30,14 +31,14 @@ export class ChannelCredentials {
     this.box = new SecretBox(loadEncryptionKey(config));
   }
 
-  seal(channelId: string, credentials: WhatsAppCredentials): string {
+  seal(channelId: string, credentials: WhatsAppCredentials | EmailCredentials): string {
     return this.box.seal(JSON.stringify(credentials), `channel:${channelId}`);
   }
 
   /** Throws a clear error when the value was sealed under another CONVERSATION_ENCRYPTION_KEY. */
-  open(channelId: string, sealed: string): WhatsAppCredentials {
+  open<T extends WhatsAppCredentials | EmailCredentials = WhatsAppCredentials>(channelId: string, sealed: string): T {
     try {
-      return JSON.parse(this.box.open(sealed, `channel:${channelId}`)) as WhatsAppCredentials;
+      return JSON.parse(this.box.open(sealed, `channel:${channelId}`)) as T;
     } catch {
       throw new CredentialsUnreadableError(channelId);
     }

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
 import { RequirePermission } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { ChannelsService } from './channels.service';
-import { ChannelDto, channelView, CreateWhatsAppChannelDto, UpdateChannelDto } from './dto/channel.dto';
+import { ChannelDto, ChannelTestDto, channelView, CreateEmailChannelDto, CreateWhatsAppChannelDto, UpdateChannelDto } from './dto/channel.dto';
 
 @ApiTags('channels')
 @Controller('api/v1/channels')
@@ -36,6 +36,33 @@ export class ChannelsController {
   @ApiOkEnvelope(ChannelDto, { status: 201 })
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateWhatsAppChannelDto) {
     return channelView(await this.channels.createWhatsApp(p.accountId, body));
+  }
+
+  @Post('email')
+  @RequirePermission('channels:manage')
+  @ApiOperation({
+    summary: 'Connect an email inbox (IMAP in, SMTP out)',
+    description:
+      'The inbox address and its two servers; passwords are stored encrypted (AES-256-GCM, CONVERSATION_ENCRYPTION_KEY) and never returned. ' +
+      'The mailbox is polled every `CONVERSATION_IMAP_POLL_SECONDS` by one replica at a time, from a UIDVALIDITY/UID cursor (the first poll takes the mail of the day before the channel was connected on). ' +
+      'A mail answering one of the channel’s mails (Message-ID in In-Reply-To or References) joins that conversation; any other opens a new one. Automatic replies and mail from the inbox’s own address open nothing (counted in `status.mailbox`). ' +
+      'Attachments are stored and served at `download_path`. Agent replies go out through the SMTP server from the inbox address, with In-Reply-To and References of the thread.',
+  })
+  @ApiOkEnvelope(ChannelDto, { status: 201 })
+  async createEmail(@CurrentPrincipal() p: Principal, @Body() body: CreateEmailChannelDto) {
+    return channelView(await this.channels.createEmail(p.accountId, body));
+  }
+
+  @Post(':id/test')
+  @HttpCode(200)
+  @RequirePermission('channels:manage')
+  @ApiOperation({
+    summary: "Test an email channel's servers",
+    description: 'Logs in to IMAP and opens the mailbox, connects and authenticates to SMTP (STARTTLS when offered); reads and sends nothing. Each server’s outcome with its error. 422 `CHANNEL_TEST_UNSUPPORTED` for WhatsApp channels.',
+  })
+  @ApiOkEnvelope(ChannelTestDto)
+  async test(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
+    return this.channels.test(p.accountId, id);
   }
 
   @Patch(':id')

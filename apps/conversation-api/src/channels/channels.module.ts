@@ -6,12 +6,13 @@ import { ChannelCredentials } from './channel-credentials';
 import { ChannelsController } from './channels.controller';
 import { ChannelsRepository } from './channels.repository';
 import { ChannelsService } from './channels.service';
+import { EmailClient } from './email.client';
 import { WhatsAppClient } from './whatsapp.client';
 
 @Module({
   imports: [UsersModule, TeamsModule, SessionsModule],
   controllers: [ChannelsController],
-  providers: [ChannelsRepository, ChannelsService, ChannelCredentials, WhatsAppClient],
+  providers: [ChannelsRepository, ChannelsService, ChannelCredentials, WhatsAppClient, EmailClient],
   exports: [ChannelsService, ChannelCredentials, WhatsAppClient],
 })
 export class ChannelsModule {}

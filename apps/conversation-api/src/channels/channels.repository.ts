@@ -1,14 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
+import type { EmailSettings, MailboxState } from './email-settings';
 
 export interface Channel {
   id: string;
   accountId: string;
-  type: 'whatsapp';
+  type: 'whatsapp' | 'email';
   name: string;
   phoneNumber: string | null;
-  phoneNumberId: string;
+  /** WhatsApp channels only. */
+  phoneNumberId: string | null;
   businessAccountId: string | null;
+  /** Email channels only: the address, the servers and the mailbox's poll state. */
+  email: { address: string; settings: EmailSettings; mailbox: MailboxState } | null;
   /** Sealed (AES-256-GCM) JSON of the provider credentials. */
   credentials: string;
   autoAssignment: boolean;
@@ -24,10 +28,19 @@ export interface Channel {
 interface Row {
   id: string;
   account_id: string;
-  type: 'whatsapp';
+  type: 'whatsapp' | 'email';
   name: string;
   phone_number: string | null;
-  phone_number_id: string;
+  phone_number_id: string | null;
+  email_address: string | null;
+  email_settings: EmailSettings | null;
+  imap_uidvalidity: string | null;
+  imap_last_uid: string | null;
+  imap_last_polled_at: Date | null;
+  imap_last_error: string | null;
+  mails_received: string;
+  auto_replies_skipped: string;
+  own_mails_skipped: string;
   business_account_id: string | null;
   credentials: string;
   auto_assignment: boolean;
@@ -49,6 +62,22 @@ const toChannel = (r: Row): Channel => ({
   phoneNumber: r.phone_number,
   phoneNumberId: r.phone_number_id,
   businessAccountId: r.business_account_id,
+  email:
+    r.type === 'email' && r.email_address && r.email_settings
+      ? {
+          address: r.email_address,
+          settings: r.email_settings,
+          mailbox: {
+            uidValidity: r.imap_uidvalidity === null ? null : Number(r.imap_uidvalidity),
+            lastUid: r.imap_last_uid === null ? null : Number(r.imap_last_uid),
+            lastPolledAt: r.imap_last_polled_at,
+            lastError: r.imap_last_error,
+            received: Number(r.mails_received),
+            autoRepliesSkipped: Number(r.auto_replies_skipped),
+            ownMailsSkipped: Number(r.own_mails_skipped),
+          },
+        }
+      : null,
   credentials: r.credentials,
   autoAssignment: r.auto_assignment,
   assignmentCap: r.assignment_cap,
@@ -127,15 +156,67 @@ export class ChannelsRepository {
     );
   }
 
-  async insert(c: Omit<Channel, 'memberIds' | 'ignored' | 'createdAt' | 'updatedAt'>): Promise<void> {
+  async insert(c: Omit<Channel, 'memberIds' | 'ignored' | 'createdAt' | 'updatedAt' | 'email'> & { email?: { address: string; settings: EmailSettings } }): Promise<void> {
     await this.db.affected(
-      `INSERT INTO ${this.db.table('channels')} (id, account_id, type, name, phone_number, phone_number_id, business_account_id, credentials, auto_assignment, assignment_cap, team_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [c.id, c.accountId, c.type, c.name, c.phoneNumber, c.phoneNumberId, c.businessAccountId, c.credentials, c.autoAssignment, c.assignmentCap, c.teamId],
+      `INSERT INTO ${this.db.table('channels')} (id, account_id, type, name, phone_number, phone_number_id, business_account_id, credentials, auto_assignment, assignment_cap, team_id, email_address, email_settings, imap_next_poll_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $3 = 'email' THEN now() END)`,
+      [c.id, c.accountId, c.type, c.name, c.phoneNumber, c.phoneNumberId, c.businessAccountId, c.credentials, c.autoAssignment, c.assignmentCap, c.teamId, c.email?.address ?? null, c.email ? JSON.stringify(c.email.settings) : null],
     );
   }
 
-  async update(accountId: string, id: string, patch: Partial<Pick<Channel, 'name' | 'phoneNumber' | 'credentials' | 'autoAssignment' | 'teamId'>> & { assignmentCap?: number | null }): Promise<void> {
+  /**
+   * Claims up to `limit` email channels whose mailbox is due for a poll (FOR UPDATE SKIP LOCKED and a
+   * lease of `leaseSeconds`): while one replica polls a mailbox no other does, and a crashed poller's
+   * mailbox is taken again once its lease ran out.
+   */
+  async claimDueMailboxes(limit: number, leaseSeconds: number): Promise<string[]> {
+    const rows = await this.db.claimDue<{ id: string }>({
+      table: this.db.table('channels'),
+      where: `type = 'email' AND imap_next_poll_at <= now()`,
+      orderBy: 'imap_next_poll_at',
+      limit,
+      lease: { column: 'imap_lease_until', seconds: leaseSeconds },
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /** Makes the mailbox due at once (a new or changed channel, the test route). */
+  async pollSoon(id: string): Promise<void> {
+    await this.db.affected(`UPDATE ${this.db.table('channels')} SET imap_next_poll_at = now() WHERE id = $1 AND type = 'email'`, [id]);
+  }
+
+  /**
+   * Moves the IMAP cursor to `uid` of mailbox generation `uidValidity`, never backwards within one
+   * generation (two pollers of one mailbox cannot undo each other); a new UIDVALIDITY replaces it.
+   */
+  async advanceCursor(id: string, uidValidity: number, uid: number): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('channels')}
+          SET imap_last_uid = CASE WHEN imap_uidvalidity = $2 THEN GREATEST(coalesce(imap_last_uid, 0), $3) ELSE $3 END, imap_uidvalidity = $2
+        WHERE id = $1`,
+      [id, uidValidity, uid],
+    );
+  }
+
+  /** Counts a mail taken in (`received`) or one that opened nothing (an automatic reply, the channel's own). */
+  async countMail(id: string, kind: 'received' | 'auto_reply' | 'own'): Promise<void> {
+    const column = { received: 'mails_received', auto_reply: 'auto_replies_skipped', own: 'own_mails_skipped' }[kind];
+    await this.db.affected(`UPDATE ${this.db.table('channels')} SET ${column} = ${column} + 1 WHERE id = $1`, [id]);
+  }
+
+  /** Ends a poll: its outcome, the next poll in `nextInMs`, the lease released. */
+  async finishPoll(id: string, error: string | null, nextInMs: number): Promise<void> {
+    await this.db.affected(
+      `UPDATE ${this.db.table('channels')}
+          SET imap_last_polled_at = now(), imap_last_error = $2, imap_lease_until = NULL,
+              imap_next_poll_at = now() + make_interval(secs => $3::double precision / 1000)
+        WHERE id = $1`,
+      [id, error?.slice(0, 1000) ?? null, nextInMs],
+    );
+  }
+
+  /** `resetCursor`: the IMAP server or mailbox changed, its UIDs mean nothing here (the next poll starts from the date window). */
+  async update(accountId: string, id: string, patch: Partial<Pick<Channel, 'name' | 'phoneNumber' | 'credentials' | 'autoAssignment' | 'teamId'>> & { assignmentCap?: number | null; emailSettings?: EmailSettings; resetCursor?: boolean }): Promise<void> {
     const sets: string[] = [];
     const params: unknown[] = [accountId, id];
     const set = (column: string, value: unknown) => {
@@ -148,6 +229,8 @@ export class ChannelsRepository {
     if (patch.autoAssignment !== undefined) set('auto_assignment', patch.autoAssignment);
     if (patch.assignmentCap !== undefined) set('assignment_cap', patch.assignmentCap);
     if (patch.teamId !== undefined) set('team_id', patch.teamId);
+    if (patch.emailSettings !== undefined) set('email_settings', JSON.stringify(patch.emailSettings));
+    if (patch.resetCursor) sets.push('imap_uidvalidity = NULL', 'imap_last_uid = NULL');
     if (!sets.length) return;
     await this.db.affected(`UPDATE ${this.db.table('channels')} SET ${sets.join(', ')}, updated_at = now() WHERE account_id = $1 AND id = $2`, params);
   }

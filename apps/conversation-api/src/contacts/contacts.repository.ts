@@ -74,8 +74,12 @@ export class ContactsRepository {
     return row ? toContact(row) : null;
   }
 
-  /** The contact behind a channel's sender id (a WhatsApp `wa_id`), created with `name` and `phone` when new. */
-  async findOrCreateBySource(accountId: string, channelId: string, sourceId: string, profile: { name: string | null; phone: string }): Promise<{ contact: Contact; created: boolean }> {
+  /**
+   * The contact behind a channel's sender id (a WhatsApp `wa_id`, an email address), created with
+   * `name`, `phone` and `email` when new; an email sender is first looked up among the account's
+   * contacts by that email (one person writing through several channels stays one contact).
+   */
+  async findOrCreateBySource(accountId: string, channelId: string, sourceId: string, profile: { name: string | null; phone?: string | null; email?: string | null }): Promise<{ contact: Contact; created: boolean }> {
     const existing = await this.db.one<Row>(
       `SELECT c.* FROM ${this.db.table('contact_inboxes')} ci JOIN ${this.t} c ON c.id = ci.contact_id WHERE ci.channel_id = $1 AND ci.source_id = $2`,
       [channelId, sourceId],
@@ -88,7 +92,14 @@ export class ContactsRepository {
       }
       return { contact: toContact(existing), created: false };
     }
-    const row = await this.db.one<Row>(`INSERT INTO ${this.t} (account_id, name, phone) VALUES ($1, $2, $3) RETURNING *`, [accountId, profile.name, profile.phone]);
+    if (profile.email) {
+      const known = await this.db.one<Row>(`SELECT * FROM ${this.t} WHERE account_id = $1 AND lower(email) = lower($2) ORDER BY created_at LIMIT 1`, [accountId, profile.email]);
+      if (known) {
+        await this.db.affected(`INSERT INTO ${this.db.table('contact_inboxes')} (contact_id, channel_id, source_id) VALUES ($1, $2, $3)`, [known.id, channelId, sourceId]);
+        return { contact: toContact(known), created: false };
+      }
+    }
+    const row = await this.db.one<Row>(`INSERT INTO ${this.t} (account_id, name, phone, email) VALUES ($1, $2, $3, $4) RETURNING *`, [accountId, profile.name, profile.phone ?? null, profile.email ?? null]);
     await this.db.affected(`INSERT INTO ${this.db.table('contact_inboxes')} (contact_id, channel_id, source_id) VALUES ($1, $2, $3)`, [row!.id, channelId, sourceId]);
     return { contact: toContact(row!), created: true };
   }

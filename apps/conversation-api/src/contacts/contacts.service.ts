@@ -25,8 +25,8 @@ export class ContactsService {
     return contact;
   }
 
-  /** The contact behind a channel's sender id (a WhatsApp `wa_id`), created with `name` and `phone` when new. */
-  findOrCreateBySource(accountId: string, channelId: string, sourceId: string, profile: { name: string | null; phone: string }): Promise<{ contact: Contact; created: boolean }> {
+  /** The contact behind a channel's sender id (a WhatsApp `wa_id`, an email address), created with `name`, `phone` and `email` when new (email senders: an account contact with that email first). */
+  findOrCreateBySource(accountId: string, channelId: string, sourceId: string, profile: { name: string | null; phone?: string | null; email?: string | null }): Promise<{ contact: Contact; created: boolean }> {
     return this.contacts.findOrCreateBySource(accountId, channelId, sourceId, profile);
   }
 

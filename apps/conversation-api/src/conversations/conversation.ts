@@ -55,6 +55,8 @@ export interface Message {
   senderId: string | null;
   attachments: Attachment[];
   error: string | null;
+  /** Channel-specific details: `{email: {subject, from, to, cc, message_id, in_reply_to, references}}` on email messages. */
+  contentAttributes: Record<string, unknown>;
   createdAt: Date;
 }
 

@@ -156,4 +156,158 @@ describe('conversation-api conversations', () => {
     expect(counts).toEqual([6, 6]);
     expect(new Set(stored.data.map((c: { display_id: number }) => c.display_id)).size).toBe(12);
   });
+  it('pages through a long conversation with cursors, exactly, while messages arrive', async () => {
+    for (let i = 1; i <= 7; i++) await incoming('15550003001', `paging message ${i}`, 'Pager');
+    const c = (await list({ q: 'Pager' })).data[0];
+    const page = async (query: Record<string, string | number>, s: Session = admin) => (await t.http.get(`/api/v1/conversations/${c.id}/messages`).query(query).set(s.auth).expect(200)).body;
+    const texts = (body: { data: Array<{ content: string }> }) => body.data.map((m) => m.content);
+
+    const latest = await page({ limit: 3 });
+    expect(texts(latest)).toEqual(['paging message 5', 'paging message 6', 'paging message 7']);
+    expect(latest.meta).toMatchObject({ total: 7, limit: 3, has_newer: false });
+    expect(latest.meta.older).toEqual(expect.any(String));
+    // A message arriving meanwhile does not shift the older pages.
+    await incoming('15550003001', 'paging message 8');
+    const second = await page({ limit: 3, before: latest.meta.older });
+    expect(texts(second)).toEqual(['paging message 2', 'paging message 3', 'paging message 4']);
+    expect(second.meta.has_newer).toBe(true);
+    const third = await page({ limit: 3, before: second.meta.older });
+    expect(texts(third)).toEqual(['paging message 1']);
+    expect(third.meta.older).toBeNull();
+    // Forward from the latest page: what arrived since.
+    const since = await page({ after: latest.meta.newer });
+    expect(texts(since)).toEqual(['paging message 8']);
+    expect(since.meta.has_newer).toBe(false);
+    expect(texts(await page({ after: since.meta.newer }))).toEqual([]);
+    const forward = await page({ limit: 2, after: third.meta.newer });
+    expect(texts(forward)).toEqual(['paging message 2', 'paging message 3']);
+    expect(forward.meta.has_newer).toBe(true);
+
+    // Cursors of another conversation, garbage, both directions at once; another inbox's agent.
+    const other = (await list({ q: 'Timing' })).data[0];
+    const foreign = (await t.http.get(`/api/v1/conversations/${other.id}/messages`).query({ limit: 1 }).set(admin.auth).expect(200)).body.meta.newer;
+    expect((await t.http.get(`/api/v1/conversations/${c.id}/messages`).query({ before: foreign }).set(admin.auth).expect(400)).body.error.code).toBe('INVALID_CURSOR');
+    expect((await t.http.get(`/api/v1/conversations/${c.id}/messages`).query({ before: 'bm90LWEtY3Vyc29y' }).set(admin.auth).expect(400)).body.error.code).toBe('INVALID_CURSOR');
+    const both = await t.http.get(`/api/v1/conversations/${c.id}/messages`).query({ before: latest.meta.older, after: latest.meta.newer, limit: 0 }).set(admin.auth).expect(422);
+    expect(both.body.error.errors.map((e: { field: string }) => e.field)).toEqual(['limit']);
+    await t.http.get(`/api/v1/conversations/${c.id}/messages`).query({ before: latest.meta.older, after: latest.meta.newer }).set(admin.auth).expect(422);
+    const outsider = await userWithRole(t, admin, 'agent', 'outsider@conversation.test');
+    expect((await t.http.get(`/api/v1/conversations/${c.id}/messages`).set(outsider.auth).expect(404)).body.error.code).toBe('CONVERSATION_NOT_FOUND');
+  });
+
+  it('searches message texts through the full-text index: stems, phrases, exclusions, scope', async () => {
+    await incoming('15550004001', 'My refunds for order 1042 never arrived', 'Searcher');
+    await incoming('15550004002', 'Where is the refund of order 7?', 'Second searcher');
+    await incoming('15550004003', 'Cancelled refund request', 'Third searcher');
+    const search = async (query: Record<string, string>, s: Session = admin) => (await t.http.get('/api/v1/search/messages').query(query).set(s.auth).expect(200)).body;
+    const hits = await search({ q: 'refund' });
+    expect(hits.meta.total).toBe(3);
+    expect(hits.data[0]).toMatchObject({ message: { message_type: 'incoming' }, conversation: { display_id: expect.any(Number) } });
+    expect(hits.data.map((h: { highlight: string }) => h.highlight).join(' ')).toContain('<b>refunds</b>');
+    expect((await search({ q: '"order 1042"' })).data.map((h: { conversation: { contact_name: string } }) => h.conversation.contact_name)).toEqual(['Searcher']);
+    expect((await search({ q: 'refund -cancelled' })).meta.total).toBe(2);
+    expect((await search({ q: 'refund', limit: '1', page: '2' })).meta).toEqual({ total: 3, page: 2, limit: 1 });
+    // The conversation list's q uses the same index (no match on part of a word, as before with ILIKE: whole words).
+    expect((await list({ q: 'refunds arrived' })).data.map((c: { contact: { name: string } }) => c.contact.name)).toEqual(['Searcher']);
+    // Agents find only their inboxes' messages.
+    const outsider = await login(t, 'outsider@conversation.test', 'user-password-1');
+    expect((await search({ q: 'refund' }, outsider)).meta.total).toBe(0);
+    expect((await search({ q: 'refund' }, alice)).meta.total).toBe(3);
+    const bad = await t.http.get('/api/v1/search/messages').query({ q: '' }).set(admin.auth).expect(422);
+    expect(bad.body.error.errors[0].field).toBe('q');
+  });
+  it('reports KPIs, time series in a time zone, agent and team performance from the reporting events, as computed by hand', async () => {
+    const { DataSource } = await import('typeorm');
+    const ds = t.app.get(DataSource);
+    const schema = t.config.DATABASE_SCHEMA;
+    const team = (await t.http.post('/api/v1/teams').set(admin.auth).send({ name: 'Analytics', member_ids: [alice.id] }).expect(201)).body.data;
+    const ch = (await whatsappChannel(t, admin, { team_id: team.id, member_ids: [alice.id] })).id;
+    const send = (from: string, text: string) => deliver(t, ch, textDelivery({ id: `wamid.R${++n}`, from, text })).expect(200);
+    await send('15557000001', 'x1');
+    await send('15557000002', 'y1');
+    await send('15557000003', 'z1');
+    const convs = (await list({ channel_id: ch })).data as Array<{ id: string; contact: { phone: string } }>;
+    const [X, Y, Z] = ['+15557000001', '+15557000002', '+15557000003'].map((phone) => convs.find((c) => c.contact.phone === phone)!.id);
+
+    // Fixed times: X and Y created at T (HH:20 UTC, three hours ago); replies written at T+600 s, T+1200 s and T+1300 s.
+    const HOUR = 3_600_000;
+    const hourStart = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
+    const T = hourStart + 20 * 60_000;
+    const at = (secs: number) => new Date(T + secs * 1000).toISOString();
+    await ds.query(`UPDATE ${schema}.conversations SET created_at = $2 WHERE id = ANY($1::uuid[])`, [[X, Y], at(0)]);
+    const reply = async (conversation: string, text: string, secs: number) => {
+      const m = (await t.http.post(`/api/v1/conversations/${conversation}/messages`).set(admin.auth).send({ content: text }).expect(201)).body.data;
+      await ds.query(`UPDATE ${schema}.messages SET created_at = $2 WHERE id = $1`, [m.id, at(secs)]);
+      expect(await delivered(t, admin.auth, conversation, m.id)).toMatchObject({ status: 'sent' });
+    };
+    await reply(X, 'hi X', 600); // first response 600 s
+    await reply(Y, 'hi Y', 1200); // first response 1200 s
+    await send('15557000001', 'x2');
+    await ds.query(`UPDATE ${schema}.conversations SET waiting_since = $2 WHERE id = $1`, [X, at(1000)]);
+    await reply(X, 'again X', 1300); // reply time 300 s
+    await t.http.post(`/api/v1/conversations/${Y}/status`).set(admin.auth).send({ status: 'pending' }).expect(200);
+    await t.http.post(`/api/v1/conversations/${Z}/assign`).set(admin.auth).send({ assignee_id: alice.id }).expect(200);
+    await ds.query(`UPDATE ${schema}.conversations SET created_at = now() - interval '1 hour' WHERE id = $1`, [Z]);
+    await t.http.post(`/api/v1/conversations/${Z}/close`).set(alice.auth).expect(200); // resolution time 3600 s
+    await t.http.patch(`/api/v1/conversations/${X}`).set(admin.auth).send({ labels: ['vip'] }).expect(200);
+
+    const get = async (path: string, query: Record<string, string>, s: Session = admin) => (await t.http.get(`/api/v1/analytics/${path}`).query(query).set(s.auth).expect(200)).body.data;
+    const window = { channel_id: ch, from: new Date(T - HOUR).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
+    const summary = await get('summary', window);
+    expect(summary.now).toEqual({ open: 1, unassigned: 1, pending: 1, snoozed: 0 });
+    expect(summary.metrics).toMatchObject({
+      conversations: { value: 3, previous: 0, change: null },
+      resolved: { value: 1, previous: 0 },
+      messages_incoming: { value: 4, previous: 0 },
+      messages_outgoing: { value: 3, previous: 0 },
+      first_response_time: { value: 900, previous: null, change: null },
+      reply_time: { value: 300 },
+    });
+    expect(summary.metrics.resolution_time.value).toBeGreaterThanOrEqual(3600);
+    expect(summary.metrics.resolution_time.value).toBeLessThan(3630);
+    // Compared with the period before: [T+900 s, T+1800 s) against [T, T+900 s).
+    const halves = await get('summary', { channel_id: ch, from: at(900), to: at(1800) });
+    expect(halves.previous_period).toEqual({ from: at(0), to: at(900) });
+    expect(halves.metrics).toMatchObject({ first_response_time: { value: 1200, previous: 600, change: 100 }, messages_outgoing: { value: 2, previous: 1, change: 100 }, reply_time: { value: 300, previous: null } });
+    // Label (vip: X only) and agent filters.
+    expect((await get('summary', { ...window, label: 'vip' })).metrics).toMatchObject({ messages_outgoing: { value: 2 }, first_response_time: { value: 600 }, messages_incoming: { value: 2 } });
+    expect((await get('summary', { ...window, agent_id: alice.id })).metrics).toMatchObject({ resolved: { value: 1 }, messages_outgoing: { value: 0 } });
+
+    const agents = await get('agents', window);
+    const byName = (rows: Array<{ name: string }>, name: string) => rows.find((r) => r.name === name);
+    expect(byName(agents, 'Administrator')).toMatchObject({ messages_outgoing: 3, avg_first_response_time: 900, avg_reply_time: 300, resolved: 0 });
+    expect(byName(agents, 'alice')).toMatchObject({ resolved: 1, messages_outgoing: 0, avg_first_response_time: null });
+    const teams = await get('teams', window);
+    expect(byName(teams, 'Analytics')).toMatchObject({ conversations: 3, resolved: 1, messages_outgoing: 3, avg_first_response_time: 900, open_now: 1 });
+
+    // Hourly buckets: UTC hours, and Kolkata's (UTC+05:30) local hours, which start at :30 UTC.
+    const hourly = { channel_id: ch, metric: 'outgoing_messages_count', group_by: 'hour', from: new Date(hourStart).toISOString(), to: new Date(hourStart + 2 * HOUR).toISOString() };
+    const utc = await get('timeseries', hourly);
+    expect(utc.points.map((p: { timestamp: string; value: number }) => [p.timestamp, p.value])).toEqual([
+      [new Date(hourStart).toISOString(), 3],
+      [new Date(hourStart + HOUR).toISOString(), 0],
+    ]);
+    const kolkata = await get('timeseries', { ...hourly, timezone: 'Asia/Kolkata' });
+    expect(kolkata.points.map((p: { timestamp: string; value: number }) => [p.timestamp, p.value])).toEqual([
+      [new Date(hourStart - HOUR / 2).toISOString(), 0],
+      [new Date(hourStart + HOUR / 2).toISOString(), 3],
+      [new Date(hourStart + (3 * HOUR) / 2).toISOString(), 0],
+    ]);
+    const averages = await get('timeseries', { ...hourly, metric: 'avg_first_response_time' });
+    expect(averages.points.map((p: { value: number | null; count: number }) => [p.value, p.count])).toEqual([[900, 2], [null, 0]]);
+    // Daily buckets in the account's time zone when none is asked for.
+    await t.http.patch('/api/v1/account').set(admin.auth).send({ time_zone: 'Asia/Kolkata' }).expect(200);
+    const daily = await get('timeseries', { channel_id: ch, metric: 'conversations_count' });
+    expect(daily.timezone).toBe('Asia/Kolkata');
+    expect(daily.points.every((p: { timestamp: string }) => p.timestamp.endsWith('T18:30:00.000Z'))).toBe(true);
+    expect(daily.points.reduce((sum: number, p: { value: number }) => sum + p.value, 0)).toBe(3);
+
+    // Agents see the channels they are members of only; bad input is 422.
+    expect((await get('summary', window, bob)).metrics.conversations.value).toBe(0);
+    const bad = async (path: string, query: Record<string, string>) => (await t.http.get(`/api/v1/analytics/${path}`).query(query).set(admin.auth).expect(422)).body.error.errors[0].field;
+    expect(await bad('timeseries', { metric: 'outgoing_messages_count', timezone: 'Mars/Olympus' })).toBe('timezone');
+    expect(await bad('timeseries', { metric: 'bounces' })).toBe('metric');
+    expect(await bad('timeseries', { metric: 'conversations_count', group_by: 'hour', from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z' })).toBe('to');
+    expect(await bad('summary', { from: '2026-03-01T00:00:00Z', to: '2026-01-01T00:00:00Z' })).toBe('from');
+  });
 });

@@ -8,16 +8,19 @@ import { UsersModule } from '../users/users.module';
 import { ConversationsController } from './conversations.controller';
 import { ConversationsRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
+import { ConversationEvents } from './conversation-events';
 import { InboundService } from './inbound.service';
 import { MessageDelivery } from './message-delivery';
 import { MessageDeliveryWorker } from './message-delivery.worker';
+import { MessageBrowsing } from './message-browsing.service';
+import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
 import { SnoozeWorker } from './snooze.worker';
 
 @Module({
   imports: [AccountsModule, ChannelsModule, ContactsModule, UsersModule, TeamsModule, MediaModule],
-  controllers: [ConversationsController],
-  providers: [ConversationsRepository, MessagesRepository, ConversationsService, InboundService, SnoozeWorker, MessageDelivery, MessageDeliveryWorker],
+  controllers: [ConversationsController, MessagesController],
+  providers: [ConversationsRepository, MessagesRepository, ConversationsService, ConversationEvents, InboundService, SnoozeWorker, MessageDelivery, MessageDeliveryWorker, MessageBrowsing],
   exports: [InboundService, ConversationsService],
 })
 export class ConversationsModule {}

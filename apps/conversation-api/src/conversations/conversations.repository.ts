@@ -92,11 +92,13 @@ export class ConversationsRepository {
     if (f.label) add((n) => `${n} = ANY(v.labels)`, f.label);
     if (f.unassigned) where.push('v.assignee_id IS NULL');
     if (f.q) {
-      add(
-        (n) => `(c.name ILIKE ${n} OR c.email ILIKE ${n} OR c.phone ILIKE ${n}
-                 OR EXISTS (SELECT 1 FROM ${this.db.table('messages')} m WHERE m.conversation_id = v.id AND m.content ILIKE ${n}))`,
-        likePattern(f.q),
-      );
+      // Contact fields by substring; message texts through the full-text index (messages.search, GIN).
+      params.push(likePattern(f.q), f.q);
+      const [like, text] = [`$${params.length - 1}`, `$${params.length}`];
+      where.push(`(c.name ILIKE ${like} OR c.email ILIKE ${like} OR c.phone ILIKE ${like}
+                   OR v.id IN (SELECT m.conversation_id FROM ${this.db.table('messages')} m
+                                WHERE m.account_id = $1 AND m.message_type <> 'activity'
+                                  AND m.search @@ (websearch_to_tsquery('english', ${text}) || websearch_to_tsquery('simple', ${text}))))`);
     }
     const rows = await this.db.rows<Row & { total: number }>(
       `${this.select(where.join(' AND ')).replace('SELECT v.*', 'SELECT v.*, count(*) OVER ()::int AS total')} ORDER BY v.last_activity_at DESC, v.id LIMIT ${limit} OFFSET ${offset}`,
@@ -126,6 +128,17 @@ export class ConversationsRepository {
       `${this.select(`v.channel_id = $1 AND v.contact_id = (SELECT contact_id FROM ${this.db.table('contact_inboxes')} WHERE channel_id = $1 AND source_id = $2)`)}
         ORDER BY v.created_at DESC LIMIT 1 FOR NO KEY UPDATE OF v`,
       [channelId, sourceId],
+    );
+    return row ? toConversation(row) : null;
+  }
+
+  /** The latest conversation of the channel holding one of the messages `sourceIds` (an email thread's Message-IDs), locked; null when none does. */
+  async ofThread(channelId: string, sourceIds: string[]): Promise<Conversation | null> {
+    if (!sourceIds.length) return null;
+    const row = await this.db.one<Row>(
+      `${this.select(`v.id = (SELECT m.conversation_id FROM ${this.db.table('messages')} m WHERE m.channel_id = $1 AND m.source_id = ANY($2::text[]) ORDER BY m.created_at DESC LIMIT 1)`)}
+        FOR NO KEY UPDATE OF v`,
+      [channelId, sourceIds],
     );
     return row ? toConversation(row) : null;
   }

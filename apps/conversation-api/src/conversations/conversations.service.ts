@@ -14,6 +14,8 @@ import { conversationView, messageView, type AssignDto, type SendReplyDto, type 
 import { MediaStore } from '../media/media-store';
 import { MessageDeliveryWorker } from './message-delivery.worker';
 import { MessagesRepository } from './messages.repository';
+import { isAutomation } from './automation-principal';
+import { ConversationEvents } from './conversation-events';
 
 const MESSAGES_SHOWN = 200;
 
@@ -32,6 +34,7 @@ export class ConversationsService {
     private readonly realtime: RealtimeEvents,
     private readonly delivery: MessageDeliveryWorker,
     private readonly media: MediaStore,
+    private readonly events: ConversationEvents,
   ) {}
 
   /** A stored attachment of a message the caller sees; 404 `ATTACHMENT_NOT_FOUND` when there is no downloaded copy. */
@@ -101,12 +104,13 @@ export class ConversationsService {
         contentType: outbound?.kind === 'media' ? outbound.type : outbound?.kind ?? 'text',
         attachments: outbound?.kind === 'media' ? [{ type: outbound.type, url: outbound.link, ...(outbound.filename ? { filename: outbound.filename } : {}) }] : [],
         status: 'pending',
-        senderType: 'user',
-        senderId: p.userId,
+        senderType: isAutomation(p) ? null : 'user',
+        senderId: isAutomation(p) ? null : p.userId,
         queued: true,
         outbound,
       });
       await this.conversations.touch(id);
+      await this.events.raise('message_created', conversation, { message });
       return { message, conversation };
     });
     this.delivery.wake();
@@ -166,6 +170,7 @@ export class ConversationsService {
       }
       if (teamId && teamId !== current.teamId) await this.teams.get(p.accountId, teamId);
       await this.conversations.assign(id, assigneeId, teamId);
+      if (assigneeId !== current.assigneeId) await this.events.raise('assignee_changed', current, { from: current.assigneeId, to: assigneeId });
       if (assigneeId !== current.assigneeId) {
         await this.activity(current, assigneeId ? `Assigned to ${assigneeName} by ${p.name}` : `Unassigned by ${p.name}`);
       }
@@ -184,6 +189,7 @@ export class ConversationsService {
       const current = await this.seen(p, await this.conversations.lock(p.accountId, id));
       if (current.status === status && status !== 'snoozed') return { conversation: current, changed: false };
       await this.conversations.setStatus(id, status, snoozedUntil ?? null);
+      if (current.status !== status) await this.events.raise('status_changed', current, { from: current.status, to: status });
       const words: Record<ConversationStatus, string> = { open: 'reopened', pending: 'marked pending', snoozed: 'snoozed', resolved: 'resolved' };
       await this.activity(current, `Conversation was ${words[status]} by ${p.name}`);
       return { conversation: (await this.conversations.find(p.accountId, id))!, changed: true };

@@ -5,6 +5,7 @@ import { ChannelsService, type Channel } from '../channels/channels.service';
 import { ContactsService } from '../contacts/contacts.service';
 import { RealtimeEvents } from '../realtime/realtime-events';
 import { statusAfterIncoming, type Attachment, type MessageStatus } from './conversation';
+import { ConversationEvents } from './conversation-events';
 import { ConversationsRepository } from './conversations.repository';
 import { conversationView, messageView } from './dto/conversation.dto';
 import { MessagesRepository } from './messages.repository';
@@ -19,6 +20,16 @@ export interface InboundMessage {
   content: string | null;
   contentType: string;
   attachments: Attachment[];
+  /** The sender's email address, kept on a new contact (email channels). */
+  email?: string | null;
+  /** Channel-specific details kept with the message (an email's headers). */
+  contentAttributes?: Record<string, unknown>;
+  /**
+   * Email threading: the Message-IDs the mail answers (In-Reply-To, References). When given, the
+   * conversation holding one of them on the channel takes the message, else a new one opens (instead
+   * of the sender's latest conversation).
+   */
+  thread?: string[];
 }
 
 /** Rolls back a delivery found to be stored already after it created something. */
@@ -36,6 +47,7 @@ export class InboundService {
     private readonly conversations: ConversationsRepository,
     private readonly messages: MessagesRepository,
     private readonly realtime: RealtimeEvents,
+    private readonly events: ConversationEvents,
   ) {}
 
   /** Whether the provider message was stored already (a cheap check before fetching media). */
@@ -54,16 +66,22 @@ export class InboundService {
     const result = await this.transactions
       .transaction(async () => {
         await this.transactions.lock(`inbound:${channel.id}:${m.from}`);
-        // The common case in one query: a known sender with a conversation on this channel.
-        let conversation = await this.conversations.latestForSource(channel.id, m.from);
+        // The common case in one query: a known sender with a conversation on this channel (email: the thread's conversation).
+        let conversation = m.thread ? await this.conversations.ofThread(channel.id, m.thread) : await this.conversations.latestForSource(channel.id, m.from);
         let contactCreated = false;
         let conversationCreated = false;
         let contactId: string;
-        if (conversation) {
+        const profile = m.thread ? { name: m.profileName, email: m.email ?? null } : { name: m.profileName, phone: `+${m.from.replace(/^\+/, '')}` };
+        if (conversation && !m.thread) {
           contactId = conversation.contactId;
           if (!conversation.contact.name && m.profileName) await this.contacts.rename(channel.accountId, contactId, m.profileName);
+        } else if (conversation) {
+          // A reply in a mail thread may come from another address than the conversation's contact (a colleague in copy).
+          const found = await this.contacts.findOrCreateBySource(channel.accountId, channel.id, m.from, profile);
+          contactId = found.contact.id;
+          contactCreated = found.created;
         } else {
-          const found = await this.contacts.findOrCreateBySource(channel.accountId, channel.id, m.from, { name: m.profileName, phone: `+${m.from.replace(/^\+/, '')}` });
+          const found = await this.contacts.findOrCreateBySource(channel.accountId, channel.id, m.from, profile);
           contactId = found.contact.id;
           contactCreated = found.created;
           const assigneeId = channel.autoAssignment ? await this.channels.nextAssignee(channel) : null;
@@ -91,6 +109,7 @@ export class InboundService {
           senderType: 'contact',
           senderId: contactId,
           attachments: m.attachments,
+          contentAttributes: m.contentAttributes,
         });
         if (!message) {
           // Stored already: nothing of this delivery may stay (a stored message implies its contact and conversation existed).
@@ -104,6 +123,9 @@ export class InboundService {
           await this.messages.insert({ accountId: channel.accountId, conversationId: conversation.id, channelId: channel.id, messageType: 'activity', content: 'Conversation was reopened by a new message from the contact', status: 'sent' });
         }
         const after = await this.conversations.touchIncoming(conversation.id);
+        if (conversationCreated) await this.events.raise('conversation_created', after);
+        if (statusChanged) await this.events.raise('status_changed', after, { from: conversation.status, to: next });
+        await this.events.raise('message_created', after, { message });
         return { message, conversation: after, contactCreated, conversationCreated, statusChanged };
       })
       .catch((err: unknown) => {

@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ChannelsService } from '../channels/channels.service';
 import { CredentialsUnreadableError } from '../channels/channel-credentials';
+import { MailServerError } from '../channels/email.client';
+import { replyThread } from '../channels/email-threading';
 import { ProviderError } from '../channels/whatsapp.client';
 import { ConversationApiConfig } from '../config';
 import { ContactsService } from '../contacts/contacts.service';
@@ -54,15 +56,21 @@ export class MessageDelivery {
       if (!conversation || !channel) throw new Undeliverable('the channel was removed');
       const to = await this.contacts.sourceIdOn(conversation.contactId, channel.id);
       if (!to) throw new Undeliverable('the contact has no address on this channel');
-      const providerId = await this.channels.send(channel, to, d.message.content ?? '', d.outbound);
+      // Email: the reply answers the conversation's latest mail, in its thread.
+      const thread = channel.email ? replyThread(d.message.id, channel.email.address, await this.messages.latestMail(conversation.id), `Conversation #${conversation.displayId}`) : undefined;
+      const providerId = await this.channels.send(channel, to, d.message.content ?? '', d.outbound, thread);
       updated = await this.transactions.transaction(async () => {
-        const sent = await this.messages.markSent(d.message.id, providerId);
+        const attributes = thread ? { email: { subject: thread.subject, to: [{ address: to, name: null }], message_id: thread.messageId, in_reply_to: thread.inReplyTo ?? null, references: thread.references ?? [] } } : undefined;
+        const sent = await this.messages.markSent(d.message.id, providerId, attributes);
         if (sent) await this.conversations.recordDeliveredReply(conversation.id, sent.createdAt);
         return sent;
       });
     } catch (err) {
       const reason = (err as Error).message;
-      const transient = isTransientDeliveryError(err instanceof ProviderError ? err.providerStatus : undefined, !(err instanceof Undeliverable || err instanceof CredentialsUnreadableError));
+      const transient =
+        err instanceof MailServerError
+          ? err.transient
+          : isTransientDeliveryError(err instanceof ProviderError ? err.providerStatus : undefined, !(err instanceof Undeliverable || err instanceof CredentialsUnreadableError));
       if (transient && d.attempt < this.config.CONVERSATION_DELIVERY_MAX_ATTEMPTS) {
         const delay = retryDelayMs(d.attempt, this.config.CONVERSATION_DELIVERY_RETRY_MS);
         this.logger.warn(`message ${d.message.id}: attempt ${d.attempt} failed (${reason}); next in ${delay} ms`);

@@ -15,6 +15,7 @@ interface Row {
   sender_id: string | null;
   attachments: Attachment[];
   error: string | null;
+  content_attributes: Record<string, unknown> | null;
   created_at: Date;
 }
 
@@ -31,6 +32,7 @@ const toMessage = (r: Row): Message => ({
   senderId: r.sender_id,
   attachments: r.attachments,
   error: r.error,
+  contentAttributes: r.content_attributes ?? {},
   createdAt: r.created_at,
 });
 
@@ -51,6 +53,19 @@ export interface NewMessage {
   queued?: boolean;
   /** A media or template reply's payload. */
   outbound?: OutboundPayload | null;
+  /** Channel-specific details (an email's headers). */
+  contentAttributes?: Record<string, unknown>;
+}
+
+/** The columns a Message is read from (not the search vector, which is large and never shown). */
+const COLUMNS = 'id, account_id, conversation_id, channel_id, message_type, content, content_type, private, status, source_id, sender_type, sender_id, attachments, error, content_attributes, created_at';
+
+/** A message found by full-text search, with its conversation and a highlighted excerpt. */
+export interface MessageHit {
+  message: Message;
+  rank: number;
+  highlight: string;
+  conversation: { id: string; displayId: number; contactName: string | null };
 }
 
 /** Message status moves only forward (a late `delivered` never undoes `read`); `failed` ends it. */
@@ -67,7 +82,7 @@ export class MessagesRepository {
   async insert(m: NewMessage): Promise<Message> {
     const row = await this.db.one<Row>(
       `INSERT INTO ${this.t} (account_id, conversation_id, channel_id, message_type, content, content_type, private, status, source_id, sender_type, sender_id, attachments, next_attempt_at, outbound)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN $13::boolean THEN now() END, $14) RETURNING *`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN $13::boolean THEN now() END, $14) RETURNING ${COLUMNS}`,
       [m.accountId, m.conversationId, m.channelId, m.messageType, m.content, m.contentType ?? 'text', m.private ?? false, m.status, m.sourceId ?? null, m.senderType ?? null, m.senderId ?? null, JSON.stringify(m.attachments ?? []), m.queued ?? false, m.outbound ? JSON.stringify(m.outbound) : null],
     );
     return toMessage(row!);
@@ -76,17 +91,91 @@ export class MessagesRepository {
   /** Inserts a message carrying a provider id unless that id is stored for the channel already (then null). */
   async insertUnlessStored(m: NewMessage & { sourceId: string }): Promise<Message | null> {
     const row = await this.db.one<Row>(
-      `INSERT INTO ${this.t} (account_id, conversation_id, channel_id, message_type, content, content_type, private, status, source_id, sender_type, sender_id, attachments)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-       ON CONFLICT (channel_id, source_id) WHERE source_id IS NOT NULL DO NOTHING RETURNING *`,
-      [m.accountId, m.conversationId, m.channelId, m.messageType, m.content, m.contentType ?? 'text', m.private ?? false, m.status, m.sourceId, m.senderType ?? null, m.senderId ?? null, JSON.stringify(m.attachments ?? [])],
+      `INSERT INTO ${this.t} (account_id, conversation_id, channel_id, message_type, content, content_type, private, status, source_id, sender_type, sender_id, attachments, content_attributes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+       ON CONFLICT (channel_id, source_id) WHERE source_id IS NOT NULL DO NOTHING RETURNING ${COLUMNS}`,
+      [m.accountId, m.conversationId, m.channelId, m.messageType, m.content, m.contentType ?? 'text', m.private ?? false, m.status, m.sourceId, m.senderType ?? null, m.senderId ?? null, JSON.stringify(m.attachments ?? []), JSON.stringify(m.contentAttributes ?? {})],
     );
     return row ? toMessage(row) : null;
   }
 
   async list(conversationId: string, limit: number): Promise<Message[]> {
-    const rows = await this.db.rows<Row>(`SELECT * FROM (SELECT * FROM ${this.t} WHERE conversation_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2) m ORDER BY created_at, id`, [conversationId, limit]);
+    const rows = await this.db.rows<Row>(`SELECT * FROM (SELECT ${COLUMNS} FROM ${this.t} WHERE conversation_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2) m ORDER BY created_at, id`, [conversationId, limit]);
     return rows.map(toMessage);
+  }
+
+  /**
+   * One page of a conversation's messages, oldest first: the latest `limit` ones, or those just older
+   * than the message `before`, or just newer than the message `after` (keyset paging on
+   * (created_at, id), so pages stay exact while messages arrive). `more`: whether messages lie beyond
+   * the page in its direction. null when the cursor's message is not in this conversation.
+   */
+  async page(conversationId: string, opts: { before?: string; after?: string; limit: number }): Promise<{ messages: Message[]; more: boolean } | null> {
+    const cursorId = opts.before ?? opts.after;
+    if (cursorId && !(await this.find(conversationId, cursorId))) return null;
+    const k = `(SELECT created_at FROM ${this.t} WHERE id = $2), $2::uuid`;
+    const sql = opts.after
+      ? `SELECT ${COLUMNS} FROM ${this.t} WHERE conversation_id = $1 AND (created_at, id) > (${k}) ORDER BY created_at, id LIMIT $3`
+      : `SELECT ${COLUMNS} FROM ${this.t} WHERE conversation_id = $1 ${opts.before ? `AND (created_at, id) < (${k})` : 'AND $2::uuid IS NULL'} ORDER BY created_at DESC, id DESC LIMIT $3`;
+    const rows = await this.db.rows<Row>(sql, [conversationId, cursorId ?? null, opts.limit + 1]);
+    const more = rows.length > opts.limit;
+    const kept = rows.slice(0, opts.limit);
+    if (!opts.after) kept.reverse();
+    return { messages: kept.map(toMessage), more };
+  }
+
+  /** How many messages the conversation holds. */
+  async count(conversationId: string): Promise<number> {
+    return (await this.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.t} WHERE conversation_id = $1`, [conversationId]))?.n ?? 0;
+  }
+
+  /**
+   * Full-text search over the account's message texts (the GIN-indexed `search` vector; English stems
+   * or plain words, `websearch_to_tsquery` syntax: words, "quoted phrases", -excluded, or), private
+   * notes included, activity lines not; best match first, then newest. Limited to `channelIds` when
+   * given (an agent's inboxes). Each hit carries a highlighted excerpt (`<b>…</b>`).
+   */
+  async search(accountId: string, f: { q: string; channelIds?: string[]; channelId?: string; conversationId?: string }, limit: number, offset: number): Promise<{ items: MessageHit[]; total: number }> {
+    const params: unknown[] = [accountId, f.q];
+    const where = [`m.account_id = $1`, `m.search @@ q.query`, `m.message_type <> 'activity'`];
+    const add = (sql: (n: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (f.channelIds) add((n) => `m.channel_id = ANY(${n}::uuid[])`, f.channelIds);
+    if (f.channelId) add((n) => `m.channel_id = ${n}`, f.channelId);
+    if (f.conversationId) add((n) => `m.conversation_id = ${n}`, f.conversationId);
+    const rows = await this.db.rows<Row & { total: number; rank: number; display_id: number; highlight: string; contact_name: string | null }>(
+      `WITH q AS (SELECT websearch_to_tsquery('english', $2) || websearch_to_tsquery('simple', $2) AS query),
+            hits AS (
+              SELECT ${COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}, ts_rank(m.search, q.query) AS rank, count(*) OVER ()::int AS total
+                FROM ${this.t} m, q WHERE ${where.join(' AND ')}
+               ORDER BY rank DESC, m.created_at DESC, m.id LIMIT ${limit} OFFSET ${offset})
+       SELECT h.*, v.display_id, c.name AS contact_name,
+              ts_headline('english', coalesce(h.content, ''), q.query, 'MaxWords=30, MinWords=10, MaxFragments=2') AS highlight
+         FROM hits h CROSS JOIN q JOIN ${this.db.table('conversations')} v ON v.id = h.conversation_id JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id
+        ORDER BY h.rank DESC, h.created_at DESC, h.id`,
+      params,
+    );
+    let total = rows[0]?.total ?? 0;
+    if (!rows.length && offset > 0) {
+      total = (await this.db.one<{ n: number }>(`WITH q AS (SELECT websearch_to_tsquery('english', $2) || websearch_to_tsquery('simple', $2) AS query) SELECT count(*)::int AS n FROM ${this.t} m, q WHERE ${where.join(' AND ')}`, params))?.n ?? 0;
+    }
+    return {
+      items: rows.map((r) => ({ message: toMessage(r), rank: Number(r.rank), highlight: r.highlight, conversation: { id: r.conversation_id, displayId: r.display_id, contactName: r.contact_name } })),
+      total,
+    };
+  }
+
+  /** The email headers (`content_attributes.email`) and Message-ID of the conversation's latest mail, either way; null when it has none. */
+  async latestMail(conversationId: string): Promise<{ messageId: string; email: Record<string, unknown> } | null> {
+    const row = await this.db.one<{ source_id: string; email: Record<string, unknown> }>(
+      `SELECT source_id, content_attributes -> 'email' AS email FROM ${this.t}
+        WHERE conversation_id = $1 AND source_id IS NOT NULL AND content_attributes ? 'email' AND NOT private
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [conversationId],
+    );
+    return row ? { messageId: row.source_id, email: row.email } : null;
   }
 
   async existsBySource(channelId: string, sourceId: string): Promise<boolean> {
@@ -95,7 +184,7 @@ export class MessagesRepository {
   }
 
   async find(conversationId: string, id: string): Promise<Message | null> {
-    const row = await this.db.one<Row>(`SELECT * FROM ${this.t} WHERE conversation_id = $1 AND id = $2`, [conversationId, id]);
+    const row = await this.db.one<Row>(`SELECT ${COLUMNS} FROM ${this.t} WHERE conversation_id = $1 AND id = $2`, [conversationId, id]);
     return row ? toMessage(row) : null;
   }
 
@@ -116,10 +205,12 @@ export class MessagesRepository {
     return rows.map((r) => ({ message: toMessage(r), outbound: r.outbound, accountId: r.account_id, channelId: r.channel_id, attempt: r.delivery_attempts }));
   }
 
-  async markSent(id: string, sourceId: string): Promise<Message | null> {
+  /** Sent: the provider's id, and (email) the headers it went out with merged into `content_attributes`. */
+  async markSent(id: string, sourceId: string, attributes?: Record<string, unknown>): Promise<Message | null> {
     const row = await this.db.one<Row>(
-      `UPDATE ${this.t} SET status = 'sent', source_id = $2, error = NULL, next_attempt_at = NULL, delivery_lease = NULL WHERE id = $1 AND status = 'pending' RETURNING *`,
-      [id, sourceId],
+      `UPDATE ${this.t} SET status = 'sent', source_id = $2, error = NULL, next_attempt_at = NULL, delivery_lease = NULL, content_attributes = content_attributes || $3::jsonb
+        WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
+      [id, sourceId, JSON.stringify(attributes ?? {})],
     );
     return row ? toMessage(row) : null;
   }
@@ -128,14 +219,14 @@ export class MessagesRepository {
   async scheduleRetry(id: string, error: string, delayMs: number): Promise<Message | null> {
     const row = await this.db.one<Row>(
       `UPDATE ${this.t} SET error = $2, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000), delivery_lease = NULL
-        WHERE id = $1 AND status = 'pending' RETURNING *`,
+        WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
       [id, error.slice(0, 1000), delayMs],
     );
     return row ? toMessage(row) : null;
   }
 
   async markFailed(id: string, error: string): Promise<Message | null> {
-    const row = await this.db.one<Row>(`UPDATE ${this.t} SET status = 'failed', error = $2, next_attempt_at = NULL, delivery_lease = NULL WHERE id = $1 RETURNING *`, [id, error.slice(0, 1000)]);
+    const row = await this.db.one<Row>(`UPDATE ${this.t} SET status = 'failed', error = $2, next_attempt_at = NULL, delivery_lease = NULL WHERE id = $1 RETURNING ${COLUMNS}`, [id, error.slice(0, 1000)]);
     return row ? toMessage(row) : null;
   }
 
@@ -143,7 +234,7 @@ export class MessagesRepository {
   async requeue(id: string): Promise<Message | null> {
     const row = await this.db.one<Row>(
       `UPDATE ${this.t} SET status = 'pending', error = NULL, delivery_attempts = 0, next_attempt_at = now(), delivery_lease = NULL
-        WHERE id = $1 AND status = 'failed' AND message_type = 'outgoing' AND NOT private RETURNING *`,
+        WHERE id = $1 AND status = 'failed' AND message_type = 'outgoing' AND NOT private RETURNING ${COLUMNS}`,
       [id],
     );
     return row ? toMessage(row) : null;
@@ -155,7 +246,7 @@ export class MessagesRepository {
       `UPDATE ${this.t} SET status = $3, error = COALESCE($4, error)
         WHERE channel_id = $1 AND source_id = $2 AND status <> 'failed'
           AND (CASE status WHEN 'pending' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'read' THEN 3 ELSE 4 END) < $5
-        RETURNING *`,
+        RETURNING ${COLUMNS}`,
       [channelId, sourceId, status, error, STATUS_RANK[status]],
     );
     return row ? toMessage(row) : null;

@@ -54,7 +54,7 @@ export class MessageDto {
   @ApiProperty({ format: 'uuid' }) conversation_id: string;
   @ApiProperty({ enum: ['incoming', 'outgoing', 'activity'], description: '`activity`: a system line (assignment, status change)' }) message_type: string;
   @ApiProperty({ nullable: true, type: String }) content: string | null;
-  @ApiProperty({ example: 'text', description: '`text`, `image`, `video`, `audio`, `document`, `sticker`, `location`, `unsupported`' }) content_type: string;
+  @ApiProperty({ example: 'text', description: '`text`, `incoming_email`, `image`, `video`, `audio`, `document`, `sticker`, `location`, `unsupported`' }) content_type: string;
   @ApiProperty({ description: 'A private note (whisper): visible to agents, never sent to the contact' }) private: boolean;
   @ApiProperty({ enum: ['pending', 'sent', 'delivered', 'read', 'failed'] }) status: string;
   @ApiProperty({ nullable: true, type: String, description: "The provider's message id (`wamid.…`)" }) source_id: string | null;
@@ -67,6 +67,12 @@ export class MessageDto {
   })
   attachments: Array<Omit<Attachment, 'storage_key'> & { download_path?: string }>;
   @ApiProperty({ nullable: true, type: String, description: 'Why sending failed' }) error: string | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Channel-specific details (Chatwoot’s `content_attributes`); email messages: `{email: {subject, from, to, cc, message_id, in_reply_to, references}}`',
+  })
+  content_attributes: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
 
@@ -82,11 +88,12 @@ export const messageView = (m: Message): MessageDto => ({
   sender: m.senderType ? { type: m.senderType, id: m.senderId } : null,
   attachments: m.attachments.map(({ storage_key, ...a }, i) => (storage_key ? { ...a, download_path: `/api/v1/conversations/${m.conversationId}/messages/${m.id}/attachments/${i}` } : a)),
   error: m.error,
+  content_attributes: m.contentAttributes,
   created_at: m.createdAt.toISOString(),
 });
 
 export class ConversationWithMessagesDto extends ConversationDto {
-  @ApiProperty({ type: [MessageDto], description: 'The latest 200 messages, oldest first' }) messages: MessageDto[];
+  @ApiProperty({ type: [MessageDto], description: 'The latest 200 messages, oldest first (every message, in cursor pages: GET /api/v1/conversations/{id}/messages)' }) messages: MessageDto[];
 }
 
 const toBool = ({ value }: { value: unknown }) => (value === 'true' || value === true ? true : value === 'false' || value === false ? false : value);
