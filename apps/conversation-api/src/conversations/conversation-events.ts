@@ -1,40 +1,28 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
-import { defineEvent, Outbox, type EventContract } from '@platform/messaging';
+import {
+  ConversationAssigneeChanged,
+  ConversationCreated,
+  ConversationMessageCreated,
+  ConversationStatusChanged,
+  Outbox,
+  type ConversationEventData,
+  type ConversationEventOrigin,
+  type EventContract,
+} from '@platform/messaging';
 import type { Conversation, Message } from './conversation';
 
 /**
  * What recipes (and anything else of this service) hear of conversations: raised through the
  * outbox in the transaction that made the change, so an event exists exactly when its change
  * committed, and consumed through the inbox (once per consumer, whichever replica takes it).
- * This service's own events (producer and consumer are conversation-api), like `conversation.access_ended`.
+ * This service's own events (producer and consumer are conversation-api), like `conversation.access_ended`;
+ * their contracts are in @platform/messaging.
  */
 export type ConversationTrigger = 'message_created' | 'conversation_created' | 'status_changed' | 'assignee_changed';
 
-/** The chain of recipe actions that led to an event: none for a person's or a contact's doing. */
-export interface EventOrigin {
-  /** The recipes whose actions led here, first to last. */
-  recipeIds: string[];
-  /** How many recipe runs led here (the length of the chain). */
-  depth: number;
-}
-
-export interface ConversationEventData {
-  accountId: string;
-  conversationId: string;
-  channelId: string;
-  /** message_created: the message (its text cut to 4096 characters). */
-  message?: { id: string; type: 'incoming' | 'outgoing'; content: string | null; contentType: string };
-  /** status_changed: the status before and after; assignee_changed: the assignee before and after. */
-  from?: string | null;
-  to?: string | null;
-  origin: EventOrigin | null;
-}
-
-export const ConversationMessageCreated = defineEvent<ConversationEventData>('conversation.message_created');
-export const ConversationCreated = defineEvent<ConversationEventData>('conversation.created');
-export const ConversationStatusChanged = defineEvent<ConversationEventData>('conversation.status_changed');
-export const ConversationAssigneeChanged = defineEvent<ConversationEventData>('conversation.assignee_changed');
+export type EventOrigin = ConversationEventOrigin;
+export { ConversationAssigneeChanged, ConversationCreated, ConversationMessageCreated, ConversationStatusChanged, type ConversationEventData };
 
 export const CONVERSATION_EVENTS: Record<ConversationTrigger, EventContract<ConversationEventData>> = {
   message_created: ConversationMessageCreated,

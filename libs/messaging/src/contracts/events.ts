@@ -204,6 +204,41 @@ export interface LogisticsAuditFlaggedData {
   audited_at: string;
 }
 
+/** Why the sockets of a session, a user or a role's holders must go (conversation-api). */
+export type ConversationSocketsEndedReason = 'logout' | 'refresh_reuse' | 'deactivated' | 'password_reset' | 'role_changed' | 'user_inactive' | 'channels_changed';
+
+/**
+ * conversation-api → its realtime consumer on every replica: what a socket was authenticated with no
+ * longer holds (raised through the outbox in the transaction that revokes or changes the access).
+ */
+export interface ConversationAccessEndedData {
+  /** `session`: one session (refresh-token family); `user`: every session of a user; `role`: every holder of a role. */
+  scope: 'session' | 'user' | 'role';
+  id: string;
+  reason: ConversationSocketsEndedReason;
+}
+
+/** The chain of recipe actions that led to a conversation event: none for a person's or a contact's doing. */
+export interface ConversationEventOrigin {
+  /** The recipes whose actions led here, first to last. */
+  recipeIds: string[];
+  /** How many recipe runs led here (the length of the chain). */
+  depth: number;
+}
+
+/** conversation-api → its recipes consumer: a conversation changed (raised in the transaction of the change). */
+export interface ConversationEventData {
+  accountId: string;
+  conversationId: string;
+  channelId: string;
+  /** message_created: the message (its text cut to 4096 characters). */
+  message?: { id: string; type: 'incoming' | 'outgoing'; content: string | null; contentType: string };
+  /** status_changed: the status before and after; assignee_changed: the assignee before and after. */
+  from?: string | null;
+  to?: string | null;
+  origin: ConversationEventOrigin | null;
+}
+
 export const AutomationEmailCaptured = defineEvent<AutomationEmailCapturedData>('automation.email_captured');
 export const AutomationLinkSent = defineEvent<AutomationLinkSentData>('automation.link_sent');
 export const AutomationLinkClicked = defineEvent<AutomationLinkClickedData>('automation.link_clicked');
@@ -218,6 +253,12 @@ export const EmailReceived = defineEvent<EmailReceivedData>('email.received');
 /** logistics-hooks' own events (not in ARCHITECTURE.md's table, so not in `eventCatalogue`). */
 export const LogisticsTaskClassified = defineEvent<LogisticsTaskClassifiedData>('logistics.task_classified');
 export const LogisticsAuditFlagged = defineEvent<LogisticsAuditFlaggedData>('logistics.audit_flagged');
+/** conversation-api's own events (not in ARCHITECTURE.md's table, so not in `eventCatalogue`). */
+export const ConversationAccessEnded = defineEvent<ConversationAccessEndedData>('conversation.access_ended');
+export const ConversationMessageCreated = defineEvent<ConversationEventData>('conversation.message_created');
+export const ConversationCreated = defineEvent<ConversationEventData>('conversation.created');
+export const ConversationStatusChanged = defineEvent<ConversationEventData>('conversation.status_changed');
+export const ConversationAssigneeChanged = defineEvent<ConversationEventData>('conversation.assignee_changed');
 export const KnowledgeSourceAdded = defineEvent<KnowledgeSourceData>('knowledge.source_added');
 export const KnowledgeSourceUpdated = defineEvent<KnowledgeSourceData>('knowledge.source_updated');
 
