@@ -21,8 +21,22 @@ const DATA_DIR = '/data';
 const labels = (app, component = 'api') => ({ 'app.kubernetes.io/name': app, 'app.kubernetes.io/component': component });
 const entry = (app) => ['node', `dist/apps/${app}/main.js`];
 
+/**
+ * YAML text of one object, read the same under YAML 1.1 and 1.2: kubectl (sigs.k8s.io/yaml) and
+ * docker-compose 1.x read 1.1, where a plain `no`, `on` or `yes` is a boolean, so such strings
+ * are quoted; a value that any of the two versions would read differently is an error here.
+ */
+function yaml(object) {
+  const text = YAML.stringify(object, { lineWidth: 0, version: '1.1' });
+  const expected = JSON.stringify(object);
+  for (const version of ['1.1', '1.2']) {
+    if (JSON.stringify(YAML.parse(text, { version })) !== expected) throw new Error(`YAML ${version} reads the rendered text differently:\n${text}`);
+  }
+  return text;
+}
+
 function doc(...objects) {
-  return HEADER + objects.map((o) => YAML.stringify(o, { lineWidth: 0 })).join('---\n');
+  return HEADER + objects.map(yaml).join('---\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,7 +333,7 @@ function baseFiles(apps) {
 // ---------------------------------------------------------------------------------------------
 // Overlays
 
-const jsonPatch = (target, ops) => ({ target, patch: YAML.stringify(ops, { lineWidth: 0 }) });
+const jsonPatch = (target, ops) => ({ target, patch: yaml(ops) });
 
 function devOverlay(apps) {
   const devSecrets = (app) => {
@@ -446,11 +460,9 @@ function composeFile(apps) {
   };
   const volumes = { 'postgres-data': {}, 'rabbitmq-data': {} };
   for (const app of apps) {
-    const common = {
-      build: build(app),
-      image: `platform/${app.name}:local`,
-      env_file: [{ path: `./${app.name}.env`, required: false }],
-    };
+    // No env_file: an optional one (`required: false`) needs Compose 2.24 or later, and a required
+    // one a file in every clone; per-app secrets come from an override file (the header below).
+    const common = { build: build(app), image: `platform/${app.name}:local` };
     const dependsOn = { rabbitmq: infra, redis: infra };
     if (app.database) {
       dependsOn.postgres = infra;
@@ -490,14 +502,19 @@ function composeFile(apps) {
       services[`${app.name}-worker`] = { ...runtime, environment: env(app, app.worker.env), stop_grace_period: `${app.worker.terminationGracePeriodSeconds}s` };
     }
   }
+  // No top-level `name:` (docker-compose 1.x refuses it): the project is named with -p.
   return (
     HEADER +
     '# PostgreSQL, RabbitMQ, Redis and every app; the gateway on http://localhost:3000.\n' +
-    '#   docker compose -f docker/compose.yml up --build\n' +
-    "# Each database-owning app's migrations run once in <app>-migrate before the app starts.\n" +
-    '# Secrets and outside systems per app: docker/<app>.env (optional, see .env.example);\n' +
+    '#   docker compose -p platform -f docker/compose.yml up --build     (Compose v2)\n' +
+    '#   docker-compose -p platform -f docker/compose.yml up --build     (Compose 1.29, Debian)\n' +
+    "# -p platform names the project (containers, network and volumes platform_*); without it the\n" +
+    "# project is named after this folder. Each database-owning app's migrations run once in\n" +
+    '# <app>-migrate before the app starts. Secrets and outside systems per app (see .env.example):\n' +
+    '# files of your own named in an override file given as a second -f, e.g. docker/compose.local.yml\n' +
+    '#   services: { auth-api: { env_file: [./auth-api.env] }, auth-api-migrate: { env_file: [./auth-api.env] } }\n' +
     '# PLATFORM_NODE_ENV=production makes every app insist on its secrets.\n' +
-    YAML.stringify({ name: 'platform', services, volumes }, { lineWidth: 0 })
+    yaml({ services, volumes })
   );
 }
 

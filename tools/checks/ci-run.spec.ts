@@ -74,6 +74,7 @@ describe('.ci/run main', () => {
       'services',
       'package chromium',
       'package dovecot-imapd',
+      'package docker-compose',
       `npm test [ARCHITECTURE_MD=${contract}]`,
     ]);
     expect(log).toContain(`contract: ${contract}`);
@@ -81,7 +82,7 @@ describe('.ci/run main', () => {
 
   it('runs without the contract where no shared/ sits beside the clone, and says so', async () => {
     const { steps, log } = await mainSteps(false);
-    expect(steps).toEqual(['npm ci [ARCHITECTURE_MD=]', 'npm run lint [ARCHITECTURE_MD=]', 'services', 'package chromium', 'package dovecot-imapd', 'npm test [ARCHITECTURE_MD=]']);
+    expect(steps).toEqual(['npm ci [ARCHITECTURE_MD=]', 'npm run lint [ARCHITECTURE_MD=]', 'services', 'package chromium', 'package dovecot-imapd', 'package docker-compose', 'npm test [ARCHITECTURE_MD=]']);
     expect(log).toContain('contract: none beside the clone');
   });
 
