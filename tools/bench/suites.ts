@@ -36,6 +36,16 @@ export const APP_SUITES: AppSuite[] = [
     run: async () => (await import('../../apps/email-api/bench/campaign.bench')).runEmailCampaignBench(),
   },
   {
+    name: 'email-api inbound',
+    measures: ['email-api: inbound DSNs/s'],
+    run: async () => (await import('../../apps/email-api/bench/inbound.bench')).runEmailInboundBench(),
+  },
+  {
+    name: 'email-api tracking',
+    measures: ['email-api: open pixel requests/s', 'email-api: click redirect requests/s', 'email-api: /analytics/timeseries p95'],
+    run: async () => (await import('../../apps/email-api/bench/tracking.bench')).runEmailTrackingBench(),
+  },
+  {
     name: 'automation-api webhooks',
     measures: ['automation-api: webhook deliveries/s'],
     run: async () => [await (await import('../../apps/automation-api/bench/automation.bench')).benchWebhookIngest()],

@@ -118,6 +118,8 @@ export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}
       REDIS_KEY_PREFIX: `${tag}:`,
       JWT_SECRET: randomUUID() + randomUUID(),
       DKIM_KEY_SECRET: randomUUID() + randomUUID(),
+      INBOUND_SMTP_PORT: '0',
+      INBOUND_SMTP_HOST: '127.0.0.1',
       SMTP_URL: smtp.url,
       DNS_SERVERS: dns.address,
       EMAIL_SEND_RATE: '100000',

@@ -96,6 +96,8 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
       EMAIL_RATE_LIMIT_PER_MINUTE: '100000000',
       REDIS_KEY_PREFIX: `${schema}:`,
       JWT_SECRET: randomUUID() + randomUUID(),
+      INBOUND_SMTP_PORT: '0',
+      INBOUND_SMTP_HOST: '127.0.0.1',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     },

@@ -12,6 +12,17 @@ import { CreateEmailTables1763900000000 } from './migrations/1763900000000-Creat
 import { AddOAuthLogin1764000000000 } from './migrations/1764000000000-AddOAuthLogin';
 import { AddMarketing1764100000000 } from './migrations/1764100000000-AddMarketing';
 import { DeliverabilityFixes1764200000000 } from './migrations/1764200000000-DeliverabilityFixes';
+import { MailEvents1795851988923 } from './migrations/1795851988923-MailEvents';
+import { MailEventsModule } from './mail-events/mail-events.module';
+import { SuppressionsModule } from './suppressions/suppressions.module';
+import { TrackingModule } from './tracking/tracking.module';
+import { AnalyticsModule } from './analytics/analytics.module';
+import { ProviderMessageIds1795852118751 } from './migrations/1795852118751-ProviderMessageIds';
+import { InboundMessages1795852724313 } from './migrations/1795852724313-InboundMessages';
+import { SendThrottle1795853207750 } from './migrations/1795853207750-SendThrottle';
+import { InboundModule } from './inbound/inbound.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+import { SendingModule } from './sending/sending.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { DomainsModule } from './domains/domains.module';
 import { SegmentsModule } from './segments/segments.module';
@@ -23,7 +34,7 @@ import { ConfigController } from './system/config.controller';
 import { UsersModule } from './users/users.module';
 import { VerifyModule } from './verify/verify.module';
 
-export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000, DeliverabilityFixes1764200000000];
+export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000, DeliverabilityFixes1764200000000, MailEvents1795851988923, ProviderMessageIds1795852118751, InboundMessages1795852724313, SendThrottle1795853207750];
 
 @Module({})
 export class EmailApiModule {
@@ -50,6 +61,13 @@ export class EmailApiModule {
         TemplatesModule,
         SegmentsModule,
         CampaignsModule,
+        SuppressionsModule,
+        MailEventsModule,
+        TrackingModule,
+        AnalyticsModule,
+        InboundModule,
+        WebhooksModule,
+        SendingModule,
       ],
       controllers: [ConfigController],
     };

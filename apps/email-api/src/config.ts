@@ -1,5 +1,5 @@
 import { BaseConfig, RequiredInProduction } from '@platform/platform';
-import { IsBoolean, IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsEmail, IsInt, IsNumber, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export const SESSION_COOKIE = 'email_session';
 /** Dashboard session lifetime (the spec leaves it open; the anchors' platform uses 168 hours). */
@@ -97,11 +97,53 @@ export class EmailApiConfig extends BaseConfig {
   @Max(86_400)
   DOMAIN_CHECK_SECONDS = 300;
 
-  /** Campaign mails per second per project (the throttle of the fan-out; every replica shares it). */
+  /** Mails per second per project, every kind (the default of the project's send rate; every replica shares it). */
   @IsInt()
   @Min(1)
   @Max(100_000)
   EMAIL_SEND_RATE = 14;
+
+  /** The highest send rate a project may set for itself (PUT /projects/:id/sending). */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  EMAIL_SEND_RATE_MAX = 100;
+
+  /** Soft bounces of one address (within 30 days) after which it is suppressed as a hard bounce. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  SOFT_BOUNCE_LIMIT = 3;
+
+  /** Sends in the last 30 days a project needs before its bounce and complaint rates can pause it. */
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  PAUSE_MIN_SENDS = 100;
+
+  /** Hard bounces per send (last 30 days) at or above which a project is paused for review. */
+  @IsNumber()
+  @Min(0.001)
+  @Max(1)
+  PAUSE_BOUNCE_RATE = 0.1;
+
+  /** Complaints per send (last 30 days) at or above which a project is paused for review. */
+  @IsNumber()
+  @Min(0.0001)
+  @Max(1)
+  PAUSE_COMPLAINT_RATE = 0.005;
+
+  /** Clicks within this many seconds of the mail's sending are a link scanner's (flagged `scanner`). */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  SCANNER_WINDOW_SECONDS = 10;
+
+  /** Opens within this many seconds of the mail's sending are a prefetcher's (flagged `privacy_proxy`). */
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  PREFETCH_WINDOW_SECONDS = 5;
 
   /** Emails one send worker claims per round (sent over SEND_CONCURRENCY lanes, one mail in flight each). */
   @IsInt()
@@ -209,4 +251,55 @@ export class EmailApiConfig extends BaseConfig {
   @Min(60)
   @Max(30 * 86_400)
   DOMAIN_RECHECK_SECONDS = 86_400;
+
+  /**
+   * Port of the inbound SMTP receiver (bounces and feedback reports to the return paths, inbound mail
+   * to verified domains); 0: any free port (tests). The Service exposes it as `smtp` (see README).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(65_535)
+  INBOUND_SMTP_PORT = 2525;
+
+  /** Address the inbound SMTP receiver binds to. */
+  @Matches(/^[0-9a-fA-F.:]+$/, { message: 'INBOUND_SMTP_HOST must be an IP address' })
+  INBOUND_SMTP_HOST = '0.0.0.0';
+
+  /** Name the receiver gives in its greeting and EHLO answer; unset: RETURN_PATH_MX. */
+  @IsOptional()
+  @Matches(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, { message: 'INBOUND_SMTP_HOSTNAME must be a host name' })
+  INBOUND_SMTP_HOSTNAME?: string;
+
+  /** Largest message the receiver takes, in bytes (advertised as SIZE; larger: 552). */
+  @IsInt()
+  @Min(1024)
+  @Max(100 * 1024 * 1024)
+  INBOUND_MAX_BYTES = 10 * 1024 * 1024;
+
+  /**
+   * SNS topics whose notifications `POST /webhooks/ses` takes (comma-separated ARNs); unset: the
+   * webhook refuses every delivery (403), as a topic not configured here could be anybody's.
+   */
+  @IsOptional()
+  @Matches(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+(\s*,\s*arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+)*$/, { message: 'SES_SNS_TOPIC_ARNS must be a comma-separated list of SNS topic ARNs' })
+  SES_SNS_TOPIC_ARNS?: string;
+
+  /**
+   * Hosts (a regular expression over the whole host name) that may serve SNS signing certificates and
+   * subscription confirmations; always over https. Default: Amazon SNS's regional endpoints.
+   */
+  @IsString()
+  @MinLength(1)
+  SNS_CERT_HOST_PATTERN = '^sns\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?$';
+
+  /** A PEM file of extra certificate authorities trusted for the https calls to SNS (a private endpoint; tests). */
+  @IsOptional()
+  @IsString()
+  SNS_TLS_CA_FILE?: string;
+
+  /** Time limit of each call to SNS (certificate download, subscription confirmation). */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  SNS_TIMEOUT_MS = 5000;
 }

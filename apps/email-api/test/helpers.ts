@@ -16,6 +16,9 @@ export async function startEmailApi(env: Record<string, string | undefined> = {}
     // many accounts sign up from 127.0.0.1 in one test file; src/users/auth.e2e-spec.ts tests the limits
     AUTH_LIMIT_PER_IP: '100000',
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    // the inbound SMTP receiver on a free loopback port (test files run in parallel)
+    INBOUND_SMTP_PORT: '0',
+    INBOUND_SMTP_HOST: '127.0.0.1',
     ...env,
   });
   const closeApp = t.close.bind(t);

@@ -44,6 +44,19 @@ export class ProjectDirectory {
     return this.projects.rename(id, name);
   }
 
+  setTracking(id: string, enabled: boolean): Promise<Project | null> {
+    return this.projects.setTracking(id, enabled);
+  }
+
+  trackingEnabled(id: string): Promise<boolean> {
+    return this.projects.trackingEnabled(id);
+  }
+
+  /** Disables the project for review (sends and writes refused, reads and settings kept); false when it already was disabled. */
+  pauseForReview(id: string, reason: string): Promise<boolean> {
+    return this.projects.pause(id, reason);
+  }
+
   delete(id: string): Promise<boolean> {
     return this.projects.delete(id);
   }

@@ -8,6 +8,8 @@ export interface Project {
   keysRotatedAt: Date;
   disabled: boolean;
   disabledReason: string | null;
+  /** Open and click tracking of the project's mail (the pixel and rewritten links). */
+  trackingEnabled: boolean;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -11,12 +11,13 @@ interface ProjectRow {
   keys_rotated_at: Date;
   disabled: boolean;
   disabled_reason: string | null;
+  tracking_enabled: boolean;
   created_at: Date;
   updated_at: Date;
   role?: ProjectRole;
 }
 
-const COLUMNS = 'p.id, p.name, p.public_key, p.secret_key_hint, p.keys_rotated_at, p.disabled, p.disabled_reason, p.created_at, p.updated_at';
+const COLUMNS = 'p.id, p.name, p.public_key, p.secret_key_hint, p.keys_rotated_at, p.disabled, p.disabled_reason, p.tracking_enabled, p.created_at, p.updated_at';
 
 function toProject(r: ProjectRow): Project {
   return {
@@ -27,6 +28,7 @@ function toProject(r: ProjectRow): Project {
     keysRotatedAt: r.keys_rotated_at,
     disabled: r.disabled,
     disabledReason: r.disabled_reason,
+    trackingEnabled: r.tracking_enabled,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -102,6 +104,25 @@ export class ProjectsRepository {
     return row ? toProject(row) : null;
   }
 
+  /** Open and click tracking on or off for the project's future mail. */
+  async setTracking(id: string, enabled: boolean): Promise<Project | null> {
+    const row = await this.db.one<ProjectRow>(
+      `UPDATE ${this.db.table('projects')} p SET tracking_enabled = $2, updated_at = now() WHERE p.id = $1 RETURNING ${COLUMNS}`,
+      [id, enabled],
+    );
+    return row ? toProject(row) : null;
+  }
+
+  async trackingEnabled(id: string): Promise<boolean> {
+    const row = await this.db.one<{ tracking_enabled: boolean }>(`SELECT tracking_enabled FROM ${this.db.table('projects')} WHERE id = $1`, [id]);
+    return row?.tracking_enabled ?? false;
+  }
+
+  /** Disables an enabled project with the reason; answers whether it was enabled. */
+  async pause(id: string, reason: string): Promise<boolean> {
+    return (await this.db.affected(`UPDATE ${this.db.table('projects')} SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled`, [id, reason])) > 0;
+  }
+
   async delete(id: string): Promise<boolean> {
     return (await this.db.affected(`DELETE FROM ${this.db.table('projects')} WHERE id = $1`, [id])) > 0;
   }
@@ -110,7 +131,7 @@ export class ProjectsRepository {
   async wipeData(id: string): Promise<Record<string, number>> {
     return this.db.transaction(async () => {
       const counts: Record<string, number> = {};
-      for (const table of ['events', 'emails', 'contacts', 'jobs', 'idempotency_keys']) {
+      for (const table of ['mail_events', 'mail_event_rollups', 'mail_event_rollup_queue', 'events', 'emails', 'contacts', 'jobs', 'idempotency_keys']) {
         counts[table] = await this.db.affected(`DELETE FROM ${this.db.table(table)} WHERE project_id = $1`, [id]);
       }
       return counts;

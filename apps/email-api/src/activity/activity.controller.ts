@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
 import { ApiErrors, PARAM_ERRORS } from '../common/api-errors.decorator';
 import { ActivityService } from './activity.service';
-import { ACTIVITY_TYPES, ActivityPageDto, ActivityQueryDto, ActivityStatsDto, RecentCountDto, SinceQueryDto } from './dto/activity.dto';
+import { ACTIVITY_TYPES, ActivityPageDto, ActivityQueryDto, ActivityStatsDto, RecentCountDto, SinceQueryDto, UpcomingItemDto, UpcomingQueryDto } from './dto/activity.dto';
 
 @ApiTags('Activity')
 @ProjectAccess({ session: true })
@@ -13,8 +13,10 @@ export class ActivityController {
 
   @Get()
   @ApiOperation({
-    summary: 'Activity feed: tracked events and emails (queued, sent, failed, suppressed, stored), newest first',
-    description: 'Items `{id, type, title, contactId, email, data, createdAt}`; cursor pagination like GET /contacts. Emails stored without SMTP_URL appear as `email.stored` with the reason in `data.statusReason`.',
+    summary: 'Activity feed: tracked events, emails and what happened to them (delivered, opened, clicked, bounced, complained, unsubscribed, received), newest first',
+    description:
+      'Items `{id, type, title, contactId, email, emailId, campaignId, data, createdAt}`; filters `type`, `contactId`, `emailId`, `campaignId`, `since`, `until`; cursor pagination like GET /contacts. ' +
+      'Emails stored without SMTP_URL appear as `email.stored` with the reason in `data.statusReason`. Each mail event appears once (they are written once per idempotency key).',
   })
   @ApiOkResponse({ type: ActivityPageDto })
   @ApiErrors(PARAM_ERRORS, { 400: '`INVALID_CURSOR`: the cursor is not one this list returned' })
@@ -23,7 +25,7 @@ export class ActivityController {
   }
 
   @Get('stats')
-  @ApiOperation({ summary: 'Counts by type since `since` (default 30 days): `{since, total, events, emails, byType}`' })
+  @ApiOperation({ summary: 'Counts by type since `since` (default 30 days): `{since, total, events, emails, mailEvents, byType}`' })
   @ApiOkResponse({ type: ActivityStatsDto })
   @ApiErrors(PARAM_ERRORS)
   stats(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
@@ -36,6 +38,14 @@ export class ActivityController {
   @ApiErrors(PARAM_ERRORS)
   recentCount(@CurrentProject() ctx: ProjectContext, @Query() query: SinceQueryDto) {
     return this.activity.recentCount(ctx.project.id, query.since);
+  }
+
+  @Get('upcoming')
+  @ApiOperation({ summary: 'Upcoming sends: scheduled campaigns, soonest first', description: 'Items `{type: "campaign", id, name, subject, scheduledFor, audienceType}`; workflow executions will join once workflows exist.' })
+  @ApiOkResponse({ type: [UpcomingItemDto] })
+  @ApiErrors(PARAM_ERRORS)
+  upcoming(@CurrentProject() ctx: ProjectContext, @Query() query: UpcomingQueryDto) {
+    return this.activity.upcoming(ctx.project.id, query.limit);
   }
 
   @Get('types')

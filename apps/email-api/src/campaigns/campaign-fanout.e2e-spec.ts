@@ -129,6 +129,9 @@ describe('campaign sending survives its worker being killed mid-send (e2e, built
       SEND_LEASE_SECONDS: '2',
       WORKER_POLL_MS: '50',
       REDIS_URL: '',
+      // two processes of the service run at once here: the inbound SMTP receiver on a free port each
+      INBOUND_SMTP_PORT: '0',
+      INBOUND_SMTP_HOST: '127.0.0.1',
     };
     const child = spawn(process.execPath, [path.join(root, 'dist/apps/email-api/main.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d) => (output += d));

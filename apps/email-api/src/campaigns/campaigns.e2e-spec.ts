@@ -82,7 +82,25 @@ describe('campaigns (e2e)', () => {
     // RFC 8058 §4: the signature covers both one-click headers
     expect(verifyDkim(one.raw, dkimKey).h.toLowerCase().split(':')).toEqual(expect.arrayContaining(['from', 'list-unsubscribe', 'list-unsubscribe-post']));
     const stats = await t.http.get(`/campaigns/${created.body.id}/stats`).set(sk()).expect(200);
-    expect(stats.body).toEqual({ status: 'SENT', recipients: 5, queued: 0, sent: 5, delivered: 5, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0, failed: 0, cancelled: 0 });
+    expect(stats.body).toEqual({
+      status: 'SENT',
+      recipients: 5,
+      queued: 0,
+      sent: 5,
+      delivered: 5,
+      opened: 0,
+      clicked: 0,
+      bounced: 0,
+      complained: 0,
+      unsubscribed: 0,
+      failed: 0,
+      cancelled: 0,
+      opens: { total: 0, unique: 0, human: 0, humanUnique: 0, privacyProxy: 0 },
+      clicks: { total: 0, unique: 0, human: 0, humanUnique: 0, scanner: 0 },
+      openRate: 0,
+      clickRate: 0,
+      clicksPerOpen: 0,
+    });
     // one recipient unsubscribes through the one-click link of the mail
     const link = /<([^>]+)>/.exec(one.headers['list-unsubscribe'])![1].replace('https://mail.example.test/email', '');
     await t.http.post(link).send('List-Unsubscribe=One-Click').expect(200);

@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { UsageModule } from '../usage/usage.module';
 import { ContactsModule } from '../contacts/contacts.module';
 import { DomainsModule } from '../domains/domains.module';
 import { EmailsModule } from '../emails/emails.module';
+import { MailEventsModule } from '../mail-events/mail-events.module';
 import { SegmentsModule } from '../segments/segments.module';
+import { SuppressionsModule } from '../suppressions/suppressions.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { CampaignFanoutConsumer } from './campaign-fanout.consumer';
 import { CampaignMail } from './campaign-mail';
@@ -20,7 +23,7 @@ import { ReplaceCampaign } from './replace-campaign';
 import { SendCampaignTest } from './send-test';
 
 @Module({
-  imports: [ContactsModule, DomainsModule, EmailsModule, SegmentsModule, TemplatesModule],
+  imports: [ContactsModule, DomainsModule, EmailsModule, SegmentsModule, TemplatesModule, SuppressionsModule, MailEventsModule, UsageModule],
   controllers: [CampaignsController],
   providers: [
     CampaignsRepository,

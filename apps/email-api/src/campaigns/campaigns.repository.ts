@@ -112,4 +112,22 @@ export class CampaignsRepository {
     );
     return row!;
   }
+
+  /**
+   * Campaigns whose subject or body matches the placeholder pattern (null: not looked at) or whose
+   * audience condition names the condition field (or a path below it).
+   */
+  async referencing(projectId: string, pattern: string | null, field: string): Promise<Array<{ id: string; name: string; where: string[] }>> {
+    return this.db.rows(
+      `SELECT id, name, where_ AS where FROM (
+         SELECT id, name, array_remove(ARRAY[
+                  CASE WHEN $2::text IS NOT NULL AND subject ~ $2 THEN 'subject' END,
+                  CASE WHEN $2::text IS NOT NULL AND body ~ $2 THEN 'body' END,
+                  CASE WHEN audience_condition IS NOT NULL AND jsonb_path_exists(audience_condition, '$.** ? (@.field == $f || @.field starts with $p)', jsonb_build_object('f', $3::text, 'p', $3::text || '.')) THEN 'audienceCondition' END
+                ], NULL) AS where_
+           FROM ${this.table} WHERE project_id = $1
+       ) c WHERE cardinality(where_) > 0 ORDER BY name, id`,
+      [projectId, pattern, field],
+    );
+  }
 }

@@ -1,8 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { References } from '../usage/references.service';
+import { conditionField, placeholderPattern } from '../usage/usage';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { EmailCampaignBatch, Outbox } from '@platform/messaging';
-import { toCampaign, type Campaign, type CampaignRow, type CampaignStats } from './campaign';
+import { engagementRates, MailEventsService } from '../mail-events/mail-events.service';
+import { toCampaign, type Campaign, type CampaignRow } from './campaign';
 import { CampaignsRepository } from './campaigns.repository';
 
 export const campaignNotFound = () => new ApiError(404, 'CAMPAIGN_NOT_FOUND', 'Campaign not found', { suggestion: 'List the project\'s campaigns with GET /campaigns.' });
@@ -28,12 +31,19 @@ export interface CampaignInput {
  * LaunchCampaign (send or schedule), CancelCampaign, SendCampaignTest and FanOutCampaignBatch.
  */
 @Injectable()
-export class CampaignsService {
+export class CampaignsService implements OnModuleInit {
   constructor(
     private readonly transactions: Transactions,
     private readonly campaigns: CampaignsRepository,
     private readonly outbox: Outbox,
+    private readonly mailEvents: MailEventsService,
+    private readonly references: References,
   ) {}
+
+  /** Campaigns reference fields in placeholders and audience conditions, events in audience conditions. */
+  onModuleInit(): void {
+    this.references.register('campaigns', (projectId, ref) => this.campaigns.referencing(projectId, ref.kind === 'field' ? placeholderPattern(ref.name) : null, conditionField(ref)));
+  }
 
   async list(projectId: string, page: number, pageSize: number, status?: CampaignRow['status']) {
     const { rows, total } = await this.campaigns.page(projectId, pageSize, (page - 1) * pageSize, status);
@@ -61,9 +71,12 @@ export class CampaignsService {
     });
   }
 
-  async stats(projectId: string, id: string): Promise<CampaignStats & { status: string }> {
+  /** Counts of the mails, with opens and clicks from the mail events (totals, uniques, human figures) and the rates. */
+  async stats(projectId: string, id: string) {
     const row = await this.row(projectId, id);
-    return { status: row.status, ...(await this.campaigns.stats(id)) };
+    const [counts, engagement] = await Promise.all([this.campaigns.stats(id), this.mailEvents.engagement([id])]);
+    const e = engagement.get(id)!;
+    return { status: row.status, ...counts, opened: e.opens.humanUnique, clicked: e.clicks.humanUnique, ...e, ...engagementRates(e, counts.delivered) };
   }
 
   /** Scheduler: a due SCHEDULED campaign starts sending; a stalled fan-out is enqueued again. */

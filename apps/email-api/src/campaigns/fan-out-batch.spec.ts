@@ -6,7 +6,7 @@ import { FANOUT_BATCH, FanOutCampaignBatch } from './fan-out-batch';
 
 const contact = (n: number) => ({ id: `cnt_${String(n).padStart(4, '0')}`, email: `c${n}@x.test`, subscribed: true, data: { n } });
 
-function setup(row: CampaignRow | null, available: number) {
+function setup(row: CampaignRow | null, available: number, suppressedEmails: string[] = []) {
   const { transactions, state } = fakeTransactions();
   const inTx = () => state.open > 0;
   const { rows, calls } = fakeCampaignRows(row);
@@ -22,7 +22,13 @@ function setup(row: CampaignRow | null, available: number) {
     flush: () => void events.push(`flush(inTransaction=${inTx()})`),
   };
   const links = { url: (id: string) => `https://mail.test/u/${id}` } as unknown as UnsubscribeLinks;
-  const fanOut = new FanOutCampaignBatch(transactions, rows, segments as never, new CampaignMail(links), queue as never, outbox);
+  const suppressions = {
+    blocking: async (projectId: string, emails: string[], kind: string) => {
+      expect([projectId, kind]).toEqual([PROJECT, 'MARKETING']);
+      return new Map(emails.filter((e) => suppressedEmails.includes(e)).map((e) => [e, { email: e, reason: 'complaint', source: 'api', createdAt: new Date() }]));
+    },
+  };
+  const fanOut = new FanOutCampaignBatch(transactions, rows, segments as never, new CampaignMail(links), queue as never, outbox, suppressions as never);
   return { fanOut, calls, enqueued, asked, batches, events };
 }
 
@@ -46,6 +52,13 @@ describe('FanOutCampaignBatch', () => {
     await fanOut.execute(CAMPAIGN, 1);
     expect(calls[1]).toEqual(['advance', CAMPAIGN, 'cnt_0003', 2, true]);
     expect(enqueued).toEqual([]);
+  });
+
+  it('skips suppressed addresses and still moves the cursor past them', async () => {
+    const { fanOut, calls, batches } = setup(campaignRow({ status: 'SENDING' }), 4, ['c2@x.test', 'c4@x.test']);
+    await fanOut.execute(CAMPAIGN, 1);
+    expect(batches[0].mails.map((m) => m.to)).toEqual(['c1@x.test', 'c3@x.test']);
+    expect(calls[1]).toEqual(['advance', CAMPAIGN, 'cnt_0004', 1, true]);
   });
 
   it('ends an empty fan-out without moving the cursor', async () => {

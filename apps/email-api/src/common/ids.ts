@@ -10,7 +10,7 @@ const POOL_BYTES = ID_BYTES * 128;
 let pool = Buffer.alloc(0);
 let offset = 0;
 
-export type IdPrefix = 'cnt' | 'evt' | 'eml' | 'job';
+export type IdPrefix = 'cnt' | 'evt' | 'eml' | 'job' | 'mev';
 
 /** The shape of an id made by {@link newId}, as a regular expression source (for the OpenAPI `pattern` of response ids). */
 export function idPattern(prefix: IdPrefix): string {

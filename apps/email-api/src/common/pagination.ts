@@ -21,12 +21,13 @@ export function encodeCursor(k: Keyset): string {
 /** Ids of paged rows: `cnt_…`, `evt_…`, `eml_…` (see common/ids.ts). */
 const ROW_ID = /^[a-z]{3}_[0-9a-z]{1,64}$/;
 
-export function decodeCursor(cursor: string | undefined): Keyset | null {
+/** `idPattern`: what the keyset's second part looks like (row ids by default; another list's key, e.g. an email). */
+export function decodeCursor(cursor: string | undefined, idPattern: RegExp = ROW_ID): Keyset | null {
   if (cursor === undefined || cursor === '') return null;
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
     const createdAt = new Date(String(at));
-    if (typeof at !== 'string' || typeof id !== 'string' || !ROW_ID.test(id) || Number.isNaN(createdAt.getTime())) throw new Error('bad cursor');
+    if (typeof at !== 'string' || typeof id !== 'string' || !idPattern.test(id) || Number.isNaN(createdAt.getTime())) throw new Error('bad cursor');
     return { createdAt, id };
   } catch {
     throw new ApiError(400, 'INVALID_CURSOR', 'The cursor is not valid', {

@@ -85,7 +85,7 @@ export class ContactsController {
   }
 
   @Get('fields/:field/usage')
-  @ApiOperation({ summary: 'Where a custom field is used (contacts holding it)' })
+  @ApiOperation({ summary: 'Where a custom field is used: contacts holding it, and the segments, templates and campaigns referencing it (and where)' })
   @ApiOkResponse({ type: FieldUsageDto })
   @ApiErrors(PARAM_ERRORS, STANDARD_FIELD)
   fieldUsage(@CurrentProject() ctx: ProjectContext, @Param('field') field: string) {

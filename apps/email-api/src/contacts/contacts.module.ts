@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module';
+import { UsageModule } from '../usage/usage.module';
 import { ContactJobsService } from './contact-jobs.service';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
@@ -7,7 +8,7 @@ import { ContactsService } from './contacts.service';
 import { SubscriptionEvents } from './subscription-events';
 
 @Module({
-  imports: [JobsModule],
+  imports: [JobsModule, UsageModule],
   controllers: [ContactsController],
   providers: [ContactsRepository, ContactsService, ContactJobsService, SubscriptionEvents],
   exports: [ContactsService, SubscriptionEvents],

@@ -1,3 +1,4 @@
+import { References } from '../usage/references.service';
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError, type FieldError } from '@platform/errors';
@@ -53,6 +54,7 @@ export class ContactsService {
     private readonly transactions: Transactions,
     private readonly contacts: ContactsRepository,
     private readonly subscriptions: SubscriptionEvents,
+    private readonly references: References,
   ) {}
 
   async list(projectId: string, query: { limit?: number; cursor?: string; search?: string }): Promise<CursorPage<Contact>> {
@@ -188,13 +190,14 @@ export class ContactsService {
   }
 
   /**
-   * Where a custom field is used. Part 1 has no segments, templates or workflows yet, so the
-   * references are the contacts holding it; parts 2 and 3 add the resources that can reference it.
+   * Where a custom field is used: the contacts holding it, and the segment conditions, template
+   * subjects and bodies, campaign subjects, bodies and audience conditions that reference it.
    */
-  async fieldUsage(projectId: string, field: string): Promise<{ field: string; contacts: number; inUse: boolean }> {
+  async fieldUsage(projectId: string, field: string) {
     const name = customFieldName(field);
-    const contacts = await this.contacts.countWithField(projectId, name);
-    return { field: name, contacts, inUse: contacts > 0 };
+    const [contacts, references] = await Promise.all([this.contacts.countWithField(projectId, name), this.references.find(projectId, { kind: 'field', name })]);
+    const referenced = Object.values(references).some((list) => list.length > 0);
+    return { field: name, contacts, inUse: contacts > 0 || referenced, references };
   }
 
   async deleteField(projectId: string, field: string): Promise<{ field: string; contactsUpdated: number }> {

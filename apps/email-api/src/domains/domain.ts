@@ -6,7 +6,7 @@ export interface DnsRecord {
   value: string;
   priority?: number;
   /** What the record is for. */
-  purpose: 'DKIM' | 'SPF' | 'RETURN_PATH' | 'DMARC';
+  purpose: 'DKIM' | 'SPF' | 'RETURN_PATH' | 'DMARC' | 'INBOUND';
   /** Verification needs it (DMARC is advice). */
   required: boolean;
 }
@@ -53,7 +53,12 @@ export interface DomainRow {
 
 export const RETURN_PATH_LABEL = 'bounce';
 
-/** The DNS records a domain publishes: DKIM, SPF, the return path (MX + SPF TXT), DMARC advice. */
+/**
+ * The DNS records a domain publishes: DKIM, SPF, the return path (MX + SPF TXT), DMARC advice, and
+ * the optional MX of the domain itself for receiving its mail here (inbound mail; not required:
+ * publishing it sends all of the domain's mail to this service, so only for a domain or subdomain
+ * whose mail should land here).
+ */
 export function dnsRecords(row: Pick<DomainRow, 'domain' | 'dkim_selector' | 'dkim_public_key'>, spfInclude: string, returnPathMx: string): DnsRecord[] {
   const spf = `v=spf1 include:${spfInclude} ~all`;
   const returnPath = `${RETURN_PATH_LABEL}.${row.domain}`;
@@ -63,6 +68,7 @@ export function dnsRecords(row: Pick<DomainRow, 'domain' | 'dkim_selector' | 'dk
     { type: 'MX', name: returnPath, value: returnPathMx, priority: 10, purpose: 'RETURN_PATH', required: true },
     { type: 'TXT', name: returnPath, value: spf, purpose: 'RETURN_PATH', required: true },
     { type: 'TXT', name: `_dmarc.${row.domain}`, value: `v=DMARC1; p=none; rua=mailto:dmarc@${row.domain}`, purpose: 'DMARC', required: false },
+    { type: 'MX', name: row.domain, value: returnPathMx, priority: 10, purpose: 'INBOUND', required: false },
   ];
 }
 

@@ -46,6 +46,7 @@ describe('domains (e2e): DNS records, verification, DKIM', () => {
       { type: 'MX', name: 'bounce.news.acme.test', value: 'feedback.platform.test', priority: 10, purpose: 'RETURN_PATH', required: true },
       { type: 'TXT', name: 'bounce.news.acme.test', value: 'v=spf1 include:_spf.platform.test ~all', purpose: 'RETURN_PATH', required: true },
       { type: 'TXT', name: '_dmarc.news.acme.test', value: 'v=DMARC1; p=none; rua=mailto:dmarc@news.acme.test', purpose: 'DMARC', required: false },
+      { type: 'MX', name: 'news.acme.test', value: 'feedback.platform.test', priority: 10, purpose: 'INBOUND', required: false },
     ]);
     // the private key is stored encrypted, never in the clear
     const db = t.app.get(DomainsRepository);

@@ -32,6 +32,12 @@ export class DomainsRepository {
     return this.db.one<DomainRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND domain = $2 AND status = 'verified'`, [projectId, domain]);
   }
 
+  /** The projects that verified this domain (or still have it, degraded): where its inbound mail goes. */
+  async projectsReceiving(domain: string): Promise<string[]> {
+    const rows = await this.db.rows<{ project_id: string }>(`SELECT project_id FROM ${this.table} WHERE domain = $1 AND status IN ('verified', 'degraded') ORDER BY created_at`, [domain]);
+    return rows.map((r) => r.project_id);
+  }
+
   /** The project's domain of that name whatever its status (the sender check of /v1/send). */
   findByName(projectId: string, domain: string): Promise<DomainRow | null> {
     return this.db.one<DomainRow>(`SELECT * FROM ${this.table} WHERE project_id = $1 AND domain = $2`, [projectId, domain]);

@@ -113,6 +113,11 @@ export class DomainsService {
     this.dkimCache.clear();
   }
 
+  /** The projects whose verified (or degraded) domain this is: inbound mail for it goes to them. */
+  projectsReceivingMailFor(domain: string): Promise<string[]> {
+    return this.domains.projectsReceiving(domain.toLowerCase());
+  }
+
   /**
    * The verified domain of a sender address, locked against deletion for the open transaction;
    * else 422 `VALIDATION_ERROR` on `field`.

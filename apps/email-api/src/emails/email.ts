@@ -29,6 +29,10 @@ export interface NewEmail {
   data: Record<string, unknown> | null;
   /** The template the mail was made from (POST /v1/send with `template`). */
   templateId?: string | null;
+  /** Made in advance when the HTML must name the mail (tracking); generated otherwise. */
+  id?: string;
+  /** The links of a tracked mail (a click redirects only to these). */
+  links?: string[] | null;
 }
 
 export interface EmailRow {
@@ -50,6 +54,9 @@ export interface EmailRow {
   data: Record<string, unknown> | null;
   message_id: string | null;
   campaign_id: string | null;
+  /** Send order within a project: 1 transactional and platform mail, 5 workflow, 10 campaign (generated from `source`). */
+  priority?: number;
+  next_attempt_at?: Date;
   attempts: number;
   sent_at: Date | null;
   created_at: Date;

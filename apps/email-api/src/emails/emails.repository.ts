@@ -13,10 +13,10 @@ export class EmailsRepository {
 
   async insert(e: NewEmail): Promise<EmailRow> {
     const row = await this.db.one<EmailRow>(
-      `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, from_name, reply_to, subject, html, headers, attachments, data, template_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16::jsonb, $17) RETURNING *`,
+      `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, from_name, reply_to, subject, html, headers, attachments, data, template_id, links)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16::jsonb, $17, $18::text[]) RETURNING *`,
       [
-        newId('eml'),
+        e.id ?? newId('eml'),
         e.projectId,
         e.contactId,
         e.kind,
@@ -33,6 +33,7 @@ export class EmailsRepository {
         JSON.stringify(e.attachments),
         e.data ? JSON.stringify(e.data) : null,
         e.templateId ?? null,
+        e.links ?? null,
       ],
     );
     return row!;
@@ -51,16 +52,107 @@ export class EmailsRepository {
   }
 
   /**
+   * Claims due queued mail under each project's send throttle (see throttle.ts), in one transaction:
+   * the due mails of each project with queued mail (a skip scan over `emails_queue_idx`, then up to
+   * `limit` per project in priority order: transactional, workflow, campaign; FOR UPDATE SKIP LOCKED),
+   * the projects' token buckets (locked, refilled, rate taken from `projects.send_rate` or
+   * `defaultRate`), `allocate`'s grants taken from them, and the granted mails leased. Mail without a
+   * project (the platform's own) is not throttled. Answers the claimed rows, by priority and due time.
+   */
+  async claimThrottled(
+    limit: number,
+    leaseSeconds: number,
+    defaultRate: number,
+    allocate: (wanted: Map<string, number>, tokens: Map<string, number>, limit: number) => Map<string, number>,
+    refill: (tokens: number, rate: number, elapsedSeconds: number) => number,
+  ): Promise<EmailRow[]> {
+    const platform = await this.db.claimDue<EmailRow>({
+      table: this.table,
+      where: `status = 'QUEUED' AND project_id IS NULL AND next_attempt_at <= now()`,
+      orderBy: 'next_attempt_at ASC',
+      limit,
+      lease: { column: 'claimed_until', seconds: leaseSeconds },
+      set: 'attempts = attempts + 1',
+    });
+    const room = limit - platform.length;
+    if (room <= 0) return platform;
+    const claimed = await this.db.transaction(async () => {
+      const due = await this.db.rows<{ id: string; project_id: string }>(
+        `WITH RECURSIVE p AS (
+           (SELECT project_id FROM ${this.table} WHERE status = 'QUEUED' AND project_id IS NOT NULL ORDER BY project_id LIMIT 1)
+           UNION ALL
+           SELECT (SELECT e.project_id FROM ${this.table} e WHERE e.status = 'QUEUED' AND e.project_id > p.project_id ORDER BY e.project_id LIMIT 1)
+             FROM p WHERE p.project_id IS NOT NULL
+         )
+         SELECT c.id, c.project_id FROM p CROSS JOIN LATERAL (
+           SELECT e.id, e.project_id FROM ${this.table} e
+            WHERE e.project_id = p.project_id AND e.status = 'QUEUED' AND e.next_attempt_at <= now() AND (e.claimed_until IS NULL OR e.claimed_until <= now())
+            ORDER BY e.priority, e.next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
+         ) c
+         WHERE p.project_id IS NOT NULL`,
+        [room],
+      );
+      if (!due.length) return [];
+      const wanted = new Map<string, number>();
+      for (const d of due) wanted.set(d.project_id, (wanted.get(d.project_id) ?? 0) + 1);
+      const buckets = await this.db.rows<{ project_id: string; tokens: number; rate: number; elapsed: number; now: Date }>(
+        `INSERT INTO ${this.db.table('send_buckets')} AS b (project_id, tokens, rate, refilled_at)
+         SELECT p.id, greatest(coalesce(p.send_rate, $2::float8), 1), coalesce(p.send_rate, $2::float8), clock_timestamp()
+           FROM ${this.db.table('projects')} p WHERE p.id = ANY($1::uuid[])
+         ON CONFLICT (project_id) DO UPDATE SET rate = EXCLUDED.rate
+         RETURNING b.project_id, b.tokens, b.rate, extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 AS elapsed, clock_timestamp() AS now`,
+        [[...wanted.keys()], defaultRate],
+      );
+      const tokens = new Map(buckets.map((b) => [b.project_id, refill(b.tokens, b.rate, b.elapsed)]));
+      const grants = allocate(wanted, tokens, room);
+      await this.db.affected(
+        `UPDATE ${this.db.table('send_buckets')} b SET tokens = u.tokens, refilled_at = u.at
+           FROM unnest($1::uuid[], $2::float8[], $3::timestamptz[]) AS u(project_id, tokens, at) WHERE b.project_id = u.project_id`,
+        [buckets.map((b) => b.project_id), buckets.map((b) => tokens.get(b.project_id)! - (grants.get(b.project_id) ?? 0)), buckets.map((b) => b.now)],
+      );
+      const taken = new Map(grants);
+      const ids = due.filter((d) => {
+        const left = taken.get(d.project_id) ?? 0;
+        if (left <= 0) return false;
+        taken.set(d.project_id, left - 1);
+        return true;
+      });
+      if (!ids.length) return [];
+      return this.db.rows<EmailRow>(
+        `UPDATE ${this.table} SET claimed_until = now() + make_interval(secs => $2::float8), attempts = attempts + 1 WHERE id = ANY($1::text[]) RETURNING *`,
+        [ids.map((d) => d.id), leaseSeconds],
+      );
+    });
+    claimed.sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0) || (a.next_attempt_at?.getTime() ?? 0) - (b.next_attempt_at?.getTime() ?? 0));
+    return [...platform, ...claimed];
+  }
+
+  /**
    * Marks the mails of a hand-over round SENT in one statement (the send worker's group commit);
    * `atCommit` ends their data on the SMTP connections in the step that writes the COMMIT
    * (Database.commitWith).
    */
   async markSentMany(sent: Array<{ id: string; messageId: string }>, atCommit: () => void): Promise<void> {
     if (!sent.length) return;
+    // The same statement appends each project mail's `send` event (idempotency key `send:<email id>`)
+    // and queues its count for the rollups.
+    const s = this.db.schema;
     await this.db.commitWith(
-      `UPDATE ${this.table} e SET status = 'SENT', message_id = s.message_id, sent_at = now(), status_reason = NULL, claimed_until = NULL, updated_at = now()
-         FROM unnest($1::text[], $2::text[]) AS s(id, message_id) WHERE e.id = s.id`,
-      [sent.map((x) => x.id), sent.map((x) => x.messageId)],
+      `WITH sent AS (
+         UPDATE ${this.table} e SET status = 'SENT', message_id = s.message_id, sent_at = now(), status_reason = NULL, claimed_until = NULL, updated_at = now()
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS s(id, message_id, event_id) WHERE e.id = s.id
+         RETURNING e.id, e.project_id, e.contact_id, e.campaign_id, e.workflow_execution_id, lower(coalesce(substring(e.to_email from '<([^<>]+)>$'), e.to_email)) AS recipient, s.event_id
+       ),
+       ins AS (
+         INSERT INTO ${s}.mail_events (id, project_id, email_id, contact_id, campaign_id, workflow_execution_id, type, recipient, source, idempotency_key)
+         SELECT sent.event_id, sent.project_id, sent.id, sent.contact_id, sent.campaign_id, sent.workflow_execution_id, 'send', sent.recipient, 'smtp', 'send:' || sent.id
+           FROM sent WHERE sent.project_id IS NOT NULL
+         ON CONFLICT (project_id, idempotency_key) DO NOTHING
+         RETURNING project_id, type, created_at
+       )
+       INSERT INTO ${s}.mail_event_rollup_queue (project_id, bucket, type, human)
+       SELECT ins.project_id, date_bin('15 minutes', ins.created_at, timestamptz '2000-01-01 00:00:00+00'), ins.type, true FROM ins`,
+      [sent.map((x) => x.id), sent.map((x) => x.messageId), sent.map(() => newId('mev'))],
       atCommit,
     );
   }
@@ -102,14 +194,15 @@ export class EmailsRepository {
     templateId: string | null,
     status: 'QUEUED' | 'STORED',
     statusReason: string | null,
-    mails: Array<{ contactId: string; to: string; from: string; subject: string; html: string; headers: Record<string, string>; sendAt: Date }>,
+    mails: Array<{ id?: string; contactId: string; to: string; from: string; subject: string; html: string; headers: Record<string, string>; sendAt: Date; links?: string[] | null }>,
   ): Promise<number> {
     if (!mails.length) return 0;
     const rows = await this.db.rows(
-      `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, subject, html, headers, campaign_id, template_id, next_attempt_at)
-       SELECT m.id, $1, m.contact_id, 'MARKETING', 'CAMPAIGN', $3, $4, m.to_email, m.from_email, m.subject, m.html, m.headers::jsonb, $2, $5, m.send_at
-         FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])
-              AS m(id, contact_id, to_email, from_email, subject, html, headers, send_at)
+      `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, subject, html, headers, campaign_id, template_id, next_attempt_at, links)
+       SELECT m.id, $1, m.contact_id, 'MARKETING', 'CAMPAIGN', $3, $4, m.to_email, m.from_email, m.subject, m.html, m.headers::jsonb, $2, $5, m.send_at,
+              CASE WHEN m.links IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(m.links::jsonb)) END
+         FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[], $14::text[])
+              AS m(id, contact_id, to_email, from_email, subject, html, headers, send_at, links)
        ON CONFLICT (campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING RETURNING id`,
       [
         projectId,
@@ -117,7 +210,7 @@ export class EmailsRepository {
         status,
         statusReason,
         templateId,
-        mails.map(() => newId('eml')),
+        mails.map((m) => m.id ?? newId('eml')),
         mails.map((m) => m.contactId),
         mails.map((m) => m.to),
         mails.map((m) => m.from),
@@ -125,23 +218,26 @@ export class EmailsRepository {
         mails.map((m) => m.html),
         mails.map((m) => JSON.stringify(m.headers)),
         mails.map((m) => m.sendAt),
+        mails.map((m) => (m.links ? JSON.stringify(m.links) : null)),
       ],
     );
     return rows.length;
   }
 
   /**
-   * The project's send throttle: reserves `count` consecutive slots of 1/rate seconds on the
-   * project's clock (shared by every replica through the row) and answers the first slot.
+   * The pacing of a campaign: reserves `count` consecutive slots of 1/rate seconds on the project's
+   * clock (shared by every replica through the row; the rate is the project's `send_rate`, else
+   * `defaultPerSecond`) and answers the first slot and the rate.
    */
-  async reserveSlots(projectId: string, count: number, perSecond: number): Promise<Date> {
-    const row = await this.db.one<{ start: Date }>(
-      `INSERT INTO ${this.db.table('send_clock')} AS k (project_id, next_slot) VALUES ($1, clock_timestamp() + make_interval(secs => $2::float8 / $3::float8))
-       ON CONFLICT (project_id) DO UPDATE SET next_slot = greatest(k.next_slot, clock_timestamp()) + make_interval(secs => $2::float8 / $3::float8)
-       RETURNING next_slot - make_interval(secs => $2::float8 / $3::float8) AS start`,
-      [projectId, count, perSecond],
+  async reserveSlots(projectId: string, count: number, defaultPerSecond: number): Promise<{ start: Date; perSecond: number }> {
+    const row = await this.db.one<{ start: Date; rate: number }>(
+      `WITH r AS (SELECT coalesce((SELECT send_rate FROM ${this.db.table('projects')} WHERE id = $1), $3::float8) AS rate)
+       INSERT INTO ${this.db.table('send_clock')} AS k (project_id, next_slot) SELECT $1, clock_timestamp() + make_interval(secs => $2::float8 / r.rate) FROM r
+       ON CONFLICT (project_id) DO UPDATE SET next_slot = greatest(k.next_slot, clock_timestamp()) + make_interval(secs => $2::float8 / (SELECT rate FROM r))
+       RETURNING next_slot - make_interval(secs => $2::float8 / (SELECT rate FROM r)) AS start, (SELECT rate FROM r) AS rate`,
+      [projectId, count, defaultPerSecond],
     );
-    return row!.start;
+    return { start: row!.start, perSecond: row!.rate };
   }
 
   /** Campaign mails not yet handed to SMTP become CANCELLED (cancel). */
@@ -168,5 +264,29 @@ export class EmailsRepository {
     if (!ids.length) return new Set();
     const rows = await this.db.rows<{ id: string }>(`SELECT id FROM ${this.db.table('campaigns')} WHERE id = ANY($1::uuid[]) AND status = 'CANCELLED'`, [ids]);
     return new Set(rows.map((r) => r.id));
+  }
+
+  /** Stores the ids the outgoing SMTP server gave the mails in its acceptance (`250 Ok <id>`). */
+  async setProviderMessageIds(rows: Array<{ id: string; providerMessageId: string }>): Promise<void> {
+    if (!rows.length) return;
+    await this.db.affected(
+      `UPDATE ${this.table} e SET provider_message_id = r.pid FROM unnest($1::text[], $2::text[]) AS r(id, pid) WHERE e.id = r.id`,
+      [rows.map((r) => r.id), rows.map((r) => r.providerMessageId)],
+    );
+  }
+
+  /** What the feedback loop needs of sent mails: project, recipient, sender. */
+  findSent(ids: string[]): Promise<Array<{ id: string; project_id: string | null; to_email: string; from_email: string; message_id: string | null }>> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.db.rows(`SELECT id, project_id, to_email, from_email, message_id FROM ${this.table} WHERE id = ANY($1::text[])`, [ids]);
+  }
+
+  /** The mail the outgoing SMTP server knows by this id (the newest, should a provider reuse ids). */
+  async findByProviderMessageId(providerMessageId: string): Promise<string | null> {
+    const row = await this.db.one<{ id: string }>(
+      `SELECT id FROM ${this.table} WHERE provider_message_id = $1 ORDER BY created_at DESC LIMIT 1`,
+      [providerMessageId],
+    );
+    return row?.id ?? null;
   }
 }

@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { ProjectDirectory } from '../access/project-directory.service';
+import { newId } from '../common/ids';
 import { EmailApiConfig } from '../config';
+import { TrackingLinks } from '../tracking/tracking-links';
 import { NOT_SENT_NO_SMTP, type EmailRow, type NewEmail } from './email';
 import { EmailsRepository } from './emails.repository';
 import { SendWorker } from './send.worker';
@@ -26,36 +29,54 @@ export class MailQueue {
     private readonly smtp: SmtpTransport,
     private readonly worker: SendWorker,
     private readonly config: EmailApiConfig,
+    private readonly projects: ProjectDirectory,
+    private readonly tracking: TrackingLinks,
   ) {}
 
   get smtpConfigured(): boolean {
     return this.smtp.configured;
   }
 
+  /**
+   * Mail of a project that tracks opens and clicks (and is not suppressed) gets tracked links and
+   * the open pixel; the platform's own mail never does.
+   */
   async enqueue(email: Omit<NewEmail, 'status' | 'statusReason'>, suppressedReason?: string): Promise<EmailRow> {
     const status = suppressedReason ? 'SUPPRESSED' : this.smtp.configured ? 'QUEUED' : 'STORED';
     const reason = suppressedReason ?? (status === 'STORED' ? NOT_SENT_NO_SMTP : null);
-    return this.emails.insert({ ...email, status, statusReason: reason });
+    let tracked: Partial<Pick<NewEmail, 'id' | 'html' | 'links'>> = {};
+    if (!suppressedReason && email.projectId && email.kind !== 'SYSTEM' && (await this.projects.trackingEnabled(email.projectId))) {
+      const id = newId('eml');
+      tracked = { id, ...this.tracking.apply(id, email.html) };
+    }
+    return this.emails.insert({ ...email, ...tracked, status, statusReason: reason });
   }
 
   /**
    * One batch of a campaign's mails, in the open transaction: QUEUED on consecutive slots of the
-   * project's throttle clock (EMAIL_SEND_RATE mails a second, shared by every replica), or STORED
+   * project's clock (its send rate, else EMAIL_SEND_RATE mails a second, shared by every replica: the
+   * campaign's pacing; the send worker's token bucket enforces the rate for all mail), or STORED
    * without SMTP_URL. A contact that already has this campaign's mail is skipped, so a batch run
    * twice sends nothing twice. Answers how many mails were written.
    */
   async enqueueCampaignBatch(projectId: string, campaign: { id: string; templateId: string | null }, mails: CampaignMailItem[]): Promise<number> {
-    const perSecond = this.config.EMAIL_SEND_RATE;
     const queued = this.smtp.configured;
-    const start = queued ? await this.emails.reserveSlots(projectId, mails.length || 1, perSecond) : new Date();
-    const step = 1000 / perSecond;
+    const slots = queued ? await this.emails.reserveSlots(projectId, mails.length || 1, this.config.EMAIL_SEND_RATE) : { start: new Date(), perSecond: this.config.EMAIL_SEND_RATE };
+    const start = slots.start;
+    const step = 1000 / slots.perSecond;
+    const track = mails.length > 0 && (await this.projects.trackingEnabled(projectId));
     return this.emails.insertCampaignBatch(
       projectId,
       campaign.id,
       campaign.templateId,
       queued ? 'QUEUED' : 'STORED',
       queued ? null : NOT_SENT_NO_SMTP,
-      mails.map((m, i) => ({ ...m, sendAt: new Date(start.getTime() + i * step) })),
+      mails.map((m, i) => {
+        const sendAt = new Date(start.getTime() + i * step);
+        if (!track) return { ...m, sendAt };
+        const id = newId('eml');
+        return { ...m, id, sendAt, ...this.tracking.apply(id, m.html) };
+      }),
     );
   }
 

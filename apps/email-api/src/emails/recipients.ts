@@ -67,3 +67,9 @@ export function parseHeaders(headers: Record<string, unknown> | undefined, error
   }
   return out;
 }
+
+/** The address of a stored recipient (`"Ada" <ada@example.com>` or `ada@example.com`), lower-cased. */
+export function recipientAddress(to: string): string {
+  const m = /<([^<>]+)>$/.exec(to);
+  return (m ? m[1] : to).trim().toLowerCase();
+}

@@ -12,11 +12,13 @@ import { renderTemplate } from './render';
 import { UnsubscribeLinks } from './unsubscribe-links';
 import { TemplatesService } from '../templates/templates.service';
 import { DomainsService } from '../domains/domains.service';
+import { suppressedReasonText } from '../suppressions/suppression';
+import { SuppressionsService } from '../suppressions/suppressions.service';
 
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 
 export interface SendResult {
-  emails: Array<{ contact: { id: string; email: string }; email: string; status: string }>;
+  emails: Array<{ contact: { id: string; email: string }; email: string; status: string; suppression?: { reason: string; source: string; since: string } }>;
   timestamp: string;
   /** `queued`: the send worker delivers through SMTP_URL; `stored`: SMTP_URL is unset, nothing was sent. */
   delivery: 'queued' | 'stored';
@@ -34,6 +36,7 @@ export class SendService {
     private readonly links: UnsubscribeLinks,
     private readonly templates: TemplatesService,
     private readonly domains: DomainsService,
+    private readonly suppressions: SuppressionsService,
   ) {}
 
   /** Checks everything that class-validator cannot; throws 422 with field errors. */
@@ -44,6 +47,7 @@ export class SendService {
     parseHeaders(dto.headers, errors);
     const bytes = (dto.attachments ?? []).reduce((n, a) => n + Buffer.byteLength(a.content, 'base64'), 0);
     if (bytes > MAX_ATTACHMENT_BYTES) errors.push({ field: 'attachments', message: 'attachments exceed 10 MB in total', code: 'too_big' });
+    if (dto.bypassSuppression && dto.type === 'marketing') errors.push({ field: 'bypassSuppression', message: 'bypassSuppression is for transactional email only', code: 'not_allowed' });
     if (errors.length) throw new ApiError(422, 'VALIDATION_ERROR', 'Validation failed', { errors, suggestion: 'Fix the fields listed in error.errors and retry.' });
     assertDataKeys(dto.data);
   }
@@ -73,7 +77,10 @@ export class SendService {
       ...(a.disposition ? { disposition: a.disposition } : {}),
     }));
     const out: SendResult['emails'] = [];
+    // Suppressed addresses get a SUPPRESSED record and never reach SMTP (see suppressionApplies).
+    const suppressed = await this.suppressions.blocking(projectId, recipients.map((r) => r.email), marketing ? 'MARKETING' : 'TRANSACTIONAL', dto.bypassSuppression ?? false);
     for (const to of recipients) {
+      const suppression = suppressed.get(to.email.toLowerCase());
       const { contact } = await this.contacts.record(projectId, to.email, { subscribed: dto.subscribed, defaultSubscribed: false, patch: dataPatch(dto.data) }, correlationId);
       const unsubscribeUrl = this.links.url(contact.id);
       const vars = { ...contact.data, ...(dto.data ?? {}), data: { ...contact.data, ...(dto.data ?? {}) }, email: contact.email, id: contact.id, subscribed: contact.subscribed, name: to.name ?? contact.data['name'], unsubscribeUrl, manageUrl: unsubscribeUrl };
@@ -99,9 +106,14 @@ export class SendService {
           data: dto.data ?? null,
           templateId: template?.id ?? null,
         },
-        marketing && !contact.subscribed ? 'The contact is unsubscribed: marketing email is not sent to it' : undefined,
+        suppression ? suppressedReasonText(suppression) : marketing && !contact.subscribed ? 'The contact is unsubscribed: marketing email is not sent to it' : undefined,
       );
-      out.push({ contact: { id: contact.id, email: contact.email }, email: email.id, status: email.status });
+      out.push({
+        contact: { id: contact.id, email: contact.email },
+        email: email.id,
+        status: email.status,
+        ...(suppression ? { suppression: { reason: suppression.reason, source: suppression.source, since: suppression.createdAt.toISOString() } } : {}),
+      });
     }
     const stored = !this.queue.smtpConfigured;
     return {

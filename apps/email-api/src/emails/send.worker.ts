@@ -1,9 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PollingWorker } from '@platform/database';
 import { EmailApiConfig } from '../config';
+import { MailEventsService } from '../mail-events/mail-events.service';
+import { suppressedReasonText } from '../suppressions/suppression';
+import { SuppressionsService } from '../suppressions/suppressions.service';
+import { recipientAddress } from './recipients';
 import type { EmailRow } from './email';
 import { EmailsRepository } from './emails.repository';
 import { GroupCommit } from './group-commit';
+import { providerMessageId } from '../webhooks/provider-message-id';
+import { allocate, refill } from './throttle';
 import { DeliveryError } from './smtp-sessions';
 import { SmtpTransport } from './smtp.transport';
 
@@ -15,8 +21,8 @@ interface HandedOverMail {
 }
 
 /**
- * Sends queued emails through SMTP_URL: claims due rows with `claimDue` (FOR UPDATE SKIP LOCKED, a
- * lease), sends them, and marks them SENT, or retries with exponential backoff (30 s doubling, up to
+ * Sends queued emails through SMTP_URL: claims due rows under each project's send throttle (FOR
+ * UPDATE SKIP LOCKED, a lease, a token bucket per project, transactional first: throttle.ts), sends them, and marks them SENT, or retries with exponential backoff (30 s doubling, up to
  * SEND_MAX_ATTEMPTS), then FAILED. Every replica runs it; each email goes to one sender. Permanent
  * SMTP refusals (5xx) fail at once. Off when SMTP_URL is unset (nothing is queued then).
  *
@@ -36,15 +42,19 @@ interface HandedOverMail {
 export class SendWorker extends PollingWorker {
   protected readonly logger = new Logger('SendWorker');
   private readonly handedOver: GroupCommit<HandedOverMail>;
+  private readonly providerIds: GroupCommit<{ id: string; providerMessageId: string }>;
 
   constructor(
     private readonly emails: EmailsRepository,
     private readonly smtp: SmtpTransport,
     private readonly config: EmailApiConfig,
+    private readonly suppressions: SuppressionsService,
+    private readonly mailEvents: MailEventsService,
   ) {
     super(config.WORKER_POLL_MS);
     // The round's end-of-data lines go out in the step that writes its COMMIT.
     this.handedOver = new GroupCommit((round) => this.emails.markSentMany(round, () => round.forEach((r) => r.endData())));
+    this.providerIds = new GroupCommit((rows) => this.emails.setProviderMessageIds(rows));
   }
 
   protected override enabled(): boolean {
@@ -52,14 +62,19 @@ export class SendWorker extends PollingWorker {
   }
 
   protected async tick(): Promise<number> {
-    const claimed = await this.emails.claim(this.config.SEND_BATCH, this.config.SEND_LEASE_SECONDS);
+    // Due mail under each project's throttle, transactional before workflow before campaign (throttle.ts).
+    const claimed = await this.emails.claimThrottled(this.config.SEND_BATCH, this.config.SEND_LEASE_SECONDS, this.config.EMAIL_SEND_RATE, allocate, refill);
     // Mails of a campaign cancelled since they were queued are not handed to SMTP.
     const cancelled = await this.emails.cancelledCampaigns([...new Set(claimed.map((e) => e.campaign_id).filter((id): id is string => id !== null))]);
     // Marketing mail queued before its contact unsubscribed is not sent either.
     const unsubscribed = await this.emails.unsubscribedContacts(claimed.filter((e) => e.kind === 'MARKETING' && e.contact_id).map((e) => e.contact_id!));
+    // Marketing mail waits for its throttle slot: an address suppressed meanwhile gets none.
+    const suppressed = await this.suppressions.blockingMarketing(claimed.filter((e) => e.kind === 'MARKETING' && e.project_id).map((e) => ({ projectId: e.project_id!, email: recipientAddress(e.to_email) })));
     const due: typeof claimed = [];
     for (const e of claimed) {
+      const suppression = e.kind === 'MARKETING' && e.project_id ? suppressed.get(`${e.project_id} ${recipientAddress(e.to_email)}`) : undefined;
       if (e.campaign_id && cancelled.has(e.campaign_id)) await this.emails.markCancelled(e.id, 'The campaign was cancelled before this mail was handed to SMTP');
+      else if (suppression) await this.emails.markSuppressed(e.id, suppressedReasonText(suppression));
       else if (e.kind === 'MARKETING' && e.contact_id && unsubscribed.has(e.contact_id)) await this.emails.markSuppressed(e.id, 'The contact unsubscribed before this mail was sent');
       else due.push(e);
     }
@@ -68,11 +83,16 @@ export class SendWorker extends PollingWorker {
     const lane = async (): Promise<void> => {
       while (failure === undefined && next < due.length) {
         const email = due[next++];
+        let reply: string;
         try {
-          await this.smtp.send(email, (messageId, endData) => this.handedOver.add({ id: email.id, messageId, endData }));
+          reply = await this.smtp.send(email, (messageId, endData) => this.handedOver.add({ id: email.id, messageId, endData }));
         } catch (err) {
           await this.notSent(email, err as Error);
+          continue;
         }
+        // The server's own id of the mail (provider webhooks name mails by it); the mail is sent whatever becomes of this record.
+        const providerId = providerMessageId(reply);
+        if (providerId) await this.providerIds.add({ id: email.id, providerMessageId: providerId }).catch((err: Error) => this.logger.warn(`email ${email.id}: provider message id not stored: ${err.message}`));
       }
     };
     // A lane that cannot record stops all of them: what they claimed comes back after the lease.
@@ -96,6 +116,8 @@ export class SendWorker extends PollingWorker {
     if (permanent || email.attempts >= this.config.SEND_MAX_ATTEMPTS) {
       this.logger.warn(`email ${email.id} failed for good: ${reason}`);
       await this.emails.markFailed(email.id, reason, permanent);
+      // A permanent refusal is a hard bounce: recorded once, and the address suppressed.
+      if (permanent) await this.mailEvents.record({ type: 'bounce', bounceType: 'hard', emailId: email.id, idempotencyKey: `smtp:${email.id}`, source: 'smtp', data: { diagnostic: reason } });
     } else {
       await this.emails.markRetry(email.id, reason, 30 * 2 ** (email.attempts - 1));
     }

@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { EmailApiConfig } from '../config';
 import { DomainsService } from '../domains/domains.service';
-import { RETURN_PATH_LABEL } from '../domains/domain';
+import { returnPathOf } from '../inbound/verp';
 import type { EmailRow } from './email';
 import { MimeBuilder } from './mime-builder';
 import { SmtpSessions } from './smtp-sessions';
@@ -26,20 +26,20 @@ export class SmtpTransport implements OnApplicationShutdown {
   }
 
   /**
-   * Sends one stored email; resolves once the server accepted it, throws a DeliveryError
+   * Sends one stored email; resolves with the server's acceptance reply once it accepted it, throws a DeliveryError
    * otherwise. `handOver(messageId, endData)` records the mail as handed over and ends
    * its data together with the record's commit (SmtpSessions); it runs once the message is on the
    * socket. Mail from a verified domain of the project is DKIM-signed
    * with that domain's key; bounces go to the domain's return path `bounce.<domain>`. The message is
    * built and signed off the event loop (MimeBuilder).
    */
-  async send(email: EmailRow, handOver: (messageId: string, endData: () => void) => Promise<void>): Promise<void> {
+  async send(email: EmailRow, handOver: (messageId: string, endData: () => void) => Promise<void>): Promise<string> {
     if (!this.sessions) throw new Error('SMTP_URL is not configured');
     const dkim = await this.domains.dkimFor(email.project_id, email.from_email);
     const messageId = `<${email.id}@${dkim?.domainName ?? 'email-api'}>`;
     const built = await this.mime.build(
       {
-        ...(dkim ? { envelope: { from: `bounces+${email.id}@${RETURN_PATH_LABEL}.${dkim.domainName}`, to: /<([^>]+)>\s*$/.exec(email.to_email)?.[1] ?? email.to_email } } : {}),
+        ...(dkim ? { envelope: { from: returnPathOf(email.id, dkim.domainName), to: /<([^>]+)>\s*$/.exec(email.to_email)?.[1] ?? email.to_email } } : {}),
         messageId,
         from: email.from_name ? { name: email.from_name, address: email.from_email } : email.from_email,
         to: email.to_email,
@@ -57,7 +57,8 @@ export class SmtpTransport implements OnApplicationShutdown {
       },
       dkim,
     );
-    await this.sessions.deliver({ from: built.envelope.from || email.from_email, to: built.envelope.to }, built.raw, (endData) => handOver(messageId, endData));
+    // The server's acceptance reply (it may name the server's own id of the mail: providerMessageId).
+    return this.sessions.deliver({ from: built.envelope.from || email.from_email, to: built.envelope.to }, built.raw, (endData) => handOver(messageId, endData));
   }
 
   onApplicationShutdown(): void {

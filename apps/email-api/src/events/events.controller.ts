@@ -46,7 +46,7 @@ export class EventsController {
   }
 
   @Get(':eventName/usage')
-  @ApiOperation({ summary: 'Where an event name is used: count, distinct contacts, firstSeen, lastSeen' })
+  @ApiOperation({ summary: 'Where an event name is used: count, distinct contacts, firstSeen, lastSeen, and the segments and campaigns referencing it (404 when never tracked and not referenced)' })
   @ApiOkResponse({ type: EventUsageDto })
   @ApiErrors(PARAM_ERRORS, EVENT_NOT_FOUND)
   usage(@CurrentProject() ctx: ProjectContext, @Param('eventName') name: string) {

@@ -1,3 +1,4 @@
+import { References } from '../usage/references.service';
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { DEFAULT_LIMIT } from '../common/list-query.dto';
@@ -10,6 +11,7 @@ export class EventsService {
   constructor(
     private readonly events: EventsRepository,
     private readonly contacts: ContactsService,
+    private readonly references: References,
   ) {}
 
   async recent(projectId: string, query: { limit?: number; cursor?: string; name?: string }) {
@@ -39,13 +41,15 @@ export class EventsService {
   }
 
   /**
-   * Where an event name is used. Part 1 knows the events themselves (count, contacts, first and
-   * last time); the workflows and segments of parts 2 and 3 add their references here.
+   * Where an event name is used: the events themselves (count, contacts, first and last time) and
+   * the segment conditions and campaign audience conditions that reference it (workflow triggers
+   * join once workflows exist). 404 when it was never tracked and nothing references it.
    */
   async usage(projectId: string, name: string) {
-    const usage = await this.events.usage(projectId, name);
-    if (usage.count === 0) throw eventNotFound(name);
-    return { name, ...usage };
+    const [usage, references] = await Promise.all([this.events.usage(projectId, name), this.references.find(projectId, { kind: 'event', name })]);
+    const referenced = Object.values(references).some((list) => list.length > 0);
+    if (usage.count === 0 && !referenced) throw eventNotFound(name);
+    return { name, ...usage, inUse: usage.count > 0 || referenced, references };
   }
 
   async deleteByName(projectId: string, name: string): Promise<{ name: string; deleted: number }> {

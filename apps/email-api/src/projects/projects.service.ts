@@ -17,6 +17,7 @@ export function projectView(p: Project, role?: ProjectRole) {
     keysRotatedAt: p.keysRotatedAt,
     disabled: p.disabled,
     disabledReason: p.disabledReason,
+    trackingEnabled: p.trackingEnabled,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
     ...(role ? { role } : {}),
@@ -47,8 +48,11 @@ export class ProjectsService {
     return { ...projectView(project, 'OWNER'), secretKey: keys.secretKey };
   }
 
-  async rename(ctx: ProjectContext, name: string) {
-    const project = await this.projects.rename(ctx.project.id, name);
+  /** `{name?, trackingEnabled?}`: what is given changes. */
+  async update(ctx: ProjectContext, change: { name?: string; trackingEnabled?: boolean }) {
+    let project: Project | null = ctx.project;
+    if (change.name !== undefined) project = await this.projects.rename(ctx.project.id, change.name);
+    if (project && change.trackingEnabled !== undefined) project = await this.projects.setTracking(ctx.project.id, change.trackingEnabled);
     if (!project) throw projectNotFound();
     return projectView(project, ctx.role);
   }

@@ -47,6 +47,8 @@ describe('rate limit: requests per minute per project (e2e)', () => {
         REDIS_KEY_PREFIX: t.redis.prefix,
         EMAIL_RATE_LIMIT_PER_MINUTE: '5',
         JWT_SECRET: t.config.JWT_SECRET,
+        INBOUND_SMTP_PORT: '0',
+        INBOUND_SMTP_HOST: '127.0.0.1',
       });
       try {
         const { project } = await newProject(t);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { UsageModule } from '../usage/usage.module';
 import { ContactsModule } from '../contacts/contacts.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { AudienceRepository } from './audience.repository';
@@ -7,7 +8,7 @@ import { SegmentsRepository } from './segments.repository';
 import { SegmentsService } from './segments.service';
 
 @Module({
-  imports: [ContactsModule, JobsModule],
+  imports: [ContactsModule, JobsModule, UsageModule],
   controllers: [SegmentsController],
   providers: [SegmentsRepository, AudienceRepository, SegmentsService],
   exports: [SegmentsService],

@@ -81,4 +81,14 @@ export class SegmentsRepository {
     if (!contactIds.length) return 0;
     return this.db.affected(`UPDATE ${this.members} SET exited_at = now() WHERE segment_id = $1 AND contact_id = ANY($2::text[]) AND exited_at IS NULL`, [segmentId, contactIds]);
   }
+
+  /** Segments whose condition names this condition field (or a path below it). */
+  async referencing(projectId: string, field: string): Promise<Array<{ id: string; name: string }>> {
+    return this.db.rows(
+      `SELECT id, name FROM ${this.table}
+        WHERE project_id = $1 AND condition IS NOT NULL AND jsonb_path_exists(condition, '$.** ? (@.field == $f || @.field starts with $p)', jsonb_build_object('f', $2::text, 'p', $2::text || '.'))
+        ORDER BY name, id`,
+      [projectId, field],
+    );
+  }
 }

@@ -1,4 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { References } from '../usage/references.service';
+import { conditionField } from '../usage/usage';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { EmailApiConfig } from '../config';
@@ -57,10 +59,14 @@ export class SegmentsService implements OnModuleInit {
     private readonly contacts: ContactsService,
     private readonly jobs: JobsService,
     private readonly config: EmailApiConfig,
+    private readonly references: References,
   ) {}
 
   onModuleInit(): void {
     this.jobs.register('SEGMENT_COMPUTE', (job) => this.runComputeJob(job));
+    this.references.register('segments', async (projectId, ref) =>
+      (await this.segments.referencing(projectId, conditionField(ref))).map((r) => ({ ...r, where: ['condition'] })),
+    );
   }
 
   async list(projectId: string): Promise<Segment[]> {

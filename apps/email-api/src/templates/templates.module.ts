@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { UsageModule } from '../usage/usage.module';
 import { DomainsModule } from '../domains/domains.module';
 import { TemplatesController } from './templates.controller';
 import { TemplatesRepository } from './templates.repository';
 import { TemplatesService } from './templates.service';
 
 @Module({
-  imports: [DomainsModule],
+  imports: [DomainsModule, UsageModule],
   controllers: [TemplatesController],
   providers: [TemplatesRepository, TemplatesService],
   exports: [TemplatesService],

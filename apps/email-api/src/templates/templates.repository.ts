@@ -66,4 +66,13 @@ export class TemplatesRepository {
       [id],
     );
   }
+
+  /** Templates whose subject or body matches the placeholder pattern (PostgreSQL regular expression). */
+  async referencing(projectId: string, pattern: string): Promise<Array<{ id: string; name: string; where: string[] }>> {
+    return this.db.rows(
+      `SELECT id, name, array_remove(ARRAY[CASE WHEN subject ~ $2 THEN 'subject' END, CASE WHEN body ~ $2 THEN 'body' END], NULL) AS where
+         FROM ${this.db.table('templates')} WHERE project_id = $1 AND (subject ~ $2 OR body ~ $2) ORDER BY name, id`,
+      [projectId, pattern],
+    );
+  }
 }

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { References } from '../usage/references.service';
+import { placeholderPattern } from '../usage/usage';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { DomainsService } from '../domains/domains.service';
@@ -14,12 +16,18 @@ export interface TemplateFields {
 }
 
 @Injectable()
-export class TemplatesService {
+export class TemplatesService implements OnModuleInit {
   constructor(
     private readonly transactions: Transactions,
     private readonly templates: TemplatesRepository,
     private readonly domains: DomainsService,
+    private readonly references: References,
   ) {}
+
+  /** Templates reference custom fields in placeholders (events never). */
+  onModuleInit(): void {
+    this.references.register('templates', async (projectId, ref) => (ref.kind === 'field' ? this.templates.referencing(projectId, placeholderPattern(ref.name)) : []));
+  }
 
   async list(projectId: string): Promise<Template[]> {
     return (await this.templates.list(projectId)).map(toTemplate);

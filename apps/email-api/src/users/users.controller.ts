@@ -53,11 +53,11 @@ export class UsersController {
 
   @Patch('projects/:id')
   @OWN(MANAGERS)
-  @ApiOperation({ summary: 'Rename (OWNER or ADMIN)' })
+  @ApiOperation({ summary: 'Rename, switch open and click tracking (OWNER or ADMIN)', description: 'Body `{name?, trackingEnabled?}`; fields left out keep their value.' })
   @ApiOkResponse({ type: ProjectDto })
   @ApiErrors(JSON_BODY_ERRORS)
   update(@CurrentProject() ctx: ProjectContext, @Body() body: UpdateProjectDto) {
-    return this.projects.rename(ctx, body.name);
+    return this.projects.update(ctx, body);
   }
 
   @Delete('projects/:id')

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDate, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsDate, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CursorPageDto } from '../../common/dto/cursor-page.dto';
 import { idPattern } from '../../common/ids';
 import { CursorQueryDto } from '../../common/list-query.dto';
@@ -16,6 +16,58 @@ export class ActivityQueryDto extends CursorQueryDto {
   @IsOptional()
   @Matches(/^cnt_[0-9a-z]+$/, { message: 'contactId must be a contact id (cnt_…)' })
   contactId?: string;
+
+  @ApiPropertyOptional({ description: 'Only this email and its events (opens, clicks, bounces…)' })
+  @IsOptional()
+  @Matches(/^eml_[0-9a-z]+$/, { message: 'emailId must be an email id (eml_…)' })
+  emailId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only the mails of this campaign and their events' })
+  @IsOptional()
+  @IsUUID()
+  campaignId?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only items at or after this time' })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  since?: Date;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only items before this time' })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  until?: Date;
+}
+
+export class UpcomingQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+}
+
+export class UpcomingItemDto {
+  @ApiProperty({ enum: ['campaign'], description: 'What is upcoming (scheduled campaigns; workflow executions do not exist yet)' })
+  type: 'campaign';
+
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty()
+  subject: string;
+
+  @ApiProperty({ format: 'date-time' })
+  scheduledFor: string;
+
+  @ApiProperty({ enum: ['ALL', 'SEGMENT', 'FILTERED'] })
+  audienceType: string;
 }
 
 export class SinceQueryDto {
@@ -27,13 +79,34 @@ export class SinceQueryDto {
 }
 
 /** The activity types this part records (GET /activity/types lists those present in the project). */
-export const ACTIVITY_TYPES = ['event', 'email.queued', 'email.sending', 'email.sent', 'email.failed', 'email.suppressed', 'email.stored'] as const;
+export const ACTIVITY_TYPES = [
+  'event',
+  'email.queued',
+  'email.sending',
+  'email.sent',
+  'email.failed',
+  'email.suppressed',
+  'email.stored',
+  'email.cancelled',
+  'email.delivered',
+  'email.opened',
+  'email.clicked',
+  'email.bounced',
+  'email.complained',
+  'email.unsubscribed',
+  'email.received',
+] as const;
 
 export class ActivityItemDto {
-  @ApiProperty({ pattern: '^(evt|eml)_[0-9a-z]{20}$', example: 'evt_0a1b2c3d4e5f6g7h8i9j', description: 'The event (`evt_…`) or email (`eml_…`) id' })
+  @ApiProperty({ pattern: '^(evt|eml|mev)_[0-9a-z]{20}$', example: 'evt_0a1b2c3d4e5f6g7h8i9j', description: 'The event (`evt_…`), email (`eml_…`) or mail event (`mev_…`) id' })
   id: string;
 
-  @ApiProperty({ enum: ACTIVITY_TYPES, description: '`event` for a tracked event, `email.<status>` for an email' })
+  @ApiProperty({
+    enum: ACTIVITY_TYPES,
+    description:
+      '`event` for a tracked event; `email.<status>` for an email (queued … cancelled); a mail event: `email.delivered|opened|clicked|bounced|complained|unsubscribed|received` ' +
+      '(its `data`: `source`, `human` (false for privacy-proxy opens and scanner clicks, with `flag`), `url` of a click, `bounceType`, and what the report carried)',
+  })
   type: (typeof ACTIVITY_TYPES)[number];
 
   @ApiProperty({ example: 'signed_up', description: 'The event name, or the email subject' })
@@ -42,15 +115,21 @@ export class ActivityItemDto {
   @ApiProperty({ type: String, nullable: true, pattern: idPattern('cnt'), example: 'cnt_0a1b2c3d4e5f6g7h8i9j' })
   contactId: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: 'ada@example.com', description: 'The contact\'s email (events) or the recipient address (emails)' })
+  @ApiProperty({ type: String, nullable: true, example: 'ada@example.com', description: 'The contact\'s email (events) or the recipient address (emails, mail events; the sender of inbound mail)' })
   email: string | null;
+
+  @ApiProperty({ type: String, nullable: true, pattern: idPattern('eml'), description: 'The email (emails and their events)' })
+  emailId: string | null;
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'The campaign of the email' })
+  campaignId: string | null;
 
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
     nullable: true,
     example: { status: 'STORED', statusReason: 'SMTP_URL is not configured', kind: 'TRANSACTIONAL', source: 'API', from: 'no-reply@email.localhost', sentAt: null, messageId: null },
-    description: 'Events: their properties (null when none). Emails: `{status, statusReason, kind, source, from, sentAt, messageId}`',
+    description: 'Events: their properties (null when none). Emails: `{status, statusReason, kind, source, from, sentAt, messageId}`. Mail events: `{source, human, flag?, url?, bounceType?, …}`',
   })
   data: Record<string, unknown> | null;
 
@@ -72,6 +151,9 @@ export class ActivityStatsDto {
 
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Emails (every status)' })
   emails: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Mail events (deliveries, opens, clicks, bounces, complaints, unsubscribes, inbound mail; sends are the emails themselves)' })
+  mailEvents: number;
 
   @ApiProperty({
     type: 'object',

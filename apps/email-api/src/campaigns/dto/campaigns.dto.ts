@@ -115,6 +115,32 @@ export class CampaignDto {
 
 export class CampaignPageDto extends PageDto(CampaignDto) {}
 
+export class OpenCountsDto {
+  @ApiProperty({ description: 'Every open event, flagged ones too' })
+  total: number;
+  @ApiProperty({ description: 'Mails opened at least once (any open)' })
+  unique: number;
+  @ApiProperty({ description: 'Opens not flagged as a privacy proxy' })
+  human: number;
+  @ApiProperty({ description: 'Mails opened by a person at least once' })
+  humanUnique: number;
+  @ApiProperty({ description: 'Opens flagged `privacy_proxy` (Apple Mail Privacy Protection, image prefetchers, fetches right after sending)' })
+  privacyProxy: number;
+}
+
+export class ClickCountsDto {
+  @ApiProperty({ description: 'Every click event, flagged ones too' })
+  total: number;
+  @ApiProperty({ description: 'Mails with at least one click' })
+  unique: number;
+  @ApiProperty({ description: 'Clicks by a person: no scanner flag and no click on another link of the mail within 2 s' })
+  human: number;
+  @ApiProperty({ description: 'Mails clicked by a person at least once' })
+  humanUnique: number;
+  @ApiProperty({ description: 'Clicks left out of the human figures (scanners: HEAD requests, known scanner agents, within seconds of sending, every link at once)' })
+  scanner: number;
+}
+
 export class CampaignStatsDto {
   @ApiProperty({ enum: STATUSES })
   status: string;
@@ -126,9 +152,9 @@ export class CampaignStatsDto {
   sent: number;
   @ApiProperty({ description: 'Sent and not bounced' })
   delivered: number;
-  @ApiProperty({ description: 'Opened (recorded by open tracking)' })
+  @ApiProperty({ description: 'Mails opened by a person (= opens.humanUnique): privacy-proxy opens left out' })
   opened: number;
-  @ApiProperty({ description: 'Clicked (recorded by click tracking)' })
+  @ApiProperty({ description: 'Mails with a click by a person (= clicks.humanUnique): scanner clicks left out' })
   clicked: number;
   @ApiProperty({ description: 'Bounced: refused for good by the SMTP server (5xx) at send time, or bounced later (a delivery status notification or a provider event)' })
   bounced: number;
@@ -140,7 +166,19 @@ export class CampaignStatsDto {
   failed: number;
   @ApiProperty({ description: 'Not sent: the campaign was cancelled before the mail was handed to SMTP (status CANCELLED; never counted as bounced)' })
   cancelled: number;
+  @ApiProperty({ type: OpenCountsDto, description: 'Open events (the tracking pixel)' })
+  opens: OpenCountsDto;
+  @ApiProperty({ type: ClickCountsDto, description: 'Click events (the tracked links)' })
+  clicks: ClickCountsDto;
+  @ApiProperty({ description: 'opens.humanUnique / delivered (0 with nothing delivered), 4 decimals' })
+  openRate: number;
+  @ApiProperty({ description: 'clicks.humanUnique / delivered, 4 decimals' })
+  clickRate: number;
+  @ApiProperty({ description: 'Clicks per open: clicks.humanUnique / opens.humanUnique (the click-to-open rate), 4 decimals' })
+  clicksPerOpen: number;
 }
+
+
 
 export class CampaignTestResultDto {
   @ApiProperty()

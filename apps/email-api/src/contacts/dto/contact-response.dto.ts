@@ -1,3 +1,4 @@
+import { ReferencesDto } from '../../common/dto/references.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CursorPageDto } from '../../common/dto/cursor-page.dto';
 import { idPattern } from '../../common/ids';
@@ -123,8 +124,11 @@ export class FieldUsageDto {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Contacts holding the field' })
   contacts: number;
 
-  @ApiProperty({ description: '`contacts > 0`' })
+  @ApiProperty({ description: 'Held by a contact or referenced anywhere' })
   inUse: boolean;
+
+  @ApiProperty({ type: ReferencesDto, description: 'Where the field is referenced' })
+  references: ReferencesDto;
 }
 
 export class FieldDeletedDto {

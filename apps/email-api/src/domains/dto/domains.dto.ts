@@ -18,7 +18,10 @@ export class DnsRecordDto {
   value: string;
   @ApiPropertyOptional({ description: 'MX records only', example: 10 })
   priority?: number;
-  @ApiProperty({ enum: ['DKIM', 'SPF', 'RETURN_PATH', 'DMARC'], description: 'DKIM signature key, SPF of the domain, return path (bounce host: MX and SPF), DMARC advice' })
+  @ApiProperty({
+    enum: ['DKIM', 'SPF', 'RETURN_PATH', 'DMARC', 'INBOUND'],
+    description: 'DKIM signature key, SPF of the domain, return path (bounce host: MX and SPF), DMARC advice, INBOUND: the MX that receives the domain\'s mail here (optional; publish it only for a domain whose mail should land in this service)',
+  })
   purpose: string;
   @ApiProperty({ description: 'Needed for verification (DMARC is advice, not required)' })
   required: boolean;

@@ -9,6 +9,17 @@ class SentContactDto {
   email: string;
 }
 
+class SentSuppressionDto {
+  @ApiProperty({ enum: ['hard_bounce', 'complaint', 'unsubscribe', 'manual'] })
+  reason: string;
+
+  @ApiProperty({ example: 'smtp-dsn' })
+  source: string;
+
+  @ApiProperty({ format: 'date-time' })
+  since: string;
+}
+
 class SentEmailDto {
   @ApiProperty({ type: SentContactDto, description: 'The recipient\'s contact (created when new)' })
   contact: SentContactDto;
@@ -18,9 +29,14 @@ class SentEmailDto {
 
   @ApiProperty({
     enum: ['QUEUED', 'STORED', 'SUPPRESSED'],
-    description: 'QUEUED: the worker sends it through SMTP_URL (then SENT or FAILED in the activity feed); STORED: SMTP_URL is unset, kept unsent; SUPPRESSED: marketing email to an unsubscribed contact, not sent',
+    description:
+      'QUEUED: the worker sends it through SMTP_URL (then SENT or FAILED in the activity feed); STORED: SMTP_URL is unset, kept unsent; ' +
+      'SUPPRESSED: not sent, never handed to SMTP — the address is on the suppression list (`suppression` says why) or it is marketing email to an unsubscribed contact',
   })
   status: 'QUEUED' | 'STORED' | 'SUPPRESSED';
+
+  @ApiPropertyOptional({ type: SentSuppressionDto, description: 'Only when the address is on the project\'s suppression list and the mail was not sent' })
+  suppression?: SentSuppressionDto;
 }
 
 /** `data` of POST /v1/send (`SendResult`). */

@@ -128,4 +128,14 @@ export class SendEmailDto {
   @IsOptional()
   @IsIn(['transactional', 'marketing'])
   type?: 'transactional' | 'marketing';
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Transactional mail the recipient asked for (a password reset, a sign-in link): sent even to an address suppressed for a complaint or by hand. ' +
+      'A hard-bounced address still gets nothing (it does not exist). Refused (422) with `type: "marketing"`.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  bypassSuppression?: boolean;
 }

@@ -1,3 +1,4 @@
+import { ReferencesDto } from '../../common/dto/references.dto';
 import { ApiProperty } from '@nestjs/swagger';
 import { CursorPageDto } from '../../common/dto/cursor-page.dto';
 import { idPattern } from '../../common/ids';
@@ -70,9 +71,27 @@ export class EventNameDto {
   lastSeen: string;
 }
 
-export class EventUsageDto extends EventNameDto {
+export class EventUsageDto {
+  @ApiProperty({ example: 'signed_up' })
+  name: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Events tracked with the name (0 when only referenced)' })
+  count: number;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  firstSeen: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  lastSeen: string | null;
+
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Distinct contacts with the event' })
   contacts: number;
+
+  @ApiProperty({ description: 'Tracked at least once or referenced anywhere' })
+  inUse: boolean;
+
+  @ApiProperty({ type: ReferencesDto, description: 'Where the name is referenced (segment conditions, campaign audience conditions; `templates` is always empty)' })
+  references: ReferencesDto;
 }
 
 export class EventsDeletedDto {

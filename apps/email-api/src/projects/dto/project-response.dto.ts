@@ -24,8 +24,11 @@ abstract class ProjectFieldsDto {
   @ApiProperty({ description: 'A disabled project answers 403 PROJECT_DISABLED to its keys and members' })
   disabled: boolean;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, description: 'Why; `paused for review: …` when the bounce or complaint rate crossed its threshold' })
   disabledReason: string | null;
+
+  @ApiProperty({ description: 'Open and click tracking of the project\'s mail (PATCH /users/@me/projects/:id `trackingEnabled`)' })
+  trackingEnabled: boolean;
 
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
@@ -109,6 +112,9 @@ export class ProjectSecurityDto {
 }
 
 class WipedRowsDto {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Mail events (sends, opens, clicks, bounces…); the suppression list is kept' }) mail_events: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Quarter-hour rollups of the mail events' }) mail_event_rollups: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Mail-event counts not yet in the rollups' }) mail_event_rollup_queue: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) events: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) emails: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) contacts: number;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { PROJECT_ROLES, type ProjectRole } from '../../access/roles';
 
 export class CreateProjectDto {
@@ -12,7 +12,20 @@ export class CreateProjectDto {
   name: string;
 }
 
-export class UpdateProjectDto extends CreateProjectDto {}
+export class UpdateProjectDto {
+  @ApiPropertyOptional({ example: 'My product' })
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'Open and click tracking of mail queued from now on (the pixel and rewritten links); default true' })
+  @IsOptional()
+  @IsBoolean()
+  trackingEnabled?: boolean;
+}
 
 export class ResetProjectDto {
   @ApiProperty({ description: 'The exact project name, confirming the irreversible wipe' })

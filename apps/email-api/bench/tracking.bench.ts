@@ -1,0 +1,221 @@
+/**
+ * email-api benchmark suite for `npm run bench`: the open pixel (`GET /t/o/:token`) and the click
+ * redirect (`GET /t/c/:token`) in requests per second, next to a bare Node server answering the
+ * same GIF and 302 on loopback in the same run (same load generator, same connections); and
+ * `GET /analytics/timeseries` p95 over a project holding 1,000,000 mail events, next to the bare
+ * server's p95 for the same sequence of requests.
+ *
+ * Every pixel and redirect request is recorded (key-less public path: verify the signed token; the
+ * redirect reads its link with one prepared statement; the hits are written in batches, one prepared
+ * statement each that reads the mails, inserts the events, stamps the mails and queues the rollup
+ * counts). No event may be lost: the events stored must equal the answers, or the suite throws.
+ */
+import { Database } from '@platform/database';
+import { startBenchService, type BenchMeasurement } from '@platform/bench';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { emailApiService } from '../src/service';
+import { MailEventsService } from '../src/mail-events/mail-events.service';
+import { TrackingLinks } from '../src/tracking/tracking-links';
+
+export interface EmailTrackingBenchOptions {
+  /** Requests per load run (default 5000). */
+  requests?: number;
+  /** Concurrent connections (default 20). */
+  connections?: number;
+  /** Mail events in the analytics project (default 1,000,000). */
+  events?: number;
+  /** Time-series requests measured (default 100). */
+  queries?: number;
+  databaseUrl?: string;
+}
+
+interface AutocannonResult {
+  latency: { p50: number; p99: number; average: number };
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+interface AutocannonInstance {
+  on(event: 'response', listener: () => void): void;
+}
+type Autocannon = (opts: Record<string, unknown>, done: (err: Error | null, result: AutocannonResult) => void) => AutocannonInstance;
+// autocannon ships no type declarations; the shape used here is declared above.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as Autocannon;
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+/** The baseline: a bare Node server answering the pixel and the redirect as the service does, without a database. */
+async function startBareServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith('/t/c/')) {
+      res.writeHead(302, { location: 'https://shop.example.test/a', 'cache-control': 'no-store', 'content-length': 0 });
+      res.end();
+    } else if (req.url?.startsWith('/t/o/')) {
+      res.writeHead(200, { 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0', 'content-length': GIF.length });
+      res.end(GIF);
+    } else {
+      const body = JSON.stringify({ interval: 'hour', points: [] });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function json(url: string, init: RequestInit = {}): Promise<{ body: any; headers: Headers }> {
+  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${text}`);
+  return { body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+/** `amount` GETs over `connections`, timed from the start to the last answer. */
+async function load(url: string, amount: number, connections: number, headers: Record<string, string> = {}) {
+  const started = performance.now();
+  let last = started;
+  const result = await new Promise<AutocannonResult>((resolve, reject) => {
+    const run = autocannon({ url, method: 'GET', connections, amount, headers }, (err, done) => (err ? reject(err) : resolve(done)));
+    run.on('response', () => (last = performance.now()));
+  });
+  return { ...result, seconds: (last - started) / 1000 };
+}
+
+const answered = (r: AutocannonResult, status: number) => r.statusCodeStats[String(status)]?.count ?? 0;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export async function runEmailTrackingBench(opts: EmailTrackingBenchOptions = {}): Promise<BenchMeasurement[]> {
+  const requests = opts.requests ?? 5000;
+  const connections = opts.connections ?? 20;
+  const events = opts.events ?? 1_000_000;
+  const queries = opts.queries ?? 100;
+  const tag = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  // No SMTP_URL: the mails are stored (tracked all the same), nothing leaves the machine.
+  const bench = await startBenchService(
+    emailApiService,
+    { EMAIL_RATE_LIMIT_PER_MINUTE: '100000000', REDIS_KEY_PREFIX: `${tag}:`, JWT_SECRET: randomUUID() + randomUUID(), PREFETCH_WINDOW_SECONDS: '0', SCANNER_WINDOW_SECONDS: '0', INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1' },
+    opts.databaseUrl,
+  );
+  const { service } = bench;
+  const bare = await startBareServer();
+  try {
+    const signup = await json(`${service.url}/auth/signup`, { method: 'POST', body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }) });
+    const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
+    const project = (await json(`${service.url}/users/@me/projects`, { method: 'POST', headers: { cookie }, body: JSON.stringify({ name: 'bench' }) })).body as { id: string; secretKey: string };
+    const auth = { authorization: `Bearer ${project.secretKey}` };
+    const sent = (await json(`${service.url}/v1/send`, { method: 'POST', headers: auth, body: JSON.stringify({ to: 'reader@example.com', subject: 'Hi', body: '<p>Hi</p><a href="https://shop.example.test/a">A</a>' }) })).body;
+    const emailId = sent.data.emails[0].email as string;
+    const tokens = service.app.get(TrackingLinks).tokens;
+    const db = service.app.get(Database);
+    const stored = async (type: string) =>
+      (await db.rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${db.table('mail_events')} WHERE email_id = $1 AND type = $2`, [emailId, type]))[0].n;
+
+    const ua = { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15' };
+    const openPath = `/t/o/${tokens.open(emailId)}`;
+    const clickPath = `/t/c/${tokens.click(emailId, 0)}`;
+    // warm-up (pools, prepared statements, JIT), not counted
+    await load(`${service.url}${openPath}`, 300, connections, ua);
+    await load(`${service.url}${clickPath}`, 300, connections, ua);
+    await service.app.get(MailEventsService).flushTracking();
+    const opensBefore = await stored('open');
+    const clicksBefore = await stored('click');
+
+    const baseOpen = await load(`${bare.url}${openPath}`, requests, connections, ua);
+    const open = await load(`${service.url}${openPath}`, requests, connections, ua);
+    const baseClick = await load(`${bare.url}${clickPath}`, requests, connections, ua);
+    const click = await load(`${service.url}${clickPath}`, requests, connections, ua);
+    await service.app.get(MailEventsService).flushTracking();
+    const opens = (await stored('open')) - opensBefore;
+    const clicks = (await stored('click')) - clicksBefore;
+    if (opens !== answered(open, 200) || answered(open, 200) !== requests) throw new Error(`bench: ${answered(open, 200)} pixel answers, ${opens} opens stored, of ${requests}`);
+    if (clicks !== answered(click, 302) || answered(click, 302) !== requests) throw new Error(`bench: ${answered(click, 302)} redirects, ${clicks} clicks stored, of ${requests}`);
+
+    // 1,000,000 mail events over the last 30 days, straight into the tables (the rollups as the
+    // statements maintain them), then the hourly series of those 30 days in a zone with a half-hour offset.
+    const to = new Date();
+    const from = new Date(to.getTime() - 30 * 24 * 3_600_000);
+    for (let done = 0; done < events; done += 100_000) {
+      const n = Math.min(100_000, events - done);
+      await db.rows(
+        `INSERT INTO ${db.table('mail_events')} (id, project_id, email_id, type, bounce_type, flag, source, idempotency_key, created_at)
+         SELECT 'mev_b' || lpad(($3 + k)::text, 19, '0'), $1, $2, (ARRAY['send', 'delivery', 'open', 'open', 'click', 'bounce'])[1 + k % 6], CASE WHEN k % 6 = 5 THEN 'soft' END,
+                CASE WHEN k % 17 = 0 AND k % 6 IN (2, 3) THEN 'privacy_proxy' END,
+                'bench', 'bench:' || ($3 + k), $4::timestamptz + make_interval(secs => (k * 2591999.0 / $5)::float8)
+           FROM generate_series(1, $5::int) k`,
+        [project.id, emailId, done, from, n],
+      );
+    }
+    await db.rows(`DELETE FROM ${db.table('mail_event_rollups')} WHERE project_id = $1`, [project.id]);
+    await db.rows(
+      `INSERT INTO ${db.table('mail_event_rollups')} (project_id, bucket, sent, delivered, opened, opened_flagged, clicked, bounced)
+       SELECT project_id, date_bin('15 minutes', created_at, timestamptz '2000-01-01 00:00:00+00'),
+              count(*) FILTER (WHERE type = 'send'), count(*) FILTER (WHERE type = 'delivery'), count(*) FILTER (WHERE type = 'open' AND flag IS NULL),
+              count(*) FILTER (WHERE type = 'open' AND flag IS NOT NULL), count(*) FILTER (WHERE type = 'click'), count(*) FILTER (WHERE type = 'bounce')
+         FROM ${db.table('mail_events')} WHERE project_id = $1 GROUP BY 1, 2`,
+      [project.id],
+    );
+    await db.rows(`ANALYZE ${db.table('mail_event_rollups')}`);
+    const seriesPath = `/analytics/timeseries?interval=hour&timeZone=Asia/Kolkata&from=${from.toISOString()}&to=${to.toISOString()}`;
+    const timed = async (url: string, headers: Record<string, string>) => {
+      const times: number[] = [];
+      let body: any;
+      for (let i = 0; i < queries + 5; i++) {
+        const started = performance.now();
+        body = (await json(url, { headers })).body;
+        if (i >= 5) times.push(performance.now() - started);
+      }
+      return { times, body };
+    };
+    const series = await timed(`${service.url}${seriesPath}`, auth);
+    const baseSeries = await timed(`${bare.url}${seriesPath}`, {});
+    const total = Object.values(series.body.totals as Record<string, number>).reduce((a, b) => a + b, 0);
+    if (total < events) throw new Error(`bench: the series counted ${total} events, ${events} were written`);
+    const p95 = percentile(series.times, 95);
+    const baseP95 = percentile(baseSeries.times, 95);
+
+    const perSecond = (r: { seconds: number }, n: number) => n / r.seconds;
+    const o = perSecond(open, requests);
+    const bo = perSecond(baseOpen, requests);
+    const c = perSecond(click, requests);
+    const bc = perSecond(baseClick, requests);
+    return [
+      {
+        name: 'email-api: open pixel requests/s',
+        value: round(o),
+        unit: 'req/s',
+        baseline: round(bo),
+        ratio: round(o / bo, 3),
+        detail: `${requests} GET /t/o/:token, ${connections} connections, p99 ${open.latency.p99} ms (bare ${baseOpen.latency.p99} ms); ${opens} opens stored = answers; bare Node server answering the same GIF`,
+      },
+      {
+        name: 'email-api: click redirect requests/s',
+        value: round(c),
+        unit: 'req/s',
+        baseline: round(bc),
+        ratio: round(c / bc, 3),
+        detail: `${requests} GET /t/c/:token (302), ${connections} connections, p99 ${click.latency.p99} ms (bare ${baseClick.latency.p99} ms); ${clicks} clicks stored = answers; bare Node server answering the same 302`,
+      },
+      {
+        name: 'email-api: /analytics/timeseries p95',
+        value: round(p95),
+        unit: 'ms',
+        baseline: round(baseP95),
+        ratio: round(p95 / Math.max(baseP95, 0.1), 3),
+        detail: `${queries} sequential requests, hourly series of 30 days (${series.body.points.length} buckets, Asia/Kolkata) over ${events.toLocaleString('en')} mail events of one project (median ${round(percentile(series.times, 50))} ms); baseline: the bare server answering the same requests`,
+      },
+    ];
+  } finally {
+    await bare.close();
+    await bench.close();
+  }
+}

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { References } from './references.service';
+
+@Module({ providers: [References], exports: [References] })
+export class UsageModule {}
