@@ -15,6 +15,10 @@
 //             namespace) or { deployments: [names], statefulsets: [names], logs?: true } (a Role
 //             limited to scaling those, and with logs: true to reading their pods' logs).
 //   configMaps: { <ConfigMap name>: <mount path> }, files the operator provides (read-only).
+//   listeners: { <name>: { port, publicPort } }, TCP listeners besides HTTP (email-api's inbound
+//             SMTP): a container port and a port of the app's Service, a LoadBalancer Service
+//             `<app>-<name>` answering on publicPort, and in compose the host port `port` (or the
+//             variable <APP>_<NAME>_PORT; 25 needs root and an idle port on a developer's machine).
 //   env:      extra environment of the app's Deployment and compose service.
 //   worker:   a second Deployment of the same image with extra environment.
 const fs = require('node:fs');

@@ -60,7 +60,7 @@ function podSpec(app, { component, env = {}, terminationGracePeriodSeconds = 30 
         image: `platform/${app.name}`,
         imagePullPolicy: 'IfNotPresent',
         command: entry(app.name),
-        ports: [{ name: 'http', containerPort: app.port, protocol: 'TCP' }],
+        ports: [{ name: 'http', containerPort: app.port, protocol: 'TCP' }, ...listeners(app).map(([name, l]) => ({ name, containerPort: l.port, protocol: 'TCP' }))],
         envFrom: [{ configMapRef: { name: `${app.name}-config` } }, { secretRef: { name: `${app.name}-secrets` } }],
         ...(Object.keys(env).length ? { env: Object.entries(env).map(([name, value]) => ({ name, value })) } : {}),
         startupProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 60 },
@@ -134,6 +134,11 @@ function configMap(app, apps) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${app.name}-config`, labels: labels(app.name, 'config') }, data };
 }
 
+/** The app's TCP listeners besides HTTP (`listeners` of the registry), as [name, { port, publicPort }]. */
+function listeners(app) {
+  return Object.entries(app.listeners ?? {});
+}
+
 function service(app) {
   return {
     apiVersion: 'v1',
@@ -142,7 +147,26 @@ function service(app) {
     spec: {
       type: 'ClusterIP',
       selector: labels(app.name),
-      ports: [{ name: 'http', port: app.port, targetPort: 'http', protocol: 'TCP' }],
+      ports: [
+        { name: 'http', port: app.port, targetPort: 'http', protocol: 'TCP' },
+        ...listeners(app).map(([name, l]) => ({ name, port: l.port, targetPort: name, protocol: 'TCP' })),
+      ],
+    },
+  };
+}
+
+/** A listener reachable from outside the cluster (inbound SMTP on port 25): a LoadBalancer of its own. */
+function publicService(app, name, listener) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: `${app.name}-${name}`, labels: labels(app.name) },
+    spec: {
+      type: 'LoadBalancer',
+      // The client's address reaches the app (SPF checks of inbound mail need it).
+      externalTrafficPolicy: 'Local',
+      selector: labels(app.name),
+      ports: [{ name, port: listener.publicPort, targetPort: name, protocol: 'TCP' }],
     },
   };
 }
@@ -296,7 +320,7 @@ function baseFiles(apps) {
     put('serviceaccount.yaml', doc(serviceAccount(app)));
     put('configmap.yaml', doc(configMap(app, apps)));
     put('deployment.yaml', doc(deployment(app, { env: app.env })));
-    put('service.yaml', doc(service(app)));
+    put('service.yaml', doc(service(app), ...listeners(app).map(([name, l]) => publicService(app, name, l))));
     put('pdb.yaml', doc(pdb(app)));
     if (app.hpa) put('hpa.yaml', doc(hpa(app)));
     if (app.database) put('migration-job.yaml', doc(migrationJob(app)));
@@ -496,7 +520,8 @@ function composeFile(apps) {
         depends_on: Object.fromEntries(apps.filter((a) => a.name !== 'gateway').map((a) => [a.name, { condition: 'service_healthy' }])),
       };
     } else {
-      services[app.name] = { ...runtime, environment: env(app, app.env) };
+      const published = listeners(app).map(([name, l]) => `\${${upperSnake(app.name)}_${upperSnake(name)}_PORT:-${l.port}}:${l.port}`);
+      services[app.name] = { ...runtime, environment: env(app, app.env), ...(published.length ? { ports: published } : {}) };
     }
     if (app.worker) {
       services[`${app.name}-worker`] = { ...runtime, environment: env(app, app.worker.env), stop_grace_period: `${app.worker.terminationGracePeriodSeconds}s` };

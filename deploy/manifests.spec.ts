@@ -248,6 +248,20 @@ describe('cross-app manifests', () => {
     }
   });
 
+  it("publishes an app's other TCP listeners (email-api's inbound SMTP): container port, Service port, a LoadBalancer on the public port, a compose port", () => {
+    const withListeners = DEPLOYED.filter((a) => (a as { listeners?: object }).listeners);
+    expect(withListeners.map((a) => a.name)).toContain('email-api');
+    for (const app of withListeners) {
+      for (const [name, l] of Object.entries((app as unknown as { listeners: Record<string, { port: number; publicPort: number }> }).listeners)) {
+        const pod = find(objectsOf(app.name), 'Deployment', app.name)!.spec.template.spec;
+        expect(pod.containers[0].ports).toContainEqual({ name, containerPort: l.port, protocol: 'TCP' });
+        expect(find(objectsOf(app.name), 'Service', app.name)!.spec.ports).toContainEqual({ name, port: l.port, targetPort: name, protocol: 'TCP' });
+        const lb = find(objectsOf(app.name), 'Service', `${app.name}-${name}`)!;
+        expect(lb.spec).toMatchObject({ type: 'LoadBalancer', ports: [{ name, port: l.publicPort, targetPort: name, protocol: 'TCP' }] });
+      }
+    }
+  });
+
   it('parses every YAML file and references only files that exist', () => {
     for (const file of yamlFiles(k8s)) {
       const docs = parseYaml(file);

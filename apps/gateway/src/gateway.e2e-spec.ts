@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createServiceApp } from '@platform/platform';
+import { SERVICES_BEHIND_GATEWAY } from '@platform/registry';
 import { createHash, randomBytes } from 'node:crypto';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -275,7 +276,8 @@ describe('gateway (e2e, fake upstreams)', () => {
     expect(res.status).toBe(404);
     const body = JSON.parse(res.body);
     expect(body).toMatchObject({ statusCode: 404, error: 'Not Found' });
-    expect(body.prefixes).toEqual(['/automation', '/email', '/knowledge', '/auth', '/conversation', '/transcribe', '/autostart', '/logistics']);
+    // every registered prefix, in the registry's order
+    expect(body.prefixes).toEqual(SERVICES_BEHIND_GATEWAY.map((s) => s.prefix));
     expect(body.message).toContain('/auth');
     expect(auth.received.some((r) => r.url.includes('/nope'))).toBe(false);
   });
@@ -495,7 +497,7 @@ describe('gateway (e2e, fake upstreams)', () => {
     expect(res.status).toBe(200);
     const body = JSON.parse(res.body);
     expect(body.docs).toBe('/api/docs');
-    expect(body.services).toHaveLength(8);
+    expect(body.services).toHaveLength(SERVICES_BEHIND_GATEWAY.length);
     expect(body.services).toContainEqual({
       name: 'auth-api',
       prefix: '/auth',
@@ -513,7 +515,7 @@ describe('gateway (e2e, fake upstreams)', () => {
   it("serves its own docs linking every service's docs, health and metrics", async () => {
     const doc = JSON.parse((await request(gw, 'GET', '/api/docs-json')).body);
     expect(doc.info.title).toBe('Gateway');
-    for (const prefix of ['/automation', '/email', '/knowledge', '/auth', '/conversation', '/transcribe', '/autostart', '/logistics']) {
+    for (const { prefix } of SERVICES_BEHIND_GATEWAY) {
       expect(doc.info.description).toContain(`${prefix}/api/docs`);
     }
     expect((await request(gw, 'GET', '/api/docs')).status).toBe(200);
