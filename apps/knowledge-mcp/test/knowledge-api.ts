@@ -1,15 +1,10 @@
 // knowledge-api itself, built and started in a child process on a throwaway database, with a small
 // website on loopback that it crawls: the data the MCP tools search. Nothing of knowledge-api's code is
 // imported (an app never imports another); the MCP server reaches it over HTTP as in production.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createTestDatabase, freePort, waitHealthy, type TestDatabase } from '@platform/testing';
+import { startBuiltApp } from '@platform/testing';
 
-const ROOT = path.resolve(__dirname, '../../..');
 
 export interface RunningKnowledgeApi {
   url: string;
@@ -21,75 +16,14 @@ export interface RunningKnowledgeApi {
   close(): Promise<void>;
 }
 
-/** Test files run in parallel and the build rewrites dist/ in place: one build at a time (mkdir is atomic). */
-async function withBuildLock<T>(fn: () => Promise<T>): Promise<T> {
-  const lock = path.join(ROOT, 'dist', '.knowledge-api-test.lock');
-  mkdirSync(path.dirname(lock), { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      const held = statSync(lock, { throwIfNoEntry: false });
-      if (held && Date.now() - held.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
 export async function startKnowledgeApi(extraEnv: Record<string, string> = {}): Promise<RunningKnowledgeApi> {
-  return withBuildLock(async () => {
-    execFileSync(process.execPath, ['tools/build.mjs', 'knowledge-api'], { cwd: ROOT, stdio: 'pipe' });
-    return boot(extraEnv);
-  });
-}
-
-async function boot(extraEnv: Record<string, string>): Promise<RunningKnowledgeApi> {
-  const database: TestDatabase = await createTestDatabase();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'knowledge-api-for-mcp-'));
-  const port = await freePort();
   const key = 'knowledge-api-test-key-0123456789';
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['AMQP_URL', 'REDIS_URL', 'DATABASE_SCHEMA', 'EMBEDDINGS_URL', 'RERANK_URL', 'LLM_URL', 'DOCKER_HOST', 'KUBECONFIG']) delete env[name];
-  Object.assign(env, {
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DB_MIGRATE_ON_START: 'true',
-    DATABASE_URL: database.url,
-    ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
-    KNOWLEDGE_API_KEY: key,
-    CRAWL_ALLOW_PRIVATE: 'true',
-    CRAWL_HOST_DELAY_MS: '0',
-    CRAWL_POLL_MS: '100',
-    ...extraEnv,
+  const app = await startBuiltApp('knowledge-api', {
+    database: true,
+    unset: ['AMQP_URL', 'REDIS_URL', 'EMBEDDINGS_URL', 'RERANK_URL', 'LLM_URL', 'DOCKER_HOST', 'KUBECONFIG'],
+    env: { KNOWLEDGE_API_KEY: key, CRAWL_ALLOW_PRIVATE: 'true', CRAWL_HOST_DELAY_MS: '0', CRAWL_POLL_MS: '100', ...extraEnv },
   });
-  const child: ChildProcess = spawn(process.execPath, ['dist/apps/knowledge-api/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const close = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
-    await waitHealthy('knowledge-api', url, child, () => output, 90_000);
-  } catch (err) {
-    await close();
-    throw err;
-  }
+  const { url, close } = app;
 
   const call = async <T>(method: string, urlPath: string, body?: unknown) => {
     const res = await fetch(`${url}${urlPath}`, {
@@ -109,7 +43,7 @@ async function boot(extraEnv: Record<string, string>): Promise<RunningKnowledgeA
       const p = await call<{ status: string; error?: string }>('GET', `/api/progress/${started.body.progress_id}`);
       if (p.body?.status === 'completed') return;
       if (p.body?.status === 'error' || p.body?.status === 'cancelled') throw new Error(`crawl ended ${p.body.status}: ${p.body.error ?? ''}`);
-      if (Date.now() > deadline) throw new Error(`crawl not completed within 60 s: ${JSON.stringify(p.body)}\n${output}`);
+      if (Date.now() > deadline) throw new Error(`crawl not completed within 60 s: ${JSON.stringify(p.body)}\n${app.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   };

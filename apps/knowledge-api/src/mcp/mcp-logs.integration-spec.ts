@@ -12,7 +12,7 @@ import { McpControlService } from './mcp-control.service';
 import { McpLogsService } from './mcp-logs.service';
 import { McpStore } from './mcp-store';
 
-async function eventually(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function eventually(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
