@@ -3,7 +3,7 @@ import { buildRouteTable } from './route-table';
 describe('route table', () => {
   const table = buildRouteTable({ 'auth-api': 'http://auth.internal:8080' });
 
-  it('routes the eight services of the registry with their prefixes and ports', () => {
+  it('routes the nine services of the registry with their prefixes and ports', () => {
     expect(buildRouteTable({}).routes.map((s) => `${s.prefix}=${s.name}:${s.port}`)).toEqual([
       '/automation=automation-api:3001',
       '/email=email-api:3002',
@@ -13,6 +13,7 @@ describe('route table', () => {
       '/transcribe=transcribe-api:3006',
       '/autostart=autostart-proxy:3007',
       '/logistics=logistics-hooks:3008',
+      '/knowledge-mcp=knowledge-mcp:3009',
     ]);
   });
 
@@ -32,6 +33,9 @@ describe('route table', () => {
     ['/transcribe/transcribe/async', 'transcribe-api', '/transcribe/async'],
     ['/logistics/socket.io/?EIO=4&transport=websocket', 'logistics-hooks', '/socket.io/?EIO=4&transport=websocket'],
     ['/knowledge//api/x', 'knowledge-api', '//api/x'],
+    // a prefix that begins with another one goes to its own app, whatever the order of the registry
+    ['/knowledge-mcp/mcp', 'knowledge-mcp', '/mcp'],
+    ['/knowledge/mcp', 'knowledge-api', '/mcp'],
   ])('routes %s to %s as %s', (url, service, path) => {
     const match = table.match(url);
     expect(match?.route.name).toBe(service);
@@ -44,7 +48,7 @@ describe('route table', () => {
 
   it('lists the prefixes', () => {
     expect(table.prefixes).toContain('/logistics');
-    expect(table.prefixes).toHaveLength(8);
+    expect(table.prefixes).toHaveLength(9);
   });
 
   it.each([

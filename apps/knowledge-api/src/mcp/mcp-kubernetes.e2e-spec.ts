@@ -25,7 +25,7 @@ describe('MCP control against the fake Kubernetes API (e2e)', () => {
 
   beforeAll(async () => {
     k8s = await startFakeKubernetesApi({
-      workloads: [{ namespace: 'ai', name: 'knowledge-mcp', replicas: 0, readyAfterMs: 300, terminateAfterMs: 300, logs: ['{"level":30,"time":1,"msg":"listening on 3009"}'] }],
+      workloads: [{ namespace: 'ai', name: 'knowledge-mcp', replicas: 0, readyAfterMs: 3_000, terminateAfterMs: 300, logs: ['{"level":30,"time":1,"msg":"listening on 3009"}'] }],
     });
     t = await createTestApp(knowledgeApiService, {
       KNOWLEDGE_API_KEY: KEY,

@@ -32,11 +32,12 @@ describe('McpStore', () => {
         if (kind === 'redis' && !redis) return;
         const s = store();
         const [a, b] = [McpStore.token(), McpStore.token()];
-        expect(await s.hold(`lock-${kind}`, a, 200)).toBe(true);
-        expect(await s.hold(`lock-${kind}`, b, 200)).toBe(false);
-        expect(await s.hold(`lock-${kind}`, a, 200)).toBe(true); // renewed
+        // Held for 5 s: long enough that a loaded machine does not let it expire between the steps.
+        expect(await s.hold(`lock-${kind}`, a, 5_000)).toBe(true);
+        expect(await s.hold(`lock-${kind}`, b, 5_000)).toBe(false);
+        expect(await s.hold(`lock-${kind}`, a, 5_000)).toBe(true); // renewed
         await s.release(`lock-${kind}`, b); // not b's: no effect
-        expect(await s.hold(`lock-${kind}`, b, 200)).toBe(false);
+        expect(await s.hold(`lock-${kind}`, b, 5_000)).toBe(false);
         await s.release(`lock-${kind}`, a);
         expect(await s.hold(`lock-${kind}`, b, 100)).toBe(true);
         await new Promise((r) => setTimeout(r, 150));
