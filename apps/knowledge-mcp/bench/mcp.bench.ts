@@ -5,11 +5,13 @@
  * knowledge-api (built, `dist/apps/knowledge-api/main.js`, in a child process; DATABASE_URL with a
  * throwaway schema, or its embedded PostgreSQL) gets BENCH_MCP_DOCUMENTS (default 60) uploaded
  * documents; knowledge-mcp runs in this process in front of it. Then BENCH_MCP_QUERIES (default 400)
- * searches of one vocabulary word, alternating: `POST /api/rag/query` straight to knowledge-api
+ * searches of one vocabulary word, rotating: `POST /api/rag/query` straight to knowledge-api
  * (baseline: fetch, kept-alive), and the `perform_rag_query` tool called with the official SDK client
  * over Streamable HTTP (one stateful session, bearer key) — the same query, so the difference of the
  * two medians is the MCP layer: JSON-RPC framing, the SDK's schema validation of input and output, the
- * server's own REST call (undici) and the structured answer.
+ * server's own REST call (undici) and the structured answer. A third probe posts the same `tools/call`
+ * with fetch on that session (no SDK client), which splits the overhead (in the detail) into the
+ * server's side and the SDK client's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -139,28 +141,54 @@ export async function runKnowledgeMcpBench(): Promise<BenchMeasurement[]> {
       if (res.isError) throw new Error(`perform_rag_query failed: ${JSON.stringify(res)}`);
       return res.structuredContent!.total_results;
     };
+    // The same tools/call as the SDK client sends it, posted with fetch on the client's session: the
+    // server's share of the overhead (HTTP hop, pipeline, protocol server, its call to knowledge-api)
+    // without the client's (the SDK client's framing and validation).
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const protocolVersion = (client.transport as StreamableHTTPClientTransport).protocolVersion ?? '2025-06-18';
+    let rpcId = 1_000_000;
+    const raw = async (query: string) => {
+      const res = await fetch(`${mcp!.url.replace('localhost', '127.0.0.1')}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${MCP_KEY}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': protocolVersion,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: rpcId++, method: 'tools/call', params: { name: 'perform_rag_query', arguments: { query, match_count: 5 } } }),
+      });
+      const body = (await res.json()) as { result?: { isError?: boolean; structuredContent?: { total_results: number } } };
+      if (!res.ok || !body.result || body.result.isError) throw new Error(`raw tools/call answered ${res.status}: ${JSON.stringify(body)}`);
+      return body.result.structuredContent!.total_results;
+    };
     for (let i = 0; i < 50; i++) {
       await rest(WORDS[i % WORDS.length]);
       await tool(WORDS[i % WORDS.length]);
+      await raw(WORDS[i % WORDS.length]);
     }
-    const restTimes: number[] = [];
-    const toolTimes: number[] = [];
+    const runs = [rest, tool, raw];
+    const times = new Map<typeof rest, number[]>(runs.map((run) => [run, []]));
     let found = 0;
     for (let i = 0; i < queries; i++) {
       const query = WORDS[i % WORDS.length];
-      // alternate which goes first, so neither always meets a warmer cache
-      const order = i % 2 === 0 ? [rest, tool] : [tool, rest];
-      for (const run of order) {
+      // rotate which goes first, so none always meets a warmer cache
+      for (let k = 0; k < runs.length; k++) {
+        const run = runs[(i + k) % runs.length];
         const started = performance.now();
         found += await run(query);
-        (run === rest ? restTimes : toolTimes).push(performance.now() - started);
+        times.get(run)!.push(performance.now() - started);
       }
     }
     if (found === 0) throw new Error('knowledge-mcp bench: the searches found nothing');
-    const restP50 = median(restTimes);
-    const toolP50 = median(toolTimes);
+    const restP50 = median(times.get(rest)!);
+    const toolP50 = median(times.get(tool)!);
+    const rawP50 = median(times.get(raw)!);
     const overhead = toolP50 - restP50;
-    const detail = `${queries} searches each over ${documents} uploaded documents, alternating; baseline: POST /api/rag/query straight to knowledge-api (fetch), p50 ${round(restP50, 2)} ms`;
+    const detail =
+      `${queries} searches each over ${documents} uploaded documents, rotating; baseline: POST /api/rag/query straight to knowledge-api (fetch), p50 ${round(restP50, 2)} ms; ` +
+      `the same tools/call posted with fetch (no SDK client) p50 ${round(rawP50, 2)} ms: server side ${round(rawP50 - restP50, 2)} ms, SDK client ${round(toolP50 - rawP50, 2)} ms`;
     return [
       {
         name: 'knowledge-mcp: perform_rag_query overhead p50',

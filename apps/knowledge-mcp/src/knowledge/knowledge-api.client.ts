@@ -27,6 +27,8 @@ export class KnowledgeApiClient implements OnModuleDestroy {
   private readonly agent: Agent;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
+  /** Each answer's JSON text, for as long as the answer object lives. */
+  private readonly bodies = new WeakMap<object, string>();
 
   constructor(config: KnowledgeMcpConfig) {
     this.base = config.KNOWLEDGE_API_URL.replace(/\/+$/, '');
@@ -83,7 +85,16 @@ export class KnowledgeApiClient implements OnModuleDestroy {
       const message = typeof b.error === 'string' ? b.error : typeof b.message === 'string' ? b.message : `HTTP ${res.statusCode}`;
       throw new KnowledgeApiError(res.statusCode, message);
     }
+    if (text && parsed !== null && typeof parsed === 'object') this.bodies.set(parsed, text);
     return parsed as T;
+  }
+
+  /**
+   * The JSON text knowledge-api answered for `answer` (an object this client returned, unchanged
+   * since), so a tool passing the answer on as is need not serialise it again.
+   */
+  bodyOf(answer: object): string | undefined {
+    return this.bodies.get(answer);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -67,7 +67,8 @@ export class McpServerService implements OnModuleDestroy {
   async call(tool: ToolDefinition, args: Record<string, unknown>, session: ToolSession): Promise<CallToolResult> {
     try {
       const result = await tool.run(args, { api: this.api, session, server: this.facts });
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+      // An answer passed on as knowledge-api gave it keeps knowledge-api's own JSON text as the text.
+      return { content: [{ type: 'text', text: this.api.bodyOf(result) ?? JSON.stringify(result) }], structuredContent: result };
     } catch (err) {
       if (err instanceof KnowledgeApiError || err instanceof ToolInputError) {
         const status = err instanceof KnowledgeApiError ? err.status : 400;
