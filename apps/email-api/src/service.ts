@@ -2,6 +2,7 @@ import { EnvelopeErrorFilter } from '@platform/errors';
 import type { ServiceDefinition } from '@platform/platform';
 import { EmailApiModule } from './app.module';
 import { EmailApiConfig, SESSION_COOKIE } from './config';
+import { installTrackingFastPath } from './tracking/tracking-fast-path';
 
 export const emailApiService: ServiceDefinition<EmailApiConfig> = {
   name: 'email-api',
@@ -12,6 +13,8 @@ export const emailApiService: ServiceDefinition<EmailApiConfig> = {
   // Attachments of POST /v1/send: up to 10 MB decoded, about 13.4 MB as base64 JSON.
   bodyLimit: '15mb',
   errorFilter: () => new EnvelopeErrorFilter({ codes: { 429: 'RATE_LIMIT_EXCEEDED' } }),
+  // The open pixel and tracked links are answered before Express and Nest (tracking/tracking-fast-path.ts).
+  configure: (app, config) => installTrackingFastPath(app, config),
   swagger: {
     title: 'email-api',
     version: '1.0.0',

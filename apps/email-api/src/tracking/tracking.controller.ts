@@ -5,15 +5,17 @@ import type { Request, Response } from 'express';
 import { ApiErrors } from '../common/api-errors.decorator';
 import { MailEventsService } from '../mail-events/mail-events.service';
 import { clickFlag, openFlag } from './bot-rules';
+import { PIXEL, PIXEL_HEADERS, REDIRECT_HEADERS } from './tracking-fast-path';
 import { TrackingLinks } from './tracking-links';
-
-/** A transparent 1×1 GIF. */
-const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 const invalidLink = () =>
   new ApiError(404, 'INVALID_TRACKING_LINK', 'This link is not valid', { suggestion: 'Use the link exactly as it appears in the email.' });
 
-/** Public paths of open and click tracking (no key: recipients' mail clients call them). */
+/**
+ * Public paths of open and click tracking (no key: recipients' mail clients call them). Most requests
+ * are answered before the router by the same rules (tracking-fast-path.ts); these routes answer the
+ * rest (percent-encoded tokens, wrong click tokens and links) and document both.
+ */
 @ApiTags('Tracking')
 @Controller('t')
 export class TrackingController {
@@ -39,7 +41,7 @@ export class TrackingController {
       const ua = req.headers['user-agent'];
       this.events.trackOpen(emailId, openFlag(ua, req.ip), { userAgent: ua?.slice(0, 200) ?? null });
     }
-    res.status(200).set({ 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, max-age=0', 'Content-Length': String(PIXEL.length) }).end(PIXEL);
+    res.status(200).set(PIXEL_HEADERS).end(PIXEL);
   }
 
   @Get('c/:token')
@@ -59,6 +61,6 @@ export class TrackingController {
     if (!url) throw invalidLink();
     const ua = req.headers['user-agent'];
     this.events.trackClick(link.emailId, link.index, clickFlag(req.method, ua), { userAgent: ua?.slice(0, 200) ?? null, method: req.method });
-    res.status(302).set({ Location: url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }).end();
+    res.status(302).set({ Location: url, ...REDIRECT_HEADERS }).end();
   }
 }
