@@ -8,46 +8,13 @@ import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { externalTool, findProgram } from '@platform/testing';
 import { parseAllDocuments } from 'yaml';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '..');
 const overlaysDir = path.join(__dirname, 'k8s', 'overlays');
 const compose = path.join(root, 'docker', 'compose.yml');
-
-const required = () => (Boolean(process.env.CI) && process.env.CI !== 'false') || process.env.REQUIRE_SERVICES === '1';
-
-/** The program's path on PATH, or undefined. */
-function onPath(program: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const file = path.join(dir, program);
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      return file;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
-/**
- * The program's path; when it is missing, registers a failing test under CI and a skipped one
- * (with a line on stderr) otherwise, and returns undefined (the caller registers nothing else).
- */
-function toolOrMissing(program: string, install: string, what: string): string | undefined {
-  const found = onPath(program);
-  if (found) return found;
-  if (required()) {
-    it(`needs ${program}`, () => {
-      throw new Error(`${program} not found on PATH, and CI requires it for ${what}: ${install}`);
-    });
-  } else {
-    process.stderr.write(`[deploy] ${program} not found on PATH: ${what} skipped (${install})\n`);
-    it.skip(`needs ${program}`, () => undefined);
-  }
-  return undefined;
-}
 
 type Manifest = { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown }; [field: string]: unknown };
 type ModelClass = { new (data: object): { validate(): void }; apiVersion: string; kind: string };
@@ -122,7 +89,7 @@ describe('schemaProblems', () => {
 });
 
 describe('kubectl kustomize', () => {
-  const kubectl = toolOrMissing('kubectl', 'the machine provides /usr/bin/kubectl', 'building the Kustomize overlays');
+  const kubectl = externalTool('kubectl', { install: 'the machine provides /usr/bin/kubectl', what: 'building the Kustomize overlays' });
   if (!kubectl) return;
   const overlays = fs.readdirSync(overlaysDir).filter((d) => fs.statSync(path.join(overlaysDir, d)).isDirectory());
 
@@ -148,7 +115,7 @@ describe('kubectl kustomize', () => {
 });
 
 describe('docker-compose config', () => {
-  const dockerCompose = toolOrMissing('docker-compose', 'apt-get install -y docker-compose (.ci/run does)', 'reading docker/compose.yml');
+  const dockerCompose = externalTool('docker-compose', { install: 'apt-get install -y docker-compose (.ci/run does)', what: 'reading docker/compose.yml' });
   if (!dockerCompose) return;
 
   it('reads docker/compose.yml without an error (docker-compose config -q)', async () => {
@@ -162,7 +129,7 @@ describe('docker-compose config', () => {
 
 describe('docker compose config (Compose v2, where installed)', () => {
   // Debian's packages have no Compose v2: checked where a machine has it, skipped (saying so) elsewhere.
-  const docker = onPath('docker');
+  const docker = findProgram('docker');
   const v2 = docker !== undefined && spawnSync(docker, ['compose', 'version'], { timeout: 10_000 }).status === 0;
   if (!v2) process.stderr.write('[deploy] docker compose (v2) not installed: docker/compose.yml is read by docker-compose only\n');
 

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { externalTool } from './external-tool';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it), driven by playwright-core. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -6,20 +6,10 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /**
- * Call at the top of a browser test's `describe`: true when Chromium is installed. Otherwise it
- * registers what stands in for the tests and returns false (the caller returns): a skipped test and
- * one line on stderr, or, under CI=true or REQUIRE_SERVICES=1, a failing test that says what to install.
+ * Call at the top of a browser test's `describe`: true when Chromium is installed. Otherwise
+ * `externalTool` registers what stands in for the tests (a failing test under CI, else a skipped one)
+ * and this answers false (the caller returns).
  */
 export function chromiumAvailable(what: string): boolean {
-  if (fs.existsSync(CHROMIUM)) return true;
-  if (process.env.CI === 'true' || process.env.REQUIRE_SERVICES === '1') {
-    it('needs Chromium', () => {
-      throw new Error(`${CHROMIUM} not found, and CI=true or REQUIRE_SERVICES=1 requires it: apt-get install -y chromium`);
-    });
-  } else {
-    process.stderr.write(`[browser] ${CHROMIUM} not found: ${what} skipped (apt-get install chromium to run it)\n`);
-    // Only outside CI (the branch above fails there): a newcomer's `npm test` runs without a browser installed.
-    it.skip(`needs ${CHROMIUM}`, () => undefined);
-  }
-  return false;
+  return externalTool(CHROMIUM, { install: 'apt-get install -y chromium', what }) !== undefined;
 }
