@@ -214,5 +214,7 @@ describe('MCP control against the fake Docker Engine API (e2e)', () => {
     await t.http.delete('/api/mcp/logs').set('x-api-key', KEY).expect(200);
     expect((await get('/api/mcp/logs').expect(200)).body).toEqual({ logs: [] });
     expect((await get('/api/mcp/tools').expect(200)).body).toMatchObject({ source: 'catalogue', count: 10, server_running: false });
+    // the control API says it cannot do its job, still with 200
+    expect((await get('/api/mcp/health').expect(200)).body).toEqual({ status: 'unhealthy', service: 'mcp', message: expect.stringContaining('Docker is not available') });
   });
 });

@@ -113,9 +113,15 @@ export class McpController {
   }
 
   @Get('health')
-  @ApiOperation({ summary: 'Health of this MCP control API', description: 'Always `{status: "healthy", service: "mcp"}` while knowledge-api answers; the server\'s own state is `GET /api/mcp/status`.' })
+  @ApiOperation({
+    summary: 'Health of this MCP control API',
+    description:
+      '`healthy` when the container engine (Docker Engine API or Kubernetes API server) answers, so the server can be started, stopped and watched; `unhealthy` with `message` when it does not (docker_unavailable). Whether the MCP server itself runs is `GET /api/mcp/status`. Always 200.',
+  })
   @ApiOkResponse({ type: McpApiHealthDto })
-  health(): McpApiHealthDto {
+  async health(): Promise<McpApiHealthDto> {
+    const seen = await this.control.observe();
+    if (!seen.ok && seen.state === 'docker_unavailable') return { status: 'unhealthy', service: 'mcp', message: seen.message };
     return { status: 'healthy', service: 'mcp' };
   }
 }

@@ -116,6 +116,7 @@ export class McpToolsDto {
 }
 
 export class McpApiHealthDto {
-  @ApiProperty({ example: 'healthy' }) status!: string;
+  @ApiProperty({ enum: ['healthy', 'unhealthy'], example: 'healthy' }) status!: 'healthy' | 'unhealthy';
   @ApiProperty({ example: 'mcp' }) service!: string;
+  @ApiPropertyOptional({ description: 'unhealthy: why the container engine cannot be reached' }) message?: string;
 }
