@@ -61,6 +61,17 @@ async function withBuildLock<T>(app: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Builds an app (`node tools/build.mjs <app>`) under the build lock, so that test files running in
+ * parallel never rewrite `dist/` under each other: for a test that spawns the built service itself
+ * (several replicas on one database, SIGKILLs); `startBuiltApp` calls it too.
+ */
+export function buildForTest(app: string): Promise<void> {
+  return withBuildLock(app, async () => {
+    execFileSync(process.execPath, ['tools/build.mjs', app], { cwd: ROOT, stdio: 'pipe' });
+  });
+}
+
 export interface BuiltAppOptions {
   /** Variables of the child besides NODE_ENV=test, PORT and DATA_DIR (and the database's when `database`). */
   env?: Record<string, string>;

@@ -1,6 +1,6 @@
 import { Database } from '@platform/database';
-import { createTestDatabase, freePort, startFakeDnsServer, startFakeSmtpSink, waitHealthy, type FakeDnsServer, type FakeSmtpSink, type TestDatabase, type TestRabbit } from '@platform/testing';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { buildForTest, createTestDatabase, freePort, startFakeDnsServer, startFakeSmtpSink, waitHealthy, type FakeDnsServer, type FakeSmtpSink, type TestDatabase, type TestRabbit } from '@platform/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,7 +92,7 @@ describe('campaign sending survives its worker being killed mid-send (e2e, built
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [path.join(root, 'tools/build.mjs'), 'email-api'], { cwd: root, stdio: 'ignore' });
+    await buildForTest('email-api');
     dns = await startFakeDnsServer();
     smtp = await startFakeSmtpSink();
     const broker = await testRabbit();
