@@ -41,7 +41,12 @@ export class ActivityController {
   }
 
   @Get('upcoming')
-  @ApiOperation({ summary: 'Upcoming sends: scheduled campaigns, soonest first', description: 'Items `{type: "campaign", id, name, subject, scheduledFor, audienceType}`; workflow executions will join once workflows exist.' })
+  @ApiOperation({
+    summary: 'Upcoming sends and executions: scheduled campaigns and waiting workflow executions, soonest first',
+    description:
+      'Items `{type: "campaign", id, name, subject, scheduledFor, audienceType}` and `{type: "workflow_execution", id, workflowId, workflowName, contactId, stepId, stepName, stepType, scheduledFor, waitingFor}` ' +
+      '(an execution waiting at a DELAY resumes at `scheduledFor`; at a WAIT_FOR_EVENT it resumes on the event `waitingFor`, or at its timeout `scheduledFor` — null without timeout, listed last). At most `limit` items in all.',
+  })
   @ApiOkResponse({ type: [UpcomingItemDto] })
   @ApiErrors(PARAM_ERRORS)
   upcoming(@CurrentProject() ctx: ProjectContext, @Query() query: UpcomingQueryDto) {

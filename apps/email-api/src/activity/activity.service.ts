@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_LIMIT } from '../common/list-query.dto';
 import { decodeCursor, toPage, type CursorPage } from '../common/pagination';
+import { ExecutionsService } from '../workflows/executions.service';
 import { ActivityRepository, MAIL_EVENT_ACTIVITY, type ActivityFilter, type ActivityItem } from './activity.repository';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -9,7 +10,10 @@ const MAIL_EVENT_TYPES = new Set(Object.values(MAIL_EVENT_ACTIVITY));
 /** The activity feed: tracked events, emails and mail events of a project, newest first. */
 @Injectable()
 export class ActivityService {
-  constructor(private readonly activity: ActivityRepository) {}
+  constructor(
+    private readonly activity: ActivityRepository,
+    private readonly executions: ExecutionsService,
+  ) {}
 
   async list(projectId: string, query: { limit?: number; cursor?: string } & ActivityFilter): Promise<CursorPage<ActivityItem>> {
     const limit = query.limit ?? DEFAULT_LIMIT;
@@ -33,9 +37,14 @@ export class ActivityService {
     return { since, count: await this.activity.count(projectId, { since }) };
   }
 
-  /** Scheduled campaigns, soonest first (workflow executions join them once workflows exist). */
-  upcoming(projectId: string, limit = DEFAULT_LIMIT) {
-    return this.activity.upcoming(projectId, limit);
+  /**
+   * Scheduled campaigns and waiting workflow executions, soonest first (executions waiting for an
+   * event without timeout last); at most `limit` items.
+   */
+  async upcoming(projectId: string, limit = DEFAULT_LIMIT) {
+    const [campaigns, executions] = await Promise.all([this.activity.upcoming(projectId, limit), this.executions.upcoming(projectId, limit)]);
+    const at = (d: Date | null) => (d ? d.getTime() : Number.POSITIVE_INFINITY);
+    return [...campaigns, ...executions].sort((a, b) => at(a.scheduledFor) - at(b.scheduledFor)).slice(0, limit);
   }
 
   types(projectId: string): Promise<string[]> {

@@ -199,7 +199,7 @@ describe('campaigns (e2e)', () => {
     const template = await t.http.post('/templates').set(sk()).send({ name: 'Base', subject: 'From template', body: '<p>{{email}}</p>', from: 'tpl@send.acme.test' }).expect(201);
     const fromTemplate = await t.http.post('/campaigns').set(sk()).send({ name: 'T', templateId: template.body.id, audienceType: 'ALL' }).expect(201);
     expect(fromTemplate.body).toMatchObject({ subject: 'From template', from: 'tpl@send.acme.test', templateId: template.body.id });
-    expect((await t.http.get(`/templates/${template.body.id}/usage`).set(sk()).expect(200)).body).toEqual({ campaigns: [{ id: fromTemplate.body.id, name: 'T', status: 'DRAFT' }] });
+    expect((await t.http.get(`/templates/${template.body.id}/usage`).set(sk()).expect(200)).body).toEqual({ campaigns: [{ id: fromTemplate.body.id, name: 'T', status: 'DRAFT' }], workflows: [] });
     expect((await t.http.delete(`/templates/${template.body.id}`).set(sk()).expect(409)).body.error.code).toBe('TEMPLATE_IN_USE');
     const domains = await t.http.get(`/domains/project/${project.id}`).set(sk()).expect(200);
     await t.http.delete(`/domains/${domains.body[0].id}`).set(sk()).expect(409);
@@ -218,7 +218,7 @@ describe('campaigns (e2e)', () => {
     expect(copy.body.id).not.toBe(created.body.id);
     expect(copy.body).toMatchObject({ name: 'Welcome (copy)', subject: 'Hi again' });
     expect((await t.http.get('/templates').set(sk()).expect(200)).body.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining([created.body.id, copy.body.id]));
-    expect((await t.http.get(`/templates/${created.body.id}/usage`).set(sk()).expect(200)).body).toEqual({ campaigns: [] });
+    expect((await t.http.get(`/templates/${created.body.id}/usage`).set(sk()).expect(200)).body).toEqual({ campaigns: [], workflows: [] });
     await t.http.delete(`/templates/${copy.body.id}`).set(sk()).expect(204);
     await t.http.get(`/templates/${copy.body.id}`).set(sk()).expect(404);
     const other = await newProject(t, 'Other templates');

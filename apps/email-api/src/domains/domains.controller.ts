@@ -54,7 +54,7 @@ export class DomainsController {
   @ProjectAccess({ session: true })
   @ApiOperation({ summary: 'Remove a domain', description: '409 while a template or a DRAFT, SCHEDULED or SENDING campaign sends from it.' })
   @ApiNoContentResponse({ description: 'Removed' })
-  @ApiErrors(PARAM_ERRORS, NOT_FOUND, { 409: '`DOMAIN_IN_USE`: a template or an unfinished campaign uses the domain' })
+  @ApiErrors(PARAM_ERRORS, NOT_FOUND, { 409: '`DOMAIN_IN_USE`: a template or an unfinished campaign uses the domain (the message counts the workflow steps sending those templates)' })
   async remove(@CurrentProject() ctx: ProjectContext, @Param('id', uuidPipe('DOMAIN_NOT_FOUND', 'Domain')) id: string) {
     await this.domains.remove(ctx.project.id, id);
   }

@@ -7,6 +7,7 @@ import { DnsChecker } from './dns-checker';
 import { dkimKeyOf, dnsRecords, domainOfEmail, spfIncludes, toDomain, type Domain, type DomainRow, type RecordCheck } from './domain';
 import { DomainsRepository } from './domains.repository';
 import { KeyVault } from './key-vault';
+import { DomainUsers } from './domain-users';
 
 export const domainNotFound = () => new ApiError(404, 'DOMAIN_NOT_FOUND', 'Domain not found', { suggestion: 'List the project\'s domains with GET /domains/project/{projectId}.' });
 
@@ -29,6 +30,7 @@ export class DomainsService {
     private readonly domains: DomainsRepository,
     private readonly dns: DnsChecker,
     private readonly vault: KeyVault,
+    private readonly users: DomainUsers,
   ) {}
 
   view(row: DomainRow): Domain {
@@ -104,8 +106,10 @@ export class DomainsService {
       if (!row) throw domainNotFound();
       const usage = await this.domains.usage(id);
       if (usage.templates || usage.campaigns) {
-        throw new ApiError(409, 'DOMAIN_IN_USE', `The domain is used by ${usage.templates} template(s) and ${usage.campaigns} draft, scheduled or sending campaign(s)`, {
-          suggestion: 'Change the sender of those templates and campaigns (or delete them) first.',
+        const steps = await this.users.workflowSteps(projectId, id);
+        const inWorkflows = steps ? ` (sent by ${steps} workflow step(s))` : '';
+        throw new ApiError(409, 'DOMAIN_IN_USE', `The domain is used by ${usage.templates} template(s)${inWorkflows} and ${usage.campaigns} draft, scheduled or sending campaign(s)`, {
+          suggestion: `Change the sender of those templates and campaigns (or delete them) first${steps ? '; a template sent by a workflow step is deleted once the step uses another template (GET /templates/{id}/usage)' : ''}.`,
         });
       }
       await this.domains.delete(projectId, id);

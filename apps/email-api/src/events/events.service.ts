@@ -43,7 +43,7 @@ export class EventsService {
   /**
    * Where an event name is used: the events themselves (count, contacts, first and last time) and
    * the segment conditions and campaign audience conditions that reference it (workflow triggers
-   * join once workflows exist). 404 when it was never tracked and nothing references it.
+   * are not listed here yet). 404 when it was never tracked and nothing references it.
    */
   async usage(projectId: string, name: string) {
     const [usage, references] = await Promise.all([this.events.usage(projectId, name), this.references.find(projectId, { kind: 'event', name })]);

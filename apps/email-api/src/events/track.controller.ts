@@ -40,7 +40,7 @@ export class TrackController {
   @ApiOperation({
     summary: 'Track an event (public or secret key)',
     description:
-      'Creates or updates the contact, records the event and, once both are committed, publishes `email.event_tracked` on the event bus (for other services; nothing in email-api reacts to it yet). Answers `{success: true, data: {contact, event, timestamp}}`.',
+      'Creates or updates the contact, records the event and, once both are committed, publishes `email.event_tracked` on the event bus; off the request path, the workflow engine then starts the matching workflows — every enabled one of the project whose EVENT trigger names the event — for this contact (`allowReentry` respected, once per event) and resumes the contact\'s executions waiting for it (WAIT_FOR_EVENT). Answers `{success: true, data: {contact, event, timestamp}}`.',
   })
   track(@CurrentProject() ctx: ProjectContext, @Body() body: TrackEventDto, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string, @RequestId() requestId?: string) {
     return this.record(ctx, body, res, key, requestId);

@@ -6,9 +6,10 @@ import { AudienceRepository } from './audience.repository';
 import { SegmentsController } from './segments.controller';
 import { SegmentsRepository } from './segments.repository';
 import { SegmentsService } from './segments.service';
+import { ExecutionsModule } from '../workflows/executions.module';
 
 @Module({
-  imports: [ContactsModule, JobsModule, UsageModule],
+  imports: [ContactsModule, JobsModule, UsageModule, ExecutionsModule],
   controllers: [SegmentsController],
   providers: [SegmentsRepository, AudienceRepository, SegmentsService],
   exports: [SegmentsService],

@@ -13,6 +13,7 @@ import type { Audience, AudienceChoice } from './audience';
 import { ConditionError, validateCondition, type Condition } from './condition';
 import { slugify, toSegment, type Segment, type SegmentRow } from './segment';
 import { SegmentsRepository } from './segments.repository';
+import { ExecutionsService } from '../workflows/executions.service';
 
 export const segmentNotFound = () => new ApiError(404, 'SEGMENT_NOT_FOUND', 'Segment not found', { suggestion: 'List the project\'s segments with GET /segments.' });
 
@@ -60,6 +61,7 @@ export class SegmentsService implements OnModuleInit {
     private readonly jobs: JobsService,
     private readonly config: EmailApiConfig,
     private readonly references: References,
+    private readonly executions: ExecutionsService,
   ) {}
 
   onModuleInit(): void {
@@ -131,6 +133,12 @@ export class SegmentsService implements OnModuleInit {
       if (campaigns) {
         throw new ApiError(409, 'SEGMENT_IN_USE', `The segment is the audience of ${campaigns} draft, scheduled or sending campaign(s)`, {
           suggestion: 'Change the audience of those campaigns, cancel or delete them first.',
+        });
+      }
+      const running = await this.executions.activeUsingSegment(id);
+      if (running.executions) {
+        throw new ApiError(409, 'SEGMENT_IN_USE', `The segment triggers workflow(s) with ${running.executions} running or waiting execution(s): ${running.workflows.join(', ')}`, {
+          suggestion: 'Cancel those executions (POST /workflows/{id}/executions/cancel-all) or let them finish, then delete the segment.',
         });
       }
       const referencing = await this.segments.referencedBy(projectId, id);

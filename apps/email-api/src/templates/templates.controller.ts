@@ -49,9 +49,9 @@ export class TemplatesController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a template', description: '409 while a DRAFT, SCHEDULED or SENDING campaign is made from it.' })
+  @ApiOperation({ summary: 'Delete a template', description: '409 while a DRAFT, SCHEDULED or SENDING campaign is made from it, or a workflow SEND_EMAIL step (of an enabled workflow or not) sends it.' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiErrors(PARAM_ERRORS, NOT_FOUND, { 409: '`TEMPLATE_IN_USE`: an unfinished campaign uses the template' })
+  @ApiErrors(PARAM_ERRORS, NOT_FOUND, { 409: '`TEMPLATE_IN_USE`: an unfinished campaign uses the template, or a workflow step sends it (GET /templates/{id}/usage lists them)' })
   async remove(@CurrentProject() ctx: ProjectContext, @TemplateId() id: string) {
     await this.templates.remove(ctx.project.id, id);
   }
@@ -65,7 +65,7 @@ export class TemplatesController {
   }
 
   @Get(':id/usage')
-  @ApiOperation({ summary: 'Where the template is used: the campaigns made from it' })
+  @ApiOperation({ summary: 'Where the template is used: the campaigns made from it and the workflow steps sending it', description: '`{campaigns: [{id, name, status}], workflows: [{id, name, enabled, stepId, stepName}]}`: one `workflows` entry per SEND_EMAIL step (a workflow sending the template from two steps appears twice).' })
   @ApiOkResponse({ type: TemplateUsageDto })
   @ApiErrors(PARAM_ERRORS, NOT_FOUND)
   usage(@CurrentProject() ctx: ProjectContext, @TemplateId() id: string) {

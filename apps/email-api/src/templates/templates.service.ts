@@ -4,6 +4,7 @@ import { placeholderPattern } from '../usage/usage';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { DomainsService } from '../domains/domains.service';
+import { TemplateUsers, type TemplateStepUse } from './template-users';
 import { TemplatesRepository, toTemplate, type Template, type TemplateRow } from './templates.repository';
 
 export const templateNotFound = () => new ApiError(404, 'TEMPLATE_NOT_FOUND', 'Template not found', { suggestion: 'List the project\'s templates with GET /templates.' });
@@ -22,6 +23,7 @@ export class TemplatesService implements OnModuleInit {
     private readonly templates: TemplatesRepository,
     private readonly domains: DomainsService,
     private readonly references: References,
+    private readonly users: TemplateUsers,
   ) {}
 
   /** Templates reference custom fields in placeholders (events never). */
@@ -67,9 +69,10 @@ export class TemplatesService implements OnModuleInit {
     });
   }
 
-  async usage(projectId: string, id: string): Promise<{ campaigns: Array<{ id: string; name: string; status: string }> }> {
+  async usage(projectId: string, id: string): Promise<{ campaigns: Array<{ id: string; name: string; status: string }>; workflows: TemplateStepUse[] }> {
     await this.row(projectId, id);
-    return { campaigns: await this.templates.campaigns(id, false) };
+    const [campaigns, workflows] = await Promise.all([this.templates.campaigns(id, false), this.users.workflowSteps(projectId, id)]);
+    return { campaigns, workflows };
   }
 
   remove(projectId: string, id: string): Promise<void> {
@@ -79,6 +82,12 @@ export class TemplatesService implements OnModuleInit {
       if (used.length) {
         throw new ApiError(409, 'TEMPLATE_IN_USE', `The template is used by ${used.length} draft, scheduled or sending campaign(s): ${used.map((c) => c.name).join(', ')}`, {
           suggestion: 'See GET /templates/{id}/usage; finish, cancel or delete those campaigns first.',
+        });
+      }
+      const steps = await this.users.workflowSteps(projectId, id);
+      if (steps.length) {
+        throw new ApiError(409, 'TEMPLATE_IN_USE', `The template is sent by ${steps.length} workflow step(s): ${steps.map((s) => `"${s.stepName}" of workflow "${s.name}"`).join(', ')}`, {
+          suggestion: 'See GET /templates/{id}/usage; change those SEND_EMAIL steps to another template (PATCH /workflows/{id}/steps/{stepId}) or delete them first.',
         });
       }
       await this.templates.delete(id);

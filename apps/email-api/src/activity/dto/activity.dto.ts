@@ -51,23 +51,44 @@ export class UpcomingQueryDto {
 }
 
 export class UpcomingItemDto {
-  @ApiProperty({ enum: ['campaign'], description: 'What is upcoming (scheduled campaigns; workflow executions do not exist yet)' })
-  type: 'campaign';
+  @ApiProperty({ enum: ['campaign', 'workflow_execution'], description: 'A scheduled campaign, or a workflow execution waiting at a DELAY or WAIT_FOR_EVENT step' })
+  type: 'campaign' | 'workflow_execution';
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: 'The campaign, or the execution' })
   id: string;
 
-  @ApiProperty()
-  name: string;
+  @ApiPropertyOptional({ description: 'campaign: its name' })
+  name?: string;
 
-  @ApiProperty()
-  subject: string;
+  @ApiPropertyOptional({ description: 'campaign: its subject' })
+  subject?: string;
 
-  @ApiProperty({ format: 'date-time' })
-  scheduledFor: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When it sends (campaign) or resumes (execution: the end of its DELAY or its WAIT_FOR_EVENT timeout; null when it waits for an event without timeout)' })
+  scheduledFor: string | null;
 
-  @ApiProperty({ enum: ['ALL', 'SEGMENT', 'FILTERED'] })
-  audienceType: string;
+  @ApiPropertyOptional({ enum: ['ALL', 'SEGMENT', 'FILTERED'], description: 'campaign: its audience type' })
+  audienceType?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'workflow_execution: its workflow' })
+  workflowId?: string;
+
+  @ApiPropertyOptional({ description: 'workflow_execution: the name of its workflow' })
+  workflowName?: string;
+
+  @ApiPropertyOptional({ example: 'cnt_0a1b2c3d4e5f6g7h8i9j', description: 'workflow_execution: its contact' })
+  contactId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, description: 'workflow_execution: the step it waits at' })
+  stepId?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'workflow_execution: the name of that step' })
+  stepName?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String, enum: ['DELAY', 'WAIT_FOR_EVENT'], description: 'workflow_execution: DELAY or WAIT_FOR_EVENT' })
+  stepType?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'workflow_execution at a WAIT_FOR_EVENT: the event name it waits for' })
+  waitingFor?: string | null;
 }
 
 export class SinceQueryDto {

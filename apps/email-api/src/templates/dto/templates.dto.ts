@@ -85,7 +85,23 @@ class UsageCampaignDto {
   status: string;
 }
 
+class UsageWorkflowStepDto {
+  @ApiProperty({ format: 'uuid', description: 'The workflow' })
+  id: string;
+  @ApiProperty({ description: 'The workflow\'s name' })
+  name: string;
+  @ApiProperty({ description: 'Whether the workflow is enabled' })
+  enabled: boolean;
+  @ApiProperty({ format: 'uuid', description: 'The SEND_EMAIL step sending the template' })
+  stepId: string;
+  @ApiProperty()
+  stepName: string;
+}
+
 export class TemplateUsageDto {
   @ApiProperty({ type: [UsageCampaignDto], description: 'Campaigns made from the template (`templateId`)' })
   campaigns: UsageCampaignDto[];
+
+  @ApiProperty({ type: [UsageWorkflowStepDto], description: 'Workflow SEND_EMAIL steps sending the template, one entry per step (enabled or not: any of them blocks the template\'s deletion)' })
+  workflows: UsageWorkflowStepDto[];
 }
