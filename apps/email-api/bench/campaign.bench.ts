@@ -165,17 +165,32 @@ export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}
     };
     await insert(recipients, 'a');
     const segment = (await json(`${service.url}/segments`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'A', type: 'DYNAMIC', condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.group', operator: 'equals', value: 'a' }] }] } }) })).body;
-    const campaign = (await json(`${service.url}/campaigns`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench', subject: 'Hello {{email}}', body: '<p>Plan {{data.plan}}</p><a href="{{unsubscribeUrl}}">unsubscribe</a>', from: 'news@bench.example.test', audienceType: 'SEGMENT', segmentId: segment.id }) })).body;
+    /** One campaign to the segment, from send to the last mail in the sink (every recipient exactly once); answers the seconds. */
+    const runCampaign = async (name: string): Promise<number> => {
+      const campaign = (await json(`${service.url}/campaigns`, { method: 'POST', headers: auth, body: JSON.stringify({ name, subject: 'Hello {{email}}', body: '<p>Plan {{data.plan}}</p><a href="{{unsubscribeUrl}}">unsubscribe</a>', from: 'news@bench.example.test', audienceType: 'SEGMENT', segmentId: segment.id }) })).body;
+      await smtp.reset();
+      const started = performance.now();
+      await json(`${service.url}/campaigns/${campaign.id}/send`, { method: 'POST', headers: auth, body: '{}' });
+      await smtp.wait(recipients, 600_000);
+      const elapsed = (performance.now() - started) / 1000;
+      // a second look a moment later: a copy sent twice would arrive after the last first copy
+      await new Promise((r) => setTimeout(r, 500));
+      const seen = await smtp.wait(recipients, 1000, campaign.id);
+      if (seen.recipients !== recipients || seen.messages !== recipients) throw new Error(`bench: ${seen.messages} mails in the sink for ${seen.recipients} distinct of ${recipients} recipients`);
+      return elapsed;
+    };
     const signaturesPerSecond = rsaSignaturesPerSecond();
-    await smtp.reset();
-    const started = performance.now();
-    await json(`${service.url}/campaigns/${campaign.id}/send`, { method: 'POST', headers: auth, body: '{}' });
-    await smtp.wait(recipients, 600_000);
-    const seconds = (performance.now() - started) / 1000;
-    // a second look a moment later: a copy sent twice would arrive after the last first copy
-    await new Promise((r) => setTimeout(r, 500));
-    const seen = await smtp.wait(recipients, 1000, campaign.id);
-    if (seen.recipients !== recipients || seen.messages !== recipients) throw new Error(`bench: ${seen.messages} mails in the sink for ${seen.recipients} distinct of ${recipients} recipients`);
+    const seconds = await runCampaign('bench');
+
+    // The same campaign with every monthly cap set (the campaigns cap checked by the launch and taken
+    // by each fan-out batch), between two more runs without caps: its ratio to their mean.
+    const limits = (body: object) => json(`${service.url}/users/@me/projects/${project.id}/billing-limits`, { method: 'PUT', headers: auth, body: JSON.stringify(body) });
+    await limits({ workflows: 1_000_000, campaigns: 1_000_000, transactional: 1_000_000, inbound: 1_000_000 });
+    const cappedSeconds = await runCampaign('bench capped');
+    await limits({ workflows: null, campaigns: null, transactional: null, inbound: null });
+    const uncappedSeconds = await runCampaign('bench uncapped');
+    const used = (await json(`${service.url}/users/@me/projects/${project.id}/billing-consumption`, { headers: auth })).body.categories.campaigns.used;
+    if (used !== 3 * recipients) throw new Error(`bench: the campaigns counter says ${used}, ${3 * recipients} mails were sent`);
 
     // Baseline: nodemailer alone, same pool, same sink, same number of mails.
     await smtp.reset();
@@ -218,6 +233,8 @@ export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}
     }
     const perSecond = recipients / seconds;
     const basePerSecond = recipients / baseSeconds;
+    const cappedPerSecond = recipients / cappedSeconds;
+    const uncappedPerSecond = (perSecond + recipients / uncappedSeconds) / 2;
     return [
       {
         name: 'email-api: campaign fan-out mails/s',
@@ -226,6 +243,14 @@ export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}
         baseline: round(basePerSecond),
         ratio: round(perSecond / basePerSecond, 3),
         detail: `${recipients} recipients of a dynamic segment, from POST /campaigns/:id/send to the last mail accepted by an SMTP sink on loopback (DKIM-signed in worker threads, ${amqpUrl ? 'RabbitMQ' : 'in-process'} fan-out in batches of 500, ${LANES} mails in flight over ${POOL} pooled SMTP connections, the sink in its own process), every recipient exactly once; baseline: nodemailer alone to the same sink; this machine signs ${Math.round(signaturesPerSecond)} RSA-2048 signatures/s on one core (goal ≥ 1,000/s; listmonk's default 10/s)`,
+      },
+      {
+        name: 'email-api: campaign fan-out with billing caps mails/s',
+        value: round(cappedPerSecond),
+        unit: 'mails/s',
+        baseline: round(uncappedPerSecond),
+        ratio: round(cappedPerSecond / uncappedPerSecond, 3),
+        detail: `the same ${recipients}-recipient campaign with every monthly cap set (the launch checks what is left, each fan-out batch takes its units with a conditional upsert of the counter row in its transaction), run after the campaign above; baseline: the mean of that run and one more without caps after it (${round(recipients / uncappedSeconds)} mails/s); the counter equals the mails sent (goal: ratio ≥ 0.9)`,
       },
       {
         name: 'email-api: segment count at 100k contacts',

@@ -1,10 +1,11 @@
 import { CAMPAIGN, PROJECT, campaignRow, fakeCampaignRows, fakeCampaigns, fakeDomains, fakeOutbox, fakeTransactions } from '../../test/campaign-fakes';
+import { BillingLimitReachedError, type BillingCategory } from '../billing/billing';
 import type { CampaignRow } from './campaign';
 import { LaunchCampaign } from './launch-campaign';
 
 const SEGMENT = '00000000-0000-0000-0000-0000000000ee';
 
-function setup(row: CampaignRow, recipients = 3) {
+function setup(row: CampaignRow, recipients = 3, campaignsLeft: number | null = null) {
   const { transactions, state } = fakeTransactions();
   const inTx = () => state.open > 0;
   const { campaigns, reads } = fakeCampaigns(row, inTx);
@@ -13,7 +14,14 @@ function setup(row: CampaignRow, recipients = 3) {
   const { outbox, enqueued } = fakeOutbox(inTx);
   const counted: unknown[] = [];
   const segments = { countRecipients: async (_p: string, choice: unknown) => (counted.push(choice), recipients) };
-  return { launch: new LaunchCampaign(transactions, campaigns, domains, segments as never, rows, outbox), reads, checked, calls, enqueued, counted };
+  const roomAsked: Array<[BillingCategory, number]> = [];
+  const billing = {
+    assertRoom: async (_p: string, category: BillingCategory, n: number) => {
+      roomAsked.push([category, n]);
+      if (campaignsLeft !== null && n > campaignsLeft) throw new BillingLimitReachedError(category, 100, 100 - campaignsLeft, n, new Date('2026-02-01T00:00:00Z'));
+    },
+  };
+  return { launch: new LaunchCampaign(transactions, campaigns, domains, segments as never, rows, outbox, billing as never), reads, checked, calls, enqueued, counted, roomAsked };
 }
 
 describe('LaunchCampaign', () => {
@@ -25,6 +33,23 @@ describe('LaunchCampaign', () => {
     expect(counted).toEqual([{ type: 'SEGMENT', segmentId: SEGMENT, condition: null }]);
     expect(calls).toEqual([['setStatus', CAMPAIGN, 'SENDING', null]]);
     expect(enqueued).toEqual([{ type: 'email.campaign_batch', data: { projectId: PROJECT, campaignId: CAMPAIGN, batch: 1 }, inTransaction: true }]);
+  });
+
+  it('refuses up front (429 BILLING_LIMIT_REACHED) a campaign larger than what is left of the campaigns cap', async () => {
+    const { launch, calls, enqueued, roomAsked } = setup(campaignRow(), 3, 2);
+    const err = await launch.execute(PROJECT, CAMPAIGN).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BillingLimitReachedError);
+    expect(err).toMatchObject({ code: 'BILLING_LIMIT_REACHED', category: 'campaigns' });
+    expect((err as { getStatus(): number }).getStatus()).toBe(429);
+    expect(roomAsked).toEqual([['campaigns', 3]]);
+    expect(calls).toEqual([]);
+    expect(enqueued).toEqual([]);
+  });
+
+  it('launches a campaign that fits exactly in what is left', async () => {
+    const { launch, calls } = setup(campaignRow(), 3, 3);
+    await expect(launch.execute(PROJECT, CAMPAIGN)).resolves.toMatchObject({ status: 'SENDING' });
+    expect(calls).toEqual([['setStatus', CAMPAIGN, 'SENDING', null]]);
   });
 
   it('schedules a future scheduledFor without enqueuing anything', async () => {

@@ -2,7 +2,7 @@ import { PATH_METADATA } from '@nestjs/common/constants';
 import { ApiExtraModels, DECORATORS, getSchemaPath } from '@nestjs/swagger';
 import { ErrorEnvelopeDto } from './dto/error-envelope.dto';
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
 
 /** Per status, the codes an operation gives and when (Markdown). */
 export type ErrorDocs = Partial<Record<ErrorStatus, string>>;

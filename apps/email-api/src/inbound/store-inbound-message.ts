@@ -5,6 +5,7 @@ import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BillingUsage } from '../billing/billing-usage.service';
 import { EmailApiConfig } from '../config';
 import { SentMails } from '../emails/sent-mails.service';
 import { MailEventsService } from '../mail-events/mail-events.service';
@@ -15,6 +16,9 @@ import { MailAuthChecker, type AuthResults } from './mail-auth';
 import { emailIdOfMessageId } from './verp';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** Thrown inside the storing transaction to roll it back when the project's inbound cap is reached. */
+const OVER_CAP = new Error('inbound billing limit reached');
 
 /** `inb_` and 20 random base-36 characters. */
 export function newInboundId(): string {
@@ -44,6 +48,11 @@ function repliedIds(mail: ParsedMail): string[] {
  * References) names — this service's Message-IDs carry the mail's id — when that mail is the
  * project's. The same message delivered again (same Message-ID, or the same bytes without one) is
  * stored once.
+ *
+ * Billing: each message stored takes one unit of the project's monthly `inbound` cap in its
+ * transaction. Over the cap the message is still accepted at SMTP (250: the sender is not told about
+ * the recipient's plan, and the other projects the message is for still get it) but not stored, not
+ * put in the activity feed and not published; a warning is logged.
  */
 @Injectable()
 export class StoreInboundMessage {
@@ -57,6 +66,7 @@ export class StoreInboundMessage {
     private readonly mailEvents: MailEventsService,
     private readonly auth: MailAuthChecker,
     private readonly outbox: Outbox,
+    private readonly billing: BillingUsage,
   ) {}
 
   /** Stores the message for each project; answers the ids stored now (none for a repeat). */
@@ -101,6 +111,7 @@ export class StoreInboundMessage {
       const from = (Array.isArray(mail.from) ? mail.from[0] : mail.from)?.value[0];
       const headers = mail.headerLines.map((h) => ({ name: h.key, value: h.line.slice(h.line.indexOf(':') + 1).trim() }));
       const fromEmail = from?.address?.toLowerCase() ?? null;
+      let overCap = false;
       const row = await this.transactions.transaction(async () => {
         const inserted = await this.messages.insert({
           id,
@@ -126,6 +137,10 @@ export class StoreInboundMessage {
           rawPath: join(relDir, 'message.eml'),
         });
         if (!inserted) return null;
+        if (!(await this.billing.tryConsume(projectId, 'inbound'))) {
+          overCap = true;
+          throw OVER_CAP;
+        }
         await this.mailEvents.record({
           type: 'received',
           emailId: ids.emailId,
@@ -148,9 +163,13 @@ export class StoreInboundMessage {
           receivedAt: new Date().toISOString(),
         });
         return inserted;
+      }).catch((err: unknown) => {
+        if (err === OVER_CAP) return null;
+        throw err;
       });
       if (!row) {
         await rm(dir, { recursive: true, force: true });
+        if (overCap) this.logger.warn(`inbound mail for project ${projectId} from ${fromEmail ?? envelope.mailFrom} not stored: the monthly inbound limit is reached`);
         return null;
       }
       this.logger.log(`inbound ${id} for project ${projectId} from ${fromEmail ?? envelope.mailFrom}${ids.emailId ? `, replying to ${ids.emailId}` : ''}`);

@@ -15,8 +15,8 @@ export class ServerConfigDto {
   @ApiProperty({ enum: OAUTH_PROVIDERS, isArray: true, description: 'The configured OAuth login providers' })
   oauthProviders: string[];
 
-  @ApiProperty({ enum: [false], description: 'Billing arrives with part 3; always false in this version' })
-  billing: false;
+  @ApiProperty({ description: 'Billing through Stripe is configured (STRIPE_SECRET_KEY and friends): checkout, portal and invoices answer; false: they answer 503 BILLING_DISABLED (the monthly caps apply either way)' })
+  billing: boolean;
 
   @ApiProperty({ type: 'integer', minimum: 1, example: 1000, description: 'Requests per minute per project (EMAIL_RATE_LIMIT_PER_MINUTE)' })
   rateLimitPerMinute: number;
