@@ -1,5 +1,6 @@
 import type { Transactions } from '@platform/database';
 import type { EventContract } from '@platform/messaging';
+import type { AbDecision, SamplingState } from '../src/campaigns/ab-test';
 import type { CampaignFields, CampaignRow, CampaignStatus } from '../src/campaigns/campaign';
 import type { CampaignsRepository } from '../src/campaigns/campaigns.repository';
 import { campaignNotFound, type CampaignsService } from '../src/campaigns/campaigns.service';
@@ -53,6 +54,15 @@ export function campaignRow(overrides: Partial<CampaignRow> = {}): CampaignRow {
     cancelled_at: null,
     created_at: at,
     updated_at: at,
+    ab_test: null,
+    ab_phase: null,
+    ab_audience: null,
+    ab_test_size: null,
+    ab_seen: 0,
+    ab_selected: 0,
+    ab_due_at: null,
+    ab_winner: null,
+    ab_decision: null,
     ...overrides,
   };
 }
@@ -71,7 +81,7 @@ export function fakeCampaigns(row: CampaignRow | null, inTx?: () => boolean) {
 }
 
 /** CampaignsRepository writes, recorded; each answers the row as the database would. */
-export function fakeCampaignRows(row: CampaignRow | null = null) {
+export function fakeCampaignRows(row: CampaignRow | null = null, mailed: string[] = []) {
   const calls: Array<[string, ...unknown[]]> = [];
   const fromFields = (projectId: string, domainId: string, f: CampaignFields, id: string) =>
     campaignRow({
@@ -86,13 +96,18 @@ export function fakeCampaignRows(row: CampaignRow | null = null) {
       audience_type: f.audienceType,
       segment_id: f.segmentId,
       audience_condition: f.audienceCondition,
+      ab_test: f.abTest,
     });
   const repo = {
     insert: async (projectId: string, domainId: string, f: CampaignFields) => (calls.push(['insert', projectId, domainId, f]), fromFields(projectId, domainId, f, 'new-id')),
     replace: async (id: string, domainId: string, f: CampaignFields) => (calls.push(['replace', id, domainId, f]), fromFields(row?.project_id ?? PROJECT, domainId, f, id)),
     setStatus: async (id: string, status: CampaignStatus, scheduledFor: Date | null) => (calls.push(['setStatus', id, status, scheduledFor]), campaignRow({ ...row, id, status, scheduled_for: scheduledFor })),
     lockForFanout: async (id: string) => (calls.push(['lockForFanout', id]), row && row.id === id ? row : null),
-    advance: async (id: string, after: string | null, written: number, done: boolean) => void calls.push(['advance', id, after, written, done]),
+    advance: async (id: string, after: string | null, written: number, done: boolean, sampling?: SamplingState) =>
+      void calls.push(['advance', id, after, written, done, ...(sampling ? [sampling] : [])]),
+    mailedContacts: async (id: string, contactIds: string[]) => (calls.push(['mailedContacts', id, contactIds.length]), new Set(contactIds.filter((c) => mailed.includes(c)))),
+    startWinner: async (id: string, winner: number, decision: AbDecision) =>
+      (calls.push(['startWinner', id, winner, decision]), campaignRow({ ...row, id, ab_phase: 'winner', ab_winner: winner, ab_decision: decision, fanout_after: null, fanout_done: false })),
   };
   return { rows: repo as unknown as CampaignsRepository, calls };
 }

@@ -1,4 +1,5 @@
 import type { AudienceChoice } from '../segments/audience';
+import { variantId, type AbDecision, type AbPhase, type AbTestConfig, type VariantId } from './ab-test';
 import type { Condition } from '../segments/condition';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
@@ -26,6 +27,15 @@ export interface CampaignRow {
   cancelled_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  ab_test: AbTestConfig | null;
+  ab_phase: AbPhase | null;
+  ab_audience: number | null;
+  ab_test_size: number | null;
+  ab_seen: number;
+  ab_selected: number;
+  ab_due_at: Date | null;
+  ab_winner: number | null;
+  ab_decision: AbDecision | null;
 }
 
 export interface Campaign {
@@ -46,6 +56,33 @@ export interface Campaign {
   cancelledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  abTest: CampaignAbTest | null;
+}
+
+/** A campaign's A/B test as the API shows it: the settings, the variants with their ids, where it stands. */
+export interface CampaignAbTest {
+  variants: Array<{ id: VariantId; subject: string | null; body: string | null }>;
+  testShare: number;
+  metric: AbTestConfig['metric'];
+  waitMinutes: number;
+  phase: AbPhase | null;
+  testSize: number | null;
+  winnerDueAt: Date | null;
+  winner: VariantId | null;
+}
+
+export function toCampaignAbTest(r: CampaignRow): CampaignAbTest | null {
+  if (!r.ab_test) return null;
+  return {
+    variants: r.ab_test.variants.map((v, i) => ({ id: variantId(i), subject: v.subject, body: v.body })),
+    testShare: r.ab_test.testShare,
+    metric: r.ab_test.metric,
+    waitMinutes: r.ab_test.waitMinutes,
+    phase: r.ab_phase,
+    testSize: r.ab_test_size,
+    winnerDueAt: r.ab_due_at,
+    winner: r.ab_winner === null ? null : variantId(r.ab_winner),
+  };
 }
 
 export function toCampaign(r: CampaignRow): Campaign {
@@ -67,6 +104,7 @@ export function toCampaign(r: CampaignRow): Campaign {
     cancelledAt: r.cancelled_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    abTest: toCampaignAbTest(r),
   };
 }
 
@@ -79,6 +117,7 @@ export interface CampaignFields {
   audienceType: AudienceType;
   segmentId: string | null;
   audienceCondition: Condition | null;
+  abTest: AbTestConfig | null;
 }
 
 export interface CampaignStats {

@@ -100,6 +100,7 @@ describe('campaigns (e2e)', () => {
       openRate: 0,
       clickRate: 0,
       clicksPerOpen: 0,
+      abTest: null,
     });
     // one recipient unsubscribes through the one-click link of the mail
     const link = /<([^>]+)>/.exec(one.headers['list-unsubscribe'])![1].replace('https://mail.example.test/email', '');

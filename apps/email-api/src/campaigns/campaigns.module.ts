@@ -7,6 +7,7 @@ import { MailEventsModule } from '../mail-events/mail-events.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { SuppressionsModule } from '../suppressions/suppressions.module';
 import { TemplatesModule } from '../templates/templates.module';
+import { AbTestWorker } from './ab-test.worker';
 import { CampaignFanoutConsumer } from './campaign-fanout.consumer';
 import { CampaignMail } from './campaign-mail';
 import { CampaignScheduler } from './campaign-scheduler.worker';
@@ -19,6 +20,7 @@ import { CreateCampaign } from './create-campaign';
 import { DuplicateCampaign } from './duplicate-campaign';
 import { FanOutCampaignBatch } from './fan-out-batch';
 import { LaunchCampaign } from './launch-campaign';
+import { PickAbWinner } from './pick-ab-winner';
 import { ReplaceCampaign } from './replace-campaign';
 import { SendCampaignTest } from './send-test';
 
@@ -39,6 +41,8 @@ import { SendCampaignTest } from './send-test';
     FanOutCampaignBatch,
     CampaignFanoutConsumer,
     CampaignScheduler,
+    PickAbWinner,
+    AbTestWorker,
   ],
 })
 export class CampaignsModule {}

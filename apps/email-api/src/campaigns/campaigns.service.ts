@@ -5,6 +5,7 @@ import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { EmailCampaignBatch, Outbox } from '@platform/messaging';
 import { engagementRates, MailEventsService } from '../mail-events/mail-events.service';
+import { abReport } from './ab-test';
 import { toCampaign, type Campaign, type CampaignRow } from './campaign';
 import { CampaignsRepository } from './campaigns.repository';
 
@@ -23,6 +24,7 @@ export interface CampaignInput {
   audienceType: 'ALL' | 'SEGMENT' | 'FILTERED';
   segmentId?: string;
   audienceCondition?: Record<string, unknown>;
+  abTest?: { variants: Array<{ subject?: string; body?: string }>; testShare: number; metric: 'opens' | 'clicks'; waitMinutes: number };
 }
 
 /**
@@ -71,12 +73,18 @@ export class CampaignsService implements OnModuleInit {
     });
   }
 
-  /** Counts of the mails, with opens and clicks from the mail events (totals, uniques, human figures) and the rates. */
+  /**
+   * Counts of the mails, with opens and clicks from the mail events (totals, uniques, human
+   * figures) and the rates; for an A/B test its figures by variant, the winner and the significance.
+   */
   async stats(projectId: string, id: string) {
     const row = await this.row(projectId, id);
-    const [counts, engagement] = await Promise.all([this.campaigns.stats(id), this.mailEvents.engagement([id])]);
+    const [counts, engagement, groups] = await Promise.all([this.campaigns.stats(id), this.mailEvents.engagement([id]), row.ab_test ? this.campaigns.abGroups(id) : []]);
     const e = engagement.get(id)!;
-    return { status: row.status, ...counts, opened: e.opens.humanUnique, clicked: e.clicks.humanUnique, ...e, ...engagementRates(e, counts.delivered) };
+    const abTest = row.ab_test
+      ? abReport(row.ab_test, { phase: row.ab_phase, audience: row.ab_audience, testSize: row.ab_test_size, dueAt: row.ab_due_at, winner: row.ab_winner, decision: row.ab_decision }, groups)
+      : null;
+    return { status: row.status, ...counts, opened: e.opens.humanUnique, clicked: e.clicks.humanUnique, ...e, ...engagementRates(e, counts.delivered), abTest };
   }
 
   /** Scheduler: a due SCHEDULED campaign starts sending; a stalled fan-out is enqueued again. */

@@ -34,7 +34,7 @@ describe('CheckCampaignBody', () => {
     const { check, checked } = setup();
     await expect(check.execute(PROJECT, base)).resolves.toEqual({
       domainId: 'dom-brand.test',
-      fields: { name: 'Spring', subject: 'Hi', body: '<p>x</p>', from: 'news@brand.test', templateId: null, audienceType: 'ALL', segmentId: null, audienceCondition: null },
+      fields: { name: 'Spring', subject: 'Hi', body: '<p>x</p>', from: 'news@brand.test', templateId: null, audienceType: 'ALL', segmentId: null, audienceCondition: null, abTest: null },
     });
     expect(checked).toEqual(['news@brand.test']);
   });
@@ -74,6 +74,25 @@ describe('CheckCampaignBody', () => {
   ])('refuses an audience that does not fit its type: %j', async (audience, field, message, code) => {
     const { check } = setup();
     await expect(check.execute(PROJECT, { ...base, ...(audience as Partial<CampaignInput>) })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field, message, code }] });
+  });
+
+  it('keeps an A/B test with each variant\'s overrides (null: the campaign\'s)', async () => {
+    const { check } = setup();
+    const { fields } = await check.execute(PROJECT, { ...base, abTest: { variants: [{ subject: 'Hi A' }, { body: '<p>B</p>' }, { subject: 'C', body: '<p>C</p>' }], testShare: 20, metric: 'clicks', waitMinutes: 60 } });
+    expect(fields.abTest).toEqual({
+      variants: [{ subject: 'Hi A', body: null }, { subject: null, body: '<p>B</p>' }, { subject: 'C', body: '<p>C</p>' }],
+      testShare: 20,
+      metric: 'clicks',
+      waitMinutes: 60,
+    });
+  });
+
+  it('refuses A/B variants that change nothing, naming each', async () => {
+    const { check } = setup();
+    await expect(check.execute(PROJECT, { ...base, abTest: { variants: [{ subject: 'A' }, {}, {}], testShare: 10, metric: 'opens', waitMinutes: 5 } })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [1, 2].map((i) => ({ field: `abTest.variants.${i}`, message: 'a variant gives subject, body or both', code: 'required' })),
+    });
   });
 
   it('has the segments service check a FILTERED condition under the field audienceCondition', async () => {

@@ -4,6 +4,7 @@ import { DomainsService } from '../domains/domains.service';
 import type { Condition } from '../segments/condition';
 import { SegmentsService } from '../segments/segments.service';
 import { TemplatesService } from '../templates/templates.service';
+import type { AbTestConfig } from './ab-test';
 import type { CampaignFields } from './campaign';
 import type { CampaignInput } from './campaigns.service';
 
@@ -46,9 +47,37 @@ export class CheckCampaignBody {
     } else if (input.audienceCondition) throw audienceError('audienceCondition', 'audienceCondition is only for audienceType FILTERED');
     return {
       domainId: domain.id,
-      fields: { name: input.name, subject: subject!, body: body!, from: from!, templateId: template?.id ?? null, audienceType: input.audienceType, segmentId, audienceCondition: condition },
+      fields: {
+        name: input.name,
+        subject: subject!,
+        body: body!,
+        from: from!,
+        templateId: template?.id ?? null,
+        audienceType: input.audienceType,
+        segmentId,
+        audienceCondition: condition,
+        abTest: abTestOf(input.abTest),
+      },
     };
   }
+}
+
+/** The A/B test as stored; a variant must change the subject, the body or both (422 otherwise). */
+function abTestOf(input: CampaignInput['abTest']): AbTestConfig | null {
+  if (!input) return null;
+  const empty = input.variants.flatMap((v, i) => (v.subject === undefined && v.body === undefined ? [i] : []));
+  if (empty.length) {
+    throw new ApiError(422, 'VALIDATION_ERROR', 'Validation failed', {
+      errors: empty.map((i) => ({ field: `abTest.variants.${i}`, message: 'a variant gives subject, body or both', code: 'required' })),
+      suggestion: 'Give each variant the subject and/or body it tries instead of the campaign\'s.',
+    });
+  }
+  return {
+    variants: input.variants.map((v) => ({ subject: v.subject ?? null, body: v.body ?? null })),
+    testShare: input.testShare,
+    metric: input.metric,
+    waitMinutes: input.waitMinutes,
+  };
 }
 
 const audienceError = (field: string, message: string, code = 'invalid') =>

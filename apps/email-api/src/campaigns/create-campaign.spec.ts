@@ -3,7 +3,7 @@ import type { CampaignFields } from './campaign';
 import type { CheckCampaignBody } from './check-campaign-body';
 import { CreateCampaign } from './create-campaign';
 
-const fields: CampaignFields = { name: 'Spring', subject: 'Hi', body: '<p>x</p>', from: 'news@brand.test', templateId: null, audienceType: 'ALL', segmentId: null, audienceCondition: null };
+const fields: CampaignFields = { name: 'Spring', subject: 'Hi', body: '<p>x</p>', from: 'news@brand.test', templateId: null, audienceType: 'ALL', segmentId: null, audienceCondition: null, abTest: null };
 
 describe('CreateCampaign', () => {
   it('checks the body and inserts a DRAFT with the sender\'s domain, in one transaction', async () => {

@@ -15,13 +15,22 @@ function setup(row: CampaignRow, segmentExists = true) {
 }
 
 describe('DuplicateCampaign', () => {
+  it('copies the A/B test\'s settings, not where it stood', async () => {
+    const abTest = { variants: [{ subject: 'A', body: null }, { subject: 'B', body: null }], testShare: 20, metric: 'opens' as const, waitMinutes: 30 };
+    const row = campaignRow({ status: 'SENT', ab_test: abTest, ab_phase: 'winner', ab_winner: 1, ab_test_size: 8 });
+    const { duplicate, calls } = setup(row);
+    const copy = await duplicate.execute(PROJECT, CAMPAIGN);
+    expect(calls[0][3]).toMatchObject({ abTest });
+    expect(copy.abTest).toMatchObject({ phase: null, winner: null, testSize: null, variants: [{ id: 'A', subject: 'A' }, { id: 'B', subject: 'B' }] });
+  });
+
   it('inserts a DRAFT copy named "(copy)" with the same content and audience, in one transaction', async () => {
     const condition: Condition = { logic: 'AND', groups: [{ filters: [{ field: 'subscribed', operator: 'equals', value: true }] }] };
     const row = campaignRow({ status: 'SENT', template_id: 'tpl-1', audience_type: 'FILTERED', audience_condition: condition });
     const { duplicate, calls, checked, state } = setup(row);
     await expect(duplicate.execute(PROJECT, CAMPAIGN)).resolves.toMatchObject({ id: 'new-id', name: 'Spring (copy)', status: 'DRAFT', audienceType: 'FILTERED', audienceCondition: condition });
     expect(calls).toEqual([
-      ['insert', PROJECT, 'dom-brand.test', { name: 'Spring (copy)', subject: row.subject, body: row.body, from: row.from_email, templateId: 'tpl-1', audienceType: 'FILTERED', segmentId: null, audienceCondition: condition }],
+      ['insert', PROJECT, 'dom-brand.test', { name: 'Spring (copy)', subject: row.subject, body: row.body, from: row.from_email, templateId: 'tpl-1', audienceType: 'FILTERED', segmentId: null, audienceCondition: condition, abTest: null }],
     ]);
     expect(checked).toEqual(['news@brand.test']);
     expect(state.opened).toBe(1);

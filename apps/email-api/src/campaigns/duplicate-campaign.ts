@@ -7,7 +7,7 @@ import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
 
 /**
- * POST /campaigns/:id/duplicate: a new DRAFT with the same content, while the sender's domain is
+ * POST /campaigns/:id/duplicate: a new DRAFT with the same content (its A/B test too, not its results), while the sender's domain is
  * still verified; a segment deleted since then leaves the copy's audience ALL.
  */
 @Injectable()
@@ -33,6 +33,7 @@ export class DuplicateCampaign {
         audienceType: row.audience_type,
         segmentId: row.segment_id,
         audienceCondition: row.audience_condition,
+        abTest: row.ab_test,
       };
       if (fields.segmentId && !(await this.segments.existsLocked(projectId, fields.segmentId))) fields.segmentId = null;
       if (fields.audienceType === 'SEGMENT' && !fields.segmentId) fields.audienceType = 'ALL';

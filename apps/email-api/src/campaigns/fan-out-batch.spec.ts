@@ -6,14 +6,16 @@ import { FANOUT_BATCH, FanOutCampaignBatch } from './fan-out-batch';
 
 const contact = (n: number) => ({ id: `cnt_${String(n).padStart(4, '0')}`, email: `c${n}@x.test`, subscribed: true, data: { n } });
 
-function setup(row: CampaignRow | null, available: number, suppressedEmails: string[] = []) {
+function setup(row: CampaignRow | null, available: number, suppressedEmails: string[] = [], mailed: string[] = [], from = 0) {
   const { transactions, state } = fakeTransactions();
   const inTx = () => state.open > 0;
-  const { rows, calls } = fakeCampaignRows(row);
+  const { rows, calls } = fakeCampaignRows(row, mailed);
   const { outbox, enqueued } = fakeOutbox(inTx);
   const asked: Array<{ choice: unknown; after: string | null; limit: number }> = [];
   const segments = {
-    recipients: async (_p: string, choice: unknown, after: string | null, limit: number) => (asked.push({ choice, after, limit }), Array.from({ length: Math.min(available, limit) }, (_, i) => contact(i + 1))),
+    recipients: async (_p: string, choice: unknown, after: string | null, limit: number) =>
+      (asked.push({ choice, after, limit }), Array.from({ length: Math.min(available, limit) }, (_, i) => contact(from + i + 1))),
+    countRecipients: async () => (asked.push({ choice: 'count', after: null, limit: 0 }), available),
   };
   const batches: Array<{ projectId: string; campaign: unknown; mails: Array<Record<string, unknown>>; inTransaction: boolean }> = [];
   const events: string[] = [];
@@ -78,5 +80,45 @@ describe('FanOutCampaignBatch', () => {
     expect(calls).toEqual([['lockForFanout', CAMPAIGN]]);
     expect(asked).toEqual([]);
     expect(enqueued).toEqual([]);
+  });
+
+  describe('with an A/B test', () => {
+    const abTest = { variants: [{ subject: 'A {{email}}', body: null }, { subject: null, body: '<p>B</p>' }], testShare: 20, metric: 'opens' as const, waitMinutes: 60 };
+
+    it('testing: counts the audience at the first batch, writes only the drawn contacts with their variant\'s content, and stores the drawing', async () => {
+      const row = campaignRow({ status: 'SENDING', ab_test: abTest, ab_phase: 'testing' });
+      const { fanOut, calls, batches, asked } = setup(row, 40);
+      await fanOut.execute(CAMPAIGN, 1);
+      expect(asked[1]).toEqual({ choice: 'count', after: null, limit: 0 });
+      const mails = batches[0].mails;
+      expect(mails).toHaveLength(8);
+      expect(mails.filter((m) => m.variant === 0)).toHaveLength(4);
+      expect(mails.filter((m) => m.variant === 1)).toHaveLength(4);
+      for (const m of mails) {
+        if (m.variant === 0) expect(m).toMatchObject({ subject: `A ${m.to}`, html: '<p>Hi</p>' });
+        else expect(m).toMatchObject({ subject: `Hello ${m.to}`, html: '<p>B</p>' });
+      }
+      expect(calls[1]).toEqual(['advance', CAMPAIGN, 'cnt_0040', 7, true, { audience: 40, testSize: 8, seen: 40, selected: 8 }]);
+    });
+
+    it('testing: a later batch carries on from the stored drawing, without counting again', async () => {
+      const row = campaignRow({ status: 'SENDING', ab_test: abTest, ab_phase: 'testing', ab_audience: 1000, ab_test_size: 200, ab_seen: 500, ab_selected: 101, fanout_after: 'cnt_0500' });
+      const { fanOut, calls, batches, asked } = setup(row, 500, [], [], 500);
+      await fanOut.execute(CAMPAIGN, 2);
+      expect(asked.map((a) => a.choice)).not.toContain('count');
+      expect(batches[0].mails).toHaveLength(99);
+      expect(calls[1]).toEqual(['advance', CAMPAIGN, 'cnt_1000', 98, false, { audience: 1000, testSize: 200, seen: 1000, selected: 200 }]);
+    });
+
+    it('winner: everyone without the campaign\'s mail gets the winner\'s content, no variant recorded', async () => {
+      const row = campaignRow({ status: 'SENDING', ab_test: abTest, ab_phase: 'winner', ab_winner: 1 });
+      const { fanOut, calls, batches } = setup(row, 5, ['c5@x.test'], ['cnt_0002', 'cnt_0004']);
+      await fanOut.execute(CAMPAIGN, 1);
+      expect(batches[0].mails.map((m) => m.to)).toEqual(['c1@x.test', 'c3@x.test']);
+      expect(batches[0].mails[0]).toMatchObject({ subject: 'Hello c1@x.test', html: '<p>B</p>' });
+      expect(batches[0].mails[0]).not.toHaveProperty('variant');
+      expect(calls[1]).toEqual(['mailedContacts', CAMPAIGN, 4]);
+      expect(calls[2]).toEqual(['advance', CAMPAIGN, 'cnt_0005', 1, true]);
+    });
   });
 });

@@ -3,7 +3,7 @@ import type { CampaignFields } from './campaign';
 import type { CheckCampaignBody } from './check-campaign-body';
 import { ReplaceCampaign } from './replace-campaign';
 
-const fields: CampaignFields = { name: 'New', subject: 'S', body: 'B', from: 'a@brand.test', templateId: null, audienceType: 'ALL', segmentId: null, audienceCondition: null };
+const fields: CampaignFields = { name: 'New', subject: 'S', body: 'B', from: 'a@brand.test', templateId: null, audienceType: 'ALL', segmentId: null, audienceCondition: null, abTest: null };
 
 function setup(status = campaignRow().status) {
   const { transactions, state } = fakeTransactions();

@@ -1,11 +1,12 @@
 import { UnsubscribeLinks } from '../emails/unsubscribe-links';
 import { CAMPAIGN, PROJECT, campaignRow, fakeCampaigns, fakeDomains, fakeTransactions } from '../../test/campaign-fakes';
+import type { CampaignRow } from './campaign';
 import { CampaignMail } from './campaign-mail';
 import { SendCampaignTest } from './send-test';
 
-function setup(contact: { id: string; email: string; subscribed: boolean; data: Record<string, unknown> } | null, from = 'news@brand.test') {
+function setup(contact: { id: string; email: string; subscribed: boolean; data: Record<string, unknown> } | null, from = 'news@brand.test', overrides: Partial<CampaignRow> = {}) {
   const { transactions, state } = fakeTransactions();
-  const { campaigns } = fakeCampaigns(campaignRow({ subject: 'Hi {{data.first ?? "there"}}', body: '<p>{{email}}</p>', from_email: from }));
+  const { campaigns } = fakeCampaigns(campaignRow({ subject: 'Hi {{data.first ?? "there"}}', body: '<p>{{email}}</p>', from_email: from, ...overrides }));
   const { domains } = fakeDomains(['brand.test']);
   const lookups: string[] = [];
   const contacts = {
@@ -60,5 +61,23 @@ describe('SendCampaignTest', () => {
     await expect(test.execute(PROJECT, CAMPAIGN, 'a@x.test')).rejects.toMatchObject({ code: 'domain_not_verified' });
     expect(enqueued).toEqual([]);
     expect(events).toEqual([]);
+  });
+
+  it('previews a variant of the A/B test: its subject and body, the campaign\'s where it gives none', async () => {
+    const ab_test = { variants: [{ subject: 'A for {{email}}', body: null }, { subject: null, body: '<p>B</p>' }], testShare: 10, metric: 'opens' as const, waitMinutes: 5 };
+    const { test, enqueued } = setup(null, 'news@brand.test', { ab_test });
+    await test.execute(PROJECT, CAMPAIGN, 'a@x.test', 'A');
+    await test.execute(PROJECT, CAMPAIGN, 'a@x.test', 'B');
+    expect(enqueued.map((e) => [e.subject, e.html])).toEqual([
+      ['[Test] A for a@x.test', '<p>a@x.test</p>'],
+      ['[Test] Hi there', '<p>B</p>'],
+    ]);
+    await expect(test.execute(PROJECT, CAMPAIGN, 'a@x.test', 'C')).rejects.toMatchObject({ status: 422, errors: [{ field: 'variant', message: 'this test has the variants A, B' }] });
+  });
+
+  it('refuses a variant of a campaign without an A/B test', async () => {
+    const { test, enqueued } = setup(null);
+    await expect(test.execute(PROJECT, CAMPAIGN, 'a@x.test', 'A')).rejects.toMatchObject({ status: 422, errors: [{ field: 'variant', message: 'the campaign has no A/B test' }] });
+    expect(enqueued).toEqual([]);
   });
 });
