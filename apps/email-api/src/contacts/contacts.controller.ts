@@ -50,7 +50,12 @@ export class ContactsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create or update a contact by email', description: '201 when created, 200 when updated; `_meta.isNew` / `_meta.isUpdate` tell which.' })
+  @ApiOperation({
+    summary: 'Create or update a contact by email',
+    description:
+      '201 when created, 200 when updated; `_meta.isNew` / `_meta.isUpdate` tell which. With double opt-in on, a new contact (unless `subscribed: false`) or `subscribed: true` for an unsubscribed one ' +
+      'gives `subscribed: false, optIn: pending` and a confirmation mail (at most one a day); the secret key cannot skip it except with `confirmed: true` (an attested consent).',
+  })
   @ApiCreatedResponse({ type: UpsertedContactDto, description: 'Created (`_meta.isNew` true)' })
   @ApiOkResponse({ type: UpsertedContactDto, description: 'Updated (`_meta.isUpdate` true)' })
   @ApiErrors(JSON_BODY_ERRORS, DATA_KEYS)
@@ -122,7 +127,8 @@ export class ContactsController {
     summary: 'Import contacts from CSV (queued)',
     description:
       'Multipart field `file`, at most 5 MB (413 above). First row: column names; `email` required, `subscribed` (true/false/yes/no/1/0) optional, every other column becomes a custom field (string). ' +
-      'New contacts are subscribed unless the row says otherwise; existing ones are updated. Answers 202 `{jobId, total, message}`; bad rows are reported per row by the poll.',
+      'New contacts are subscribed unless the row says otherwise; existing ones are updated. With double opt-in on, new contacts (and `subscribed` true for unsubscribed ones) become `optIn: pending` with a confirmation mail each instead. ' +
+      'Answers 202 `{jobId, total, message}`; bad rows are reported per row by the poll.',
   })
   @ApiAcceptedResponse({ type: JobQueuedDto, description: 'Queued: `{jobId, total, message}`; `total` counts the data rows' })
   @ApiErrors({
@@ -144,7 +150,10 @@ export class ContactsController {
 
   @Post('bulk-subscribe')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Subscribe up to 1,000 contacts (queued; returns jobId)' })
+  @ApiOperation({
+    summary: 'Subscribe up to 1,000 contacts (queued; returns jobId)',
+    description: 'With double opt-in on, unsubscribed contacts become `optIn: pending` and get a confirmation mail (at most one a day) instead; `updated` counts only contacts subscribed at once.',
+  })
   @ApiAcceptedResponse({ type: JobQueuedDto })
   @ApiErrors(JSON_BODY_ERRORS)
   bulkSubscribe(@CurrentProject() ctx: ProjectContext, @Body() body: BulkContactsDto) {
@@ -186,7 +195,10 @@ export class ContactsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update email, subscription state and custom fields' })
+  @ApiOperation({
+    summary: 'Update email, subscription state and custom fields',
+    description: 'With double opt-in on, `subscribed: true` for an unsubscribed contact makes it `optIn: pending` with a confirmation mail (at most one a day) instead of subscribing it; `subscribed: false` also ends a pending opt-in.',
+  })
   @ApiOkResponse({ type: ContactDto })
   @ApiErrors(JSON_BODY_ERRORS, PARAM_ERRORS, DATA_KEYS, CONTACT_NOT_FOUND, { 409: '`CONTACT_EMAIL_TAKEN`: another contact of the project has this email' })
   update(@CurrentProject() ctx: ProjectContext, @Param('id') id: string, @Body() body: UpdateContactDto, @RequestId() requestId?: string) {

@@ -76,12 +76,18 @@ export class ContactsService {
 
   async upsert(
     projectId: string,
-    input: { email: string; subscribed?: boolean; data?: Record<string, unknown> },
+    input: { email: string; subscribed?: boolean; confirmed?: boolean; data?: Record<string, unknown> },
     correlationId?: string,
   ): Promise<{ contact: Contact; isNew: boolean }> {
     assertDataKeys(input.data);
     return this.transactions.transaction(() =>
-      this.record(projectId, normalizeEmail(input.email), { subscribed: input.subscribed, defaultSubscribed: true, patch: dataPatch(input.data) }, correlationId),
+      this.record(
+        projectId,
+        normalizeEmail(input.email),
+        // `confirmed: true` attests a consent given elsewhere: it subscribes (unless `subscribed: false` says otherwise)
+        { subscribed: input.subscribed ?? (input.confirmed ? true : undefined), defaultSubscribed: true, patch: dataPatch(input.data), confirmed: input.confirmed === true && input.subscribed !== false },
+        correlationId,
+      ),
     );
   }
 
@@ -89,14 +95,18 @@ export class ContactsService {
    * Creates the contact or updates it by email (`subscribed` changes only when given; new contacts
    * get `defaultSubscribed`; `patch` merges into `data`) and records a change of subscription
    * (`contact.subscribed|unsubscribed`), in the open transaction. The email must be normalized.
+   * In a project with double opt-in a signup (a new contact that is to be subscribed, or
+   * `subscribed: true` for an unsubscribed one) makes the contact `pending` and asks for a
+   * confirmation mail (at most one a day, queued by the opt-in feature's worker) unless `confirmed`
+   * attests a consent given elsewhere.
    */
   async record(
     projectId: string,
     email: string,
-    change: { subscribed?: boolean; defaultSubscribed: boolean; patch?: DataPatch },
+    change: { subscribed?: boolean; defaultSubscribed: boolean; patch?: DataPatch; confirmed?: boolean },
     correlationId?: string,
   ): Promise<{ contact: Contact; isNew: boolean }> {
-    const result = await this.contacts.upsert(projectId, email, change.subscribed, change.defaultSubscribed, change.patch ?? { set: {}, unset: [] });
+    const result = await this.contacts.upsert(projectId, email, change.subscribed, change.defaultSubscribed, change.patch ?? { set: {}, unset: [] }, change.confirmed ?? false);
     if (result.previousSubscribed !== null && result.previousSubscribed !== result.contact.subscribed) {
       await this.subscriptions.changed(projectId, result.contact, result.contact.subscribed, correlationId);
     }
@@ -108,6 +118,31 @@ export class ContactsService {
     const changed = await this.contacts.setSubscribed(projectId, ids, subscribed);
     for (const contact of changed) await this.subscriptions.changed(projectId, contact, subscribed, correlationId);
     return changed;
+  }
+
+  /**
+   * Confirms the contact's pending double opt-in, in the open transaction or one of its own: it becomes
+   * subscribed (recording `contact.subscribed`, which also lifts an `unsubscribe` suppression).
+   * Answers the contact and whether this call confirmed it; null when the contact does not exist.
+   */
+  confirmOptIn(projectId: string, id: string, correlationId?: string): Promise<{ contact: Contact; confirmed: boolean } | null> {
+    return this.transactions.transaction(async () => {
+      const confirmed = await this.contacts.confirmOptIn(projectId, id);
+      if (confirmed) {
+        await this.subscriptions.changed(projectId, confirmed, true, correlationId);
+        return { contact: confirmed, confirmed: true };
+      }
+      const contact = await this.contacts.findById(projectId, id);
+      return contact ? { contact, confirmed: false } : null;
+    });
+  }
+
+  /**
+   * Contacts whose confirmation mail is due (up to `limit`), taken in the open transaction: the mail
+   * must be queued in the same transaction (see ContactsRepository.takeDueConfirmations).
+   */
+  takeDueConfirmations(limit: number): Promise<Array<Contact & { projectId: string; pending: boolean }>> {
+    return this.contacts.takeDueConfirmations(limit);
   }
 
   /** The contact with this (normalized) email, or null. */

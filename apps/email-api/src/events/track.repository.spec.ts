@@ -44,6 +44,9 @@ describe('TrackRepository.track', () => {
     ]);
     expect(calls[0].text).toBe(calls[1].text);
     expect(calls[0].text).toContain('INSERT INTO email_t.outbox');
+    // double opt-in is decided inside the same statement (no extra round trip when it is off)
+    expect(calls[0].text).toContain('FROM email_t.opt_in_settings');
+    expect(calls[0].text).toContain('confirmation_due_at');
     expect(enqueued).toEqual([manager, manager]);
   });
 

@@ -45,7 +45,7 @@ interface Row {
 /**
  * The write of `POST /v1/track` as one statement: a chain of data-modifying CTEs upserts the
  * contact (as ContactsRepository.upsert: `subscribed` changes only when given, `data` merged, new
- * contacts subscribed unless told otherwise), inserts the event and writes the `email.event_tracked`
+ * contacts subscribed unless told otherwise, double opt-in as there), inserts the event and writes the `email.event_tracked`
  * outbox row (the EmailEventTrackedData contract, built with jsonb_build_object from the contact the
  * upsert returned) — atomically, in one round trip. Run alone it is its own transaction (one
  * commit, no BEGIN/COMMIT round trips) as a named prepared statement; inside an open transaction
@@ -100,16 +100,36 @@ export class TrackRepository {
  * the upsert (null for a new contact), so that the caller can record a change.
  */
 export function buildTrackStatement(s: string, outbox: string): string {
+  // Double opt-in, as ContactsRepository's upsert: a signup (a new contact without `subscribed:
+  // false`, or `subscribed: true` for an unsubscribed one) in a project with double opt-in makes the
+  // contact `pending` instead of subscribed and marks a confirmation mail due unless one was asked
+  // for in the last 24 hours (decided under the row lock: parallel signups ask once); the opt-in
+  // feature's worker queues the mail. A subscribed contact is never changed by a signup.
+  const sub = '$4::boolean';
+  const doi = '(SELECT doi FROM settings)';
+  const signup = `(${sub} AND NOT c.subscribed)`;
+  const asks = `(${signup} AND ${doi} AND (c.confirmation_sent_at IS NULL OR c.confirmation_sent_at <= now() - interval '1 day'))`;
+  const now = "date_trunc('milliseconds', now())";
   return `WITH previous AS (
       SELECT subscribed FROM ${s}.contacts WHERE project_id = $1::uuid AND email = $2::text
     ),
+    settings AS (
+      SELECT coalesce((SELECT enabled FROM ${s}.opt_in_settings WHERE project_id = $1::uuid), false) AS doi
+    ),
     contact AS (
-      INSERT INTO ${s}.contacts AS c (id, project_id, email, subscribed, data)
-      VALUES ($3::text, $1::uuid, $2::text, coalesce($4::boolean, true), $5::jsonb)
+      INSERT INTO ${s}.contacts AS c (id, project_id, email, subscribed, data, opt_in, confirmation_sent_at, confirmation_due_at)
+      SELECT $3::text, $1::uuid, $2::text, coalesce(${sub}, true) AND NOT settings.doi, $5::jsonb,
+             CASE WHEN coalesce(${sub}, true) AND settings.doi THEN 'pending' END,
+             CASE WHEN coalesce(${sub}, true) AND settings.doi THEN ${now} END,
+             CASE WHEN coalesce(${sub}, true) AND settings.doi THEN ${now} END
+        FROM settings
       ON CONFLICT (project_id, email) DO UPDATE SET
-        subscribed = coalesce($4::boolean, c.subscribed),
+        subscribed = CASE WHEN ${sub} IS NULL THEN c.subscribed WHEN ${sub} AND ${doi} THEN c.subscribed ELSE ${sub} END,
+        opt_in = CASE WHEN ${sub} IS NULL OR (${sub} AND c.subscribed) THEN c.opt_in WHEN NOT ${sub} THEN NULL WHEN ${doi} THEN 'pending' ELSE NULL END,
+        confirmation_sent_at = CASE WHEN ${asks} THEN ${now} ELSE c.confirmation_sent_at END,
+        confirmation_due_at = CASE WHEN ${asks} THEN ${now} WHEN NOT ${sub} THEN NULL ELSE c.confirmation_due_at END,
         data = (c.data || $5::jsonb) - $6::text[],
-        updated_at = date_trunc('milliseconds', now())
+        updated_at = ${now}
       RETURNING c.id, c.email, c.subscribed, (xmax = 0) AS inserted
     ),
     event AS (

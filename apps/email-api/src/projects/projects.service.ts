@@ -6,9 +6,11 @@ import type { NewKeys, Project } from '../access/project';
 import { projectNotFound, type ProjectContext } from '../access/project-access.guard';
 import { ProjectDirectory } from '../access/project-directory.service';
 import type { ProjectRole } from '../access/roles';
+import { OPT_IN_OFF, type OptInSettings } from '../opt-in/opt-in-settings';
+import { OptInSettingsService } from '../opt-in/opt-in-settings.service';
 import { ProjectStatsRepository } from './project-stats.repository';
 
-export function projectView(p: Project, role?: ProjectRole) {
+export function projectView(p: Project, role?: ProjectRole, doubleOptIn: OptInSettings = OPT_IN_OFF) {
   return {
     id: p.id,
     name: p.name,
@@ -18,6 +20,7 @@ export function projectView(p: Project, role?: ProjectRole) {
     disabled: p.disabled,
     disabledReason: p.disabledReason,
     trackingEnabled: p.trackingEnabled,
+    doubleOptIn: { enabled: doubleOptIn.enabled, templateId: doubleOptIn.templateId },
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
     ...(role ? { role } : {}),
@@ -35,10 +38,13 @@ export class ProjectsService {
     private readonly projects: ProjectDirectory,
     private readonly users: AccountsService,
     private readonly stats: ProjectStatsRepository,
+    private readonly optIn: OptInSettingsService,
   ) {}
 
   async list(userId: string) {
-    return (await this.projects.listForMember(userId)).map((p) => projectView(p, p.role));
+    const projects = await this.projects.listForMember(userId);
+    const optIn = await this.optIn.getMany(projects.map((p) => p.id));
+    return projects.map((p) => projectView(p, p.role, optIn.get(p.id)));
   }
 
   /** A new project owned by the user; the only answer that shows the secret key besides a rotation. */
@@ -48,13 +54,14 @@ export class ProjectsService {
     return { ...projectView(project, 'OWNER'), secretKey: keys.secretKey };
   }
 
-  /** `{name?, trackingEnabled?}`: what is given changes. */
-  async update(ctx: ProjectContext, change: { name?: string; trackingEnabled?: boolean }) {
+  /** `{name?, trackingEnabled?, doubleOptIn?}`: what is given changes (the double opt-in setting is checked first). */
+  async update(ctx: ProjectContext, change: { name?: string; trackingEnabled?: boolean; doubleOptIn?: { enabled?: boolean; templateId?: string | null } }) {
+    const optIn = change.doubleOptIn ? await this.optIn.configure(ctx.project.id, change.doubleOptIn) : await this.optIn.get(ctx.project.id);
     let project: Project | null = ctx.project;
     if (change.name !== undefined) project = await this.projects.rename(ctx.project.id, change.name);
     if (project && change.trackingEnabled !== undefined) project = await this.projects.setTracking(ctx.project.id, change.trackingEnabled);
     if (!project) throw projectNotFound();
-    return projectView(project, ctx.role);
+    return projectView(project, ctx.role, optIn);
   }
 
   async delete(ctx: ProjectContext): Promise<void> {
@@ -66,7 +73,7 @@ export class ProjectsService {
     const keys = newKeys();
     const project = await this.projects.replaceKeys(ctx.project.id, keys);
     if (!project) throw projectNotFound();
-    return { ...projectView(project, ctx.role), secretKey: keys.secretKey };
+    return { ...projectView(project, ctx.role, await this.optIn.get(ctx.project.id)), secretKey: keys.secretKey };
   }
 
   async security(ctx: ProjectContext) {

@@ -53,9 +53,14 @@ export class UsersController {
 
   @Patch('projects/:id')
   @OWN(MANAGERS)
-  @ApiOperation({ summary: 'Rename, switch open and click tracking (OWNER or ADMIN)', description: 'Body `{name?, trackingEnabled?}`; fields left out keep their value.' })
+  @ApiOperation({
+    summary: 'Rename, switch open and click tracking, set double opt-in (OWNER or ADMIN)',
+    description:
+      'Body `{name?, trackingEnabled?, doubleOptIn?: {enabled?, templateId?}}`; fields left out keep their value. Double opt-in needs a template of the project on a verified domain ' +
+      '(its body may place `{{confirmUrl}}`; without it the link is appended); see the README\'s "Double opt-in".',
+  })
   @ApiOkResponse({ type: ProjectDto })
-  @ApiErrors(JSON_BODY_ERRORS)
+  @ApiErrors(JSON_BODY_ERRORS, { 422: '`VALIDATION_ERROR` on `doubleOptIn.templateId`: `required` (turning it on without a template), `not_found`, `domain_not_verified`' })
   update(@CurrentProject() ctx: ProjectContext, @Body() body: UpdateProjectDto) {
     return this.projects.update(ctx, body);
   }

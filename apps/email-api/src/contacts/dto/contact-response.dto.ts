@@ -2,6 +2,9 @@ import { ReferencesDto } from '../../common/dto/references.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CursorPageDto } from '../../common/dto/cursor-page.dto';
 import { idPattern } from '../../common/ids';
+import type { OptInState } from '../contact';
+
+const OPT_IN_STATES: OptInState[] = ['pending', 'confirmed'];
 
 export const CONTACT_ID = { pattern: idPattern('cnt'), example: 'cnt_0a1b2c3d4e5f6g7h8i9j' };
 
@@ -12,8 +15,20 @@ export class ContactDto {
   @ApiProperty({ example: 'ada@example.com', description: 'Lower-case, unique in the project' })
   email: string;
 
-  @ApiProperty({ description: 'Receives marketing email' })
+  @ApiProperty({ description: 'Receives marketing email (campaigns, workflows); false while a double opt-in is pending' })
   subscribed: boolean;
+
+  @ApiProperty({
+    enum: OPT_IN_STATES,
+    nullable: true,
+    description:
+      'Double opt-in: `pending` (a confirmation mail was sent; not subscribed until its link is confirmed), `confirmed` (subscribed through a confirmed link, or attested with `confirmed: true`), ' +
+      'null (never asked: single opt-in, or unsubscribed since; a new signup asks again)',
+  })
+  optIn: OptInState | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the contact last confirmed its subscription (kept after an unsubscribe as the record of that consent)' })
+  confirmedAt: string | null;
 
   @ApiProperty({ type: 'object', additionalProperties: true, example: { plan: 'pro', seats: 3 }, description: 'Custom fields (`{}` when none)' })
   data: Record<string, unknown>;

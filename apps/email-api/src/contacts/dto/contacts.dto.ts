@@ -20,10 +20,23 @@ export class UpsertContactDto {
   @MaxLength(254)
   email: string;
 
-  @ApiPropertyOptional({ description: 'New contacts default to true; existing ones change only when given' })
+  @ApiPropertyOptional({
+    description:
+      'New contacts default to true; existing ones change only when given. With double opt-in on (the project\'s `doubleOptIn`), true (or the default of a new contact) ' +
+      'does not subscribe an unsubscribed contact: it becomes `optIn: pending` and gets a confirmation mail (at most one a day); a subscribed contact stays as it is',
+  })
   @IsOptional()
   @IsBoolean()
   subscribed?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      'Double opt-in only (secret key or dashboard session; the public key never reaches this route): true attests that the address already confirmed its consent elsewhere ' +
+      '(e.g. a list moved from a provider with its own double opt-in), so the contact is subscribed at once with `optIn: confirmed` and no confirmation mail. Ignored with `subscribed: false`',
+  })
+  @IsOptional()
+  @IsBoolean()
+  confirmed?: boolean;
 
   @ApiPropertyOptional({ description: 'Custom fields, merged: null removes a key, "" is ignored', example: { plan: 'pro', seats: 3 } })
   @IsOptional()

@@ -18,7 +18,12 @@ export class TrackEventDto {
   @Matches(/^\S(.*\S)?$/, { message: 'event must not start or end with whitespace' })
   event: string;
 
-  @ApiPropertyOptional({ description: 'New contacts are subscribed unless this is false; existing contacts change only when it is given' })
+  @ApiPropertyOptional({
+    description:
+      'New contacts are subscribed unless this is false; existing contacts change only when it is given. With double opt-in on (the project\'s `doubleOptIn`), a new contact ' +
+      '(unless false) or an unsubscribed one given true is not subscribed but `optIn: pending`, and gets a confirmation mail (at most one a day, queued off the request path); ' +
+      'a subscribed contact stays subscribed. A signup form that should re-send the mail to a pending contact sends `subscribed: true`',
+  })
   @IsOptional()
   @IsBoolean()
   subscribed?: boolean;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PROJECT_ROLES, type ProjectRole } from '../../access/roles';
+import { DoubleOptInDto } from '../../opt-in/dto/opt-in.dto';
 
 const PUBLIC_KEY = { pattern: '^pk_[A-Za-z0-9_-]{43}$', example: 'pk_3q2-7wEjN1mX0bC9vT5aLkQfR8sY4uZ6hG1dJ2oP0iW', description: 'Public key: only POST /v1/track' };
 const SECRET_KEY_HINT = { pattern: '^sk_…[A-Za-z0-9_-]{4}$', example: 'sk_…x9Qa', description: 'The last 4 characters of the secret key (the key itself is stored hashed)' };
@@ -29,6 +30,9 @@ abstract class ProjectFieldsDto {
 
   @ApiProperty({ description: 'Open and click tracking of the project\'s mail (PATCH /users/@me/projects/:id `trackingEnabled`)' })
   trackingEnabled: boolean;
+
+  @ApiProperty({ type: DoubleOptInDto, description: 'Double opt-in of the project\'s signups (PATCH /users/@me/projects/:id `doubleOptIn`)' })
+  doubleOptIn: DoubleOptInDto;
 
   @ApiProperty({ format: 'date-time' })
   createdAt: string;

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsEmail, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { PROJECT_ROLES, type ProjectRole } from '../../access/roles';
+import { DoubleOptInSettingsDto } from '../../opt-in/dto/opt-in.dto';
 
 export class CreateProjectDto {
   @ApiProperty({ example: 'My product' })
@@ -25,6 +26,16 @@ export class UpdateProjectDto {
   @IsOptional()
   @IsBoolean()
   trackingEnabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: DoubleOptInSettingsDto,
+    description: 'Double opt-in of the project\'s signups `{enabled?, templateId?}` (fields left out keep their value); see the README\'s "Double opt-in"',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => DoubleOptInSettingsDto)
+  doubleOptIn?: DoubleOptInSettingsDto;
 }
 
 export class ResetProjectDto {
