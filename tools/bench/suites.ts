@@ -32,13 +32,18 @@ export const APP_SUITES: AppSuite[] = [
   },
   {
     name: 'email-api campaigns',
-    measures: ['email-api: campaign fan-out mails/s', 'email-api: segment count at 100k contacts'],
+    measures: ['email-api: campaign fan-out mails/s', 'email-api: campaign fan-out with billing caps mails/s', 'email-api: segment count at 100k contacts'],
     run: async () => (await import('../../apps/email-api/bench/campaign.bench')).runEmailCampaignBench(),
   },
   {
     name: 'email-api inbound',
     measures: ['email-api: inbound DSNs/s'],
     run: async () => (await import('../../apps/email-api/bench/inbound.bench')).runEmailInboundBench(),
+  },
+  {
+    name: 'email-api workflows',
+    measures: ['email-api: workflow step runs/s'],
+    run: async () => (await import('../../apps/email-api/bench/workflow.bench')).runEmailWorkflowBench(),
   },
   {
     name: 'email-api tracking',

@@ -20,6 +20,13 @@ import { AnalyticsModule } from './analytics/analytics.module';
 import { ProviderMessageIds1795852118751 } from './migrations/1795852118751-ProviderMessageIds';
 import { InboundMessages1795852724313 } from './migrations/1795852724313-InboundMessages';
 import { SendThrottle1795853207750 } from './migrations/1795853207750-SendThrottle';
+import { Uploads1795862000000 } from './migrations/1795862000000-Uploads';
+import { CampaignAbTests1795863000000 } from './migrations/1795863000000-CampaignAbTests';
+import { DoubleOptIn1795864000000 } from './migrations/1795864000000-DoubleOptIn';
+import { Workflows1795860000000 } from './migrations/1795860000000-Workflows';
+import { WorkflowExecutions1795860100000 } from './migrations/1795860100000-WorkflowExecutions';
+import { Billing1795861000000 } from './migrations/1795861000000-Billing';
+import { BillingModule } from './billing/billing.module';
 import { InboundModule } from './inbound/inbound.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { SendingModule } from './sending/sending.module';
@@ -29,12 +36,15 @@ import { SegmentsModule } from './segments/segments.module';
 import { TemplatesModule } from './templates/templates.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProjectsModule } from './projects/projects.module';
+import { OptInModule } from './opt-in/opt-in.module';
 import type { EmailApiConfig } from './config';
 import { ConfigController } from './system/config.controller';
 import { UsersModule } from './users/users.module';
 import { VerifyModule } from './verify/verify.module';
+import { WorkflowsModule } from './workflows/workflows.module';
+import { UploadsModule } from './uploads/uploads.module';
 
-export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000, DeliverabilityFixes1764200000000, MailEvents1795851988923, ProviderMessageIds1795852118751, InboundMessages1795852724313, SendThrottle1795853207750];
+export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000, DeliverabilityFixes1764200000000, MailEvents1795851988923, ProviderMessageIds1795852118751, InboundMessages1795852724313, SendThrottle1795853207750, Workflows1795860000000, WorkflowExecutions1795860100000, Billing1795861000000, Uploads1795862000000, CampaignAbTests1795863000000, DoubleOptIn1795864000000];
 
 @Module({})
 export class EmailApiModule {
@@ -46,11 +56,14 @@ export class EmailApiModule {
         DatabaseModule.forRoot({ entities: [...messagingEntities], migrations: EMAIL_MIGRATIONS }),
         MessagingModule.forRoot({ outbox: true }),
         AccessModule,
+        // Global: the monthly caps (BillingUsage) are taken wherever mail is written.
+        BillingModule,
         // The per-project request counters: in Redis when REDIS_URL is set (shared by every replica).
         RateLimitModule.forRoot({ keyPrefix: `${config.REDIS_KEY_PREFIX}rl:` }),
         UsersModule,
         OAuthModule,
         ProjectsModule,
+        OptInModule,
         ContactsModule,
         EventsModule,
         EmailsModule,
@@ -68,6 +81,8 @@ export class EmailApiModule {
         InboundModule,
         WebhooksModule,
         SendingModule,
+        UploadsModule,
+        WorkflowsModule,
       ],
       controllers: [ConfigController],
     };

@@ -21,4 +21,15 @@ describe('EmailApiConfig', () => {
     const ok = loadConfig(EmailApiConfig, { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DKIM_KEY_SECRET: 'y'.repeat(32), DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353', DISABLE_SIGNUPS: 'true' }, defaults);
     expect(ok).toMatchObject({ DISABLE_SIGNUPS: true, DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353' });
   });
+
+  it('takes the three STRIPE_* variables together or none (billing off)', () => {
+    const off = loadConfig(EmailApiConfig, {}, defaults);
+    expect(off.STRIPE_SECRET_KEY).toBeUndefined();
+    expect(off).toMatchObject({ STRIPE_API_BASE: 'https://api.stripe.com', BILLING_FREE_LIMIT: 1000 });
+    expect(() => loadConfig(EmailApiConfig, { STRIPE_SECRET_KEY: 'sk_test_1' }, defaults)).toThrow(/STRIPE_WEBHOOK_SECRET[\s\S]*STRIPE_PRICE_ID/);
+    expect(() => loadConfig(EmailApiConfig, { STRIPE_WEBHOOK_SECRET: 'whsec_1', STRIPE_PRICE_ID: 'price_1' }, defaults)).toThrow(/STRIPE_SECRET_KEY/);
+    expect(() => loadConfig(EmailApiConfig, { STRIPE_API_BASE: 'ftp://stripe' }, defaults)).toThrow(/STRIPE_API_BASE/);
+    const on = loadConfig(EmailApiConfig, { STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1', STRIPE_PRICE_ID: 'price_1', BILLING_FREE_LIMIT: '50' }, defaults);
+    expect(on).toMatchObject({ STRIPE_SECRET_KEY: 'sk_test_1', BILLING_FREE_LIMIT: 50 });
+  });
 });

@@ -1,5 +1,5 @@
 import { BaseConfig, RequiredInProduction } from '@platform/platform';
-import { IsBoolean, IsEmail, IsInt, IsNumber, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { Equals, IsBoolean, IsEmail, IsInt, IsNumber, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export const SESSION_COOKIE = 'email_session';
 /** Dashboard session lifetime (the spec leaves it open; the anchors' platform uses 168 hours). */
@@ -8,6 +8,9 @@ export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
 const HTTP_URL = /^https?:\/\/[^\s/]+(\/\S*)?$/;
 const githubSet = (c: EmailApiConfig) => c.GITHUB_CLIENT_ID !== undefined || c.GITHUB_CLIENT_SECRET !== undefined;
 const googleSet = (c: EmailApiConfig) => c.GOOGLE_CLIENT_ID !== undefined || c.GOOGLE_CLIENT_SECRET !== undefined;
+const stripeSet = (c: EmailApiConfig) => c.STRIPE_SECRET_KEY !== undefined || c.STRIPE_WEBHOOK_SECRET !== undefined || c.STRIPE_PRICE_ID !== undefined;
+const s3KeysSet = (c: EmailApiConfig) => c.S3_ACCESS_KEY_ID !== undefined || c.S3_SECRET_ACCESS_KEY !== undefined;
+const s3Set = (c: EmailApiConfig) => c.S3_BUCKET !== undefined || c.S3_ENDPOINT !== undefined || c.S3_PUBLIC_URL !== undefined || s3KeysSet(c);
 
 export class EmailApiConfig extends BaseConfig {
   /**
@@ -302,4 +305,105 @@ export class EmailApiConfig extends BaseConfig {
   @Min(100)
   @Max(60_000)
   SNS_TIMEOUT_MS = 5000;
+
+  /**
+   * Stripe secret key (`sk_live_…`, `sk_test_…` or a restricted `rk_…` key): billing through Stripe.
+   * All three STRIPE_* variables or none; unset: the billing provider routes answer 503
+   * BILLING_DISABLED, GET /config says `billing: false`, the caps still work.
+   */
+  @ValidateIf(stripeSet)
+  @IsString()
+  @IsNotEmpty({ message: 'STRIPE_SECRET_KEY is required when STRIPE_WEBHOOK_SECRET or STRIPE_PRICE_ID is set' })
+  STRIPE_SECRET_KEY?: string;
+
+  /** Signing secret of the Stripe webhook endpoint `POST /webhooks/incoming/stripe` (`whsec_…`). */
+  @ValidateIf(stripeSet)
+  @IsString()
+  @IsNotEmpty({ message: 'STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set' })
+  STRIPE_WEBHOOK_SECRET?: string;
+
+  /** The recurring Stripe price (`price_…`) of the paid plan: what POST /users/@me/projects/:id/checkout subscribes to. */
+  @ValidateIf(stripeSet)
+  @IsString()
+  @IsNotEmpty({ message: 'STRIPE_PRICE_ID is required when STRIPE_SECRET_KEY is set' })
+  STRIPE_PRICE_ID?: string;
+
+  /** Base URL of the Stripe API (tests point it at a fake Stripe server on loopback). */
+  @Matches(HTTP_URL, { message: 'STRIPE_API_BASE must be an http(s) URL' })
+  STRIPE_API_BASE = 'https://api.stripe.com';
+
+  /** Time limit of each call to the Stripe API. */
+  @IsInt()
+  @Min(100)
+  @Max(80_000)
+  STRIPE_TIMEOUT_MS = 20_000;
+
+  /**
+   * With Stripe configured, the monthly allowance of each category (workflows, campaigns,
+   * transactional, inbound) of a project without a paid plan; a paid plan lifts it (the project's own
+   * caps still apply). Without Stripe no plan allowance applies.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
+  BILLING_FREE_LIMIT = 1000;
+
+  /**
+   * Bucket of the image uploads (`POST /uploads/image`) on S3 or an S3-compatible server; unset:
+   * images are files under `${DATA_DIR}/email-api/uploads` (one replica, or a volume every replica shares).
+   */
+  @ValidateIf(s3Set)
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'S3_BUCKET must be a bucket name (3 to 63 lowercase letters, digits, dots and hyphens), required when other S3_* variables are set' })
+  S3_BUCKET?: string;
+
+  /** Region of the bucket (`auto` for Cloudflare R2). */
+  @Matches(/^[a-z0-9-]{1,40}$/, { message: 'S3_REGION must be a region name such as us-east-1' })
+  S3_REGION = 'us-east-1';
+
+  /** Endpoint of an S3-compatible server (`http://minio:9000`); unset: AWS S3 of S3_REGION. */
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'S3_ENDPOINT must be an http(s) URL' })
+  S3_ENDPOINT?: string;
+
+  /** Access key of the bucket; both or neither (neither: the AWS SDK's default chain, e.g. an IAM role). */
+  @ValidateIf(s3KeysSet)
+  @IsNotEmpty({ message: 'required when S3_SECRET_ACCESS_KEY is set' })
+  S3_ACCESS_KEY_ID?: string;
+
+  @ValidateIf(s3KeysSet)
+  @IsNotEmpty({ message: 'required when S3_ACCESS_KEY_ID is set' })
+  S3_SECRET_ACCESS_KEY?: string;
+
+  /** Path-style requests (`<endpoint>/<bucket>/<key>`), which most S3-compatible servers need. */
+  @IsBoolean()
+  S3_FORCE_PATH_STYLE = false;
+
+  /**
+   * Public origin that serves the bucket's objects (a CDN, or the bucket's public URL): image URLs are
+   * `<S3_PUBLIC_URL>/<project>/<key>`. Unset: `<PUBLIC_BASE_URL>/uploads/images/<project>/<key>`, streamed from the bucket by email-api.
+   */
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'S3_PUBLIC_URL must be an http(s) URL' })
+  S3_PUBLIC_URL?: string;
+
+  /**
+   * Tests and local development only: the WEBHOOK steps of workflows may call private and loopback
+   * addresses (cloud metadata addresses stay refused). Refused when NODE_ENV=production.
+   */
+  @IsBoolean()
+  @ValidateIf((c: EmailApiConfig) => c.NODE_ENV === 'production')
+  @Equals(false, { message: 'WORKFLOW_WEBHOOK_ALLOW_PRIVATE must not be true in production' })
+  WORKFLOW_WEBHOOK_ALLOW_PRIVATE = false;
+
+  /** Workflow executions one replica advances at once (the steps of one execution always run one after the other). */
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  WORKFLOW_CONCURRENCY = 8;
+
+  /** How long the executions a replica claimed stay with it: a replica that died mid-step has its executions taken over after this. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  WORKFLOW_LEASE_SECONDS = 60;
 }

@@ -34,6 +34,6 @@ export async function testRabbit(): Promise<{ rabbit?: TestRabbit; env: Record<s
   const url = testServices().amqpUrl;
   if (!url) return { env: {} };
   const rabbit = await createTestRabbit();
-  for (const consumer of ['email-api.automation', 'email-api.campaigns']) rabbit.queue(consumer);
+  for (const consumer of ['email-api.automation', 'email-api.campaigns', 'email-api.workflows']) rabbit.queue(consumer);
   return { rabbit, env: { AMQP_URL: url, EVENTS_EXCHANGE: rabbit.exchange, EVENTS_DLX: rabbit.dlx, EVENTS_QUEUE_PREFIX: `${rabbit.prefix}.` } };
 }

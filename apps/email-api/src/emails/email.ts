@@ -33,6 +33,8 @@ export interface NewEmail {
   id?: string;
   /** The links of a tracked mail (a click redirects only to these). */
   links?: string[] | null;
+  /** The workflow execution whose SEND_EMAIL step wrote the mail (its mail events carry it too). */
+  workflowExecutionId?: string | null;
 }
 
 export interface EmailRow {

@@ -13,8 +13,8 @@ export class EmailsRepository {
 
   async insert(e: NewEmail): Promise<EmailRow> {
     const row = await this.db.one<EmailRow>(
-      `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, from_name, reply_to, subject, html, headers, attachments, data, template_id, links)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16::jsonb, $17, $18::text[]) RETURNING *`,
+      `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, from_name, reply_to, subject, html, headers, attachments, data, template_id, links, workflow_execution_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16::jsonb, $17, $18::text[], $19::uuid) RETURNING *`,
       [
         e.id ?? newId('eml'),
         e.projectId,
@@ -34,6 +34,7 @@ export class EmailsRepository {
         e.data ? JSON.stringify(e.data) : null,
         e.templateId ?? null,
         e.links ?? null,
+        e.workflowExecutionId ?? null,
       ],
     );
     return row!;
@@ -186,7 +187,8 @@ export class EmailsRepository {
   /**
    * Queues one campaign mail per recipient in one statement; a contact that already has this
    * campaign's mail is skipped (unique (campaign_id, contact_id)): a batch run twice sends nothing
-   * twice. `sendAt[i]` is the throttle slot of mail i. Answers how many rows were written.
+   * twice. `sendAt[i]` is the throttle slot of mail i; `variant`, the A/B test variant of a test
+   * mail. Answers how many rows were written.
    */
   async insertCampaignBatch(
     projectId: string,
@@ -194,15 +196,15 @@ export class EmailsRepository {
     templateId: string | null,
     status: 'QUEUED' | 'STORED',
     statusReason: string | null,
-    mails: Array<{ id?: string; contactId: string; to: string; from: string; subject: string; html: string; headers: Record<string, string>; sendAt: Date; links?: string[] | null }>,
+    mails: Array<{ id?: string; contactId: string; to: string; from: string; subject: string; html: string; headers: Record<string, string>; sendAt: Date; links?: string[] | null; variant?: number }>,
   ): Promise<number> {
     if (!mails.length) return 0;
     const rows = await this.db.rows(
-      `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, subject, html, headers, campaign_id, template_id, next_attempt_at, links)
+      `INSERT INTO ${this.table} (id, project_id, contact_id, kind, source, status, status_reason, to_email, from_email, subject, html, headers, campaign_id, template_id, next_attempt_at, links, ab_variant)
        SELECT m.id, $1, m.contact_id, 'MARKETING', 'CAMPAIGN', $3, $4, m.to_email, m.from_email, m.subject, m.html, m.headers::jsonb, $2, $5, m.send_at,
-              CASE WHEN m.links IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(m.links::jsonb)) END
-         FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[], $14::text[])
-              AS m(id, contact_id, to_email, from_email, subject, html, headers, send_at, links)
+              CASE WHEN m.links IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(m.links::jsonb)) END, m.ab_variant
+         FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[], $14::text[], $15::smallint[])
+              AS m(id, contact_id, to_email, from_email, subject, html, headers, send_at, links, ab_variant)
        ON CONFLICT (campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING RETURNING id`,
       [
         projectId,
@@ -219,6 +221,7 @@ export class EmailsRepository {
         mails.map((m) => JSON.stringify(m.headers)),
         mails.map((m) => m.sendAt),
         mails.map((m) => (m.links ? JSON.stringify(m.links) : null)),
+        mails.map((m) => m.variant ?? null),
       ],
     );
     return rows.length;
