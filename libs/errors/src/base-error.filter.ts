@@ -1,11 +1,19 @@
 import { Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { boundedError } from './bounded';
 import type { ServerResponse } from 'node:http';
-import { logServerError, normalizeException, requestIdOf, send, type NormalizedError, type RequestWithId } from './normalize';
+import { hideInternalDetails, logServerError, normalizeException, requestIdOf, send, type NormalizedError, type RequestWithId } from './normalize';
 
 const logger = new Logger('ExceptionFilter');
 
 /** Shared flow of the three filters: normalize, log 5xx with the request id, render the spec's body. */
 export abstract class BaseErrorFilter implements ExceptionFilter {
+  /**
+   * Production answers (the platform sets this when NODE_ENV=production): a 5xx message that was not
+   * written for the client (an `ApiError` without `expose: true`, Nest's 5xx exceptions) is replaced by
+   * the status's generic message. Unexpected errors never show theirs, in any environment.
+   */
+  production = false;
+
   /** Status of a ValidationPipe failure in this spec. */
   protected abstract readonly validationStatus: number;
 
@@ -28,6 +36,8 @@ export abstract class BaseErrorFilter implements ExceptionFilter {
     let error = normalizeException(exception);
     if (error.validation) error = { ...error, status: this.validationStatus };
     error = this.adjust(error);
+    if (this.production) error = hideInternalDetails(error);
+    error = boundedError(error);
     const requestId = requestIdOf(req, res);
     logServerError(req, error, exception, requestId);
     send(host, error, this.render(error, requestId));

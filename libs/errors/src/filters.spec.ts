@@ -279,3 +279,39 @@ describe('non-HTTP contexts', () => {
     spy.mockRestore();
   });
 });
+
+describe('production answers (filter.production = true)', () => {
+  const inProduction = <F extends BaseErrorFilter>(filter: F): F => Object.assign(filter, { production: true });
+  const leak = new ApiError(502, 'CARRIER_UNAVAILABLE', 'Carrier did not answer: connect ECONNREFUSED 10.0.0.7:443', {
+    suggestion: 'Retry later.',
+    errors: [{ field: 'upstream', message: 'socket hang up at 10.0.0.7', code: 'upstream' }],
+  });
+
+  it('a 5xx ApiError keeps status, code, suggestion and headers but not its message or field details, in every shape', () => {
+    const envelope = run(inProduction(new EnvelopeErrorFilter()), leak);
+    expect(envelope.status).toBe(502);
+    expect(envelope.body.error).toEqual({
+      code: 'CARRIER_UNAVAILABLE',
+      message: 'Bad gateway: a service this request needs failed',
+      statusCode: 502,
+      requestId: 'req-1',
+      suggestion: 'Retry later.',
+    });
+    expect(run(inProduction(new PlainErrorFilter()), leak).body).toEqual({ error: 'Bad gateway: a service this request needs failed' });
+    expect(run(inProduction(new DetailErrorFilter()), leak).body).toEqual({ detail: 'Bad gateway: a service this request needs failed' });
+    expect(run(inProduction(new PlainErrorFilter()), new BadGatewayException('upstream 10.0.0.7 reset')).body).toEqual({
+      error: 'Bad gateway: a service this request needs failed',
+    });
+  });
+
+  it('keeps messages written for the client: 4xx, and a 5xx ApiError with expose', () => {
+    const filter = inProduction(new PlainErrorFilter());
+    expect(run(filter, new ApiError(503, 'NOT_CONFIGURED', 'Billing is not configured', { expose: true })).body).toEqual({ error: 'Billing is not configured' });
+    expect(run(filter, new ConflictException('Already exists')).body).toEqual({ error: 'Already exists' });
+    expect(run(filter, validationError()).status).toBe(400);
+  });
+
+  it('outside production the same 5xx message is shown', () => {
+    expect(run(new PlainErrorFilter(), leak).body.error).toContain('ECONNREFUSED');
+  });
+});

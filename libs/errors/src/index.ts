@@ -12,4 +12,4 @@ export { BaseErrorFilter } from './base-error.filter';
 export { EnvelopeErrorFilter, type EnvelopeErrorBody, type EnvelopeErrorFilterOptions } from './envelope-error.filter';
 export { PlainErrorFilter } from './plain-error.filter';
 export { DetailErrorFilter } from './detail-error.filter';
-export { normalizeException, defaultCode, defaultSuggestion, type NormalizedError } from './normalize';
+export { normalizeException, defaultCode, defaultSuggestion, genericMessage, hideInternalDetails, type NormalizedError } from './normalize';

@@ -19,6 +19,8 @@ export interface NormalizedError {
   validation: boolean;
   /** True for anything that is not an HttpException (a bug): logged with its stack, never shown. */
   unexpected: boolean;
+  /** False when the message may carry internal text (a 5xx that is no `ApiError` with `expose`): hidden in production. */
+  exposed?: boolean;
 }
 
 export const DEFAULT_CODES: Record<number, string> = {
@@ -66,6 +68,33 @@ export const DEFAULT_SUGGESTIONS: Record<number, string> = {
   504: 'An upstream service timed out; retry later.',
 };
 
+/**
+ * What a production answer says instead of a 5xx message that is not meant for the client: the
+ * status's own words, nothing from the code that failed (the log line with the request id has it).
+ */
+export function genericMessage(status: number): string {
+  switch (status) {
+    case 502:
+      return 'Bad gateway: a service this request needs failed';
+    case 503:
+      return 'Service unavailable: retry later';
+    case 504:
+      return 'Gateway timeout: a service this request needs did not answer in time';
+    default:
+      return 'Internal server error';
+  }
+}
+
+/**
+ * In production, a 5xx keeps its status, code and headers but not its message (unless the message was
+ * written for the client) nor field details; the request id in the answer finds the logged cause.
+ */
+export function hideInternalDetails(error: NormalizedError): NormalizedError {
+  if (error.status < 500 || error.exposed === true) return error;
+  const { errors: _errors, omittedErrors: _omitted, ...rest } = error;
+  return { ...rest, message: genericMessage(error.status) };
+}
+
 export function defaultCode(status: number): string {
   return DEFAULT_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : `HTTP_${status}`);
 }
@@ -107,6 +136,7 @@ export function normalizeException(exception: unknown): NormalizedError {
       headers: exception.headers,
       validation: false,
       unexpected: false,
+      exposed: exception.exposeMessage,
     };
   }
   if (exception instanceof HttpException && isErrorStatus(exception.getStatus())) {
@@ -117,6 +147,7 @@ export function normalizeException(exception: unknown): NormalizedError {
       message: messageFromResponse(exception.getResponse()) ?? exception.message,
       validation: false,
       unexpected: false,
+      exposed: status < 500,
     };
   }
   const httpLike = exception as HttpLikeError | undefined;
