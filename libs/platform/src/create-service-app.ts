@@ -1,12 +1,17 @@
 import { Module, Logger as NestLogger, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { BaseErrorFilter } from '@platform/errors';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
 import type { DestinationStream, Logger as PinoRoot } from 'pino';
 import type { BaseConfig } from './config/base.config';
 import { loadConfig } from './config/load-config';
 import { RejectNulPipe } from './http/input-safety';
+import { collectRouteLimits, DEFAULT_BODY_LIMIT } from './http/body-limits';
 import { InFlightTracker, installBodyParsers, installPlatformRoutes, installRequestMiddleware } from './http/platform-http';
+import { securityHeaders } from './http/security-headers';
+import { applyServerTimeouts, serverTimeoutsOf } from './http/server-timeouts';
 import { PlatformValidationPipe } from './http/validation';
 import { runWithAppLogger } from './logging/app-context';
 import { createHttpLogger, createRootLogger, logFormatFor } from './logging/logging';
@@ -112,12 +117,19 @@ async function buildApp<C extends BaseConfig>(
     // networks), so a client cannot choose its own req.ip (rate limits, logs) by sending the header.
     app.set('trust proxy', TRUSTED_PROXIES);
     app.disable('x-powered-by');
+    // Express's own last-resort handler shows stacks outside production: it reads the app's env, not process.env.
+    app.set('env', config.NODE_ENV);
+    const production = config.NODE_ENV === 'production';
+    // Slow clients (slowloris) are cut off: headers, whole request, idle keep-alive (raw listeners that
+    // take the server over may change the request timeout in `configure`).
+    applyServerTimeouts(app.getHttpServer() as Server, serverTimeoutsOf(config));
 
     const tracker = new InFlightTracker();
     states.set(app, { tracker, logger });
     installRequestMiddleware(app, createHttpLogger(logger), metrics, tracker);
-    installPlatformRoutes(app, metrics);
-    if (def.bodyParser !== false) installBodyParsers(app, def.bodyLimit ?? '1mb');
+    if (def.securityHeaders !== false) app.use(securityHeaders(production, def.securityHeaders));
+    installPlatformRoutes(app, metrics, production);
+    const parsers = def.bodyParser !== false ? installBodyParsers(app, def.bodyLimit ?? DEFAULT_BODY_LIMIT) : undefined;
 
     app.useGlobalPipes(
       // First: PostgreSQL cannot store NUL characters or unpaired surrogates, and validators such as
@@ -126,10 +138,17 @@ async function buildApp<C extends BaseConfig>(
       // whitelist, forbidNonWhitelisted, transform, the app's error shape; items of nested arrays must be objects.
       new PlatformValidationPipe(),
     );
-    if (def.errorFilter) app.useGlobalFilters(def.errorFilter(config));
+    if (def.errorFilter) {
+      const filter = def.errorFilter(config);
+      // Production answers carry no internal message (see @platform/errors); stacks never.
+      if (filter instanceof BaseErrorFilter) filter.production = production;
+      app.useGlobalFilters(filter);
+    }
     await def.configure?.(app, config);
     setupSwagger(app, def, config);
     await app.init();
+    // The routes are known now: those with @BodyLimit() get their own limit.
+    parsers?.setRoutes(collectRouteLimits(app));
     return { app, config };
   } catch (err) {
     NestLogger.flush();

@@ -12,3 +12,15 @@ export { createServiceApp, loadServiceConfig, type CreateServiceAppOptions, type
 export { startService, closeGracefully, DRAIN_TIMEOUT_MS, type RunningService, type StartServiceOptions } from './start-service';
 export { runService, migrate, usage, type RunServiceOptions } from './run-service';
 export { RejectNulPipe } from './http/input-safety';
+export { BodyLimit, BODY_LIMIT_METADATA, DEFAULT_BODY_LIMIT } from './http/body-limits';
+export {
+  securityHeaders,
+  pageCsp,
+  pageSecurityHeaders,
+  inlineContentOf,
+  PLATFORM_CSP,
+  BASE_SECURITY_HEADERS,
+  type CspDirectives,
+  type SecurityHeadersOptions,
+} from './http/security-headers';
+export { applyServerTimeouts, serverTimeoutsOf, DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './http/server-timeouts';

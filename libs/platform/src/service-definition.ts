@@ -2,6 +2,7 @@ import type { DynamicModule, ExceptionFilter, INestApplicationContext, Type } fr
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { DocumentBuilder } from '@nestjs/swagger';
 import type { BaseConfig } from './config/base.config';
+import type { SecurityHeadersOptions } from './http/security-headers';
 
 export interface ServiceCommand<C extends BaseConfig = BaseConfig> {
   description: string;
@@ -35,8 +36,13 @@ export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
   swagger?: SwaggerDefinition<C>;
   /** Default true; the gateway sets false to stream bodies. */
   bodyParser?: boolean;
-  /** Limit of JSON and urlencoded bodies when bodyParser is on; default '1mb'. */
+  /** Limit of JSON and urlencoded bodies when bodyParser is on; default '1mb'. A route raises its own with `@BodyLimit('15mb')`. */
   bodyLimit?: string;
+  /**
+   * helmet's headers on every answer of the app's Express routes (pages, docs, JSON), with the
+   * platform's Content-Security-Policy (`PLATFORM_CSP`); options change the CSP or CORP; `false` none.
+   */
+  securityHeaders?: SecurityHeadersOptions | false;
   /** The spec's error shape (a filter from @platform/errors); default Nest's built-in filter. */
   errorFilter?: (config: C) => ExceptionFilter;
   /** Runs before Swagger is built and before init: global prefix, extra middleware, CORS. */

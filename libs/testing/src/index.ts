@@ -15,7 +15,7 @@ export * from './fakes/kubernetes-api';
 export * from './fakes/youtube-api';
 export { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from './browser';
 export { externalTool, locate as findProgram } from './external-tool';
-export { sendRaw, malformedRequests, type RawAnswer } from './raw-http';
+export { sendRaw, sendSlowly, malformedRequests, type RawAnswer, type SlowAnswer, type SlowOptions } from './raw-http';
 export * from './fakes/dcsa-tnt';
 export * from './fakes/tracking-feed';
 export * from './fakes/rerank-api';

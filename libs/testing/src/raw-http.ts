@@ -77,3 +77,55 @@ export function malformedRequests(path: string, host = 'localhost'): { name: str
   );
   return requests;
 }
+
+export interface SlowAnswer extends RawAnswer {
+  /** bytes of `raw` written before the server answered or closed the connection */
+  sent: number;
+  /** true when the server closed the connection (before `timeoutMs`) */
+  closed: boolean;
+}
+
+export interface SlowOptions {
+  /** written at once on connect, before the slow part (the headers of a request whose body trickles) */
+  head?: string;
+  /** give up (and resolve) after this; default 5000 */
+  timeoutMs?: number;
+  host?: string;
+}
+
+/**
+ * A slow client (slowloris): writes `opts.head` at once, then `raw` one byte every `intervalMs`, and
+ * stops as soon as the server closes the connection (a server that waits for ever leaves it to
+ * `timeoutMs`). `sent` counts the bytes of `raw` written.
+ */
+export function sendSlowly(port: number, raw: string, intervalMs: number, opts: SlowOptions = {}): Promise<SlowAnswer> {
+  const { head, timeoutMs = 5_000, host = '127.0.0.1' } = opts;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(port, host);
+    let sent = 0;
+    let closed = false;
+    let ticker: NodeJS.Timeout | undefined;
+    const finish = (): void => {
+      clearTimeout(timer);
+      clearInterval(ticker);
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('latin1');
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(text);
+      resolve({ status: m ? Number(m[1]) : 0, text, sent, closed });
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    socket.on('connect', () => {
+      if (head) socket.write(head);
+      ticker = setInterval(() => {
+        if (sent < raw.length && socket.writable) socket.write(raw[sent++]);
+      }, intervalMs);
+    });
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      closed = true;
+      finish();
+    });
+  });
+}

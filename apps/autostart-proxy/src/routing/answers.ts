@@ -1,6 +1,7 @@
 // The proxy's own answers to a request for a managed service that is not ready: the waiting page
 // (dynamic), 202 with Retry-After (async), the error of a failed start, 404 for an unknown host.
 // Plain functions over node:http, used on the hot path without Express.
+import { pageSecurityHeaders } from '@platform/platform';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ManagedService } from '../catalog/catalog';
 import { renderErrorPage, renderWaitingPage } from '../waiting/themes';
@@ -118,7 +119,10 @@ export function rawAnswer(status: number, reason: string, body: string, headers:
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string>): void {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': NO_STORE, ...headers });
+  // A page (built in or a custom theme) gets helmet's headers with a CSP allowing exactly its own
+  // inline script and style by hash: nothing a template value could inject runs.
+  const security = type.startsWith('text/html') ? pageSecurityHeaders(body) : { 'x-content-type-options': 'nosniff' };
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': NO_STORE, ...security, ...headers });
   res.end(body);
 }
 

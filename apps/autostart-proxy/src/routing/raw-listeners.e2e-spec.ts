@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { createTestApp, malformedRequests, sendRaw, startFakeDockerEngine, type FakeDockerEngine, type TestApp } from '@platform/testing';
+import { createTestApp, malformedRequests, sendRaw, sendSlowly, startFakeDockerEngine, type FakeDockerEngine, type TestApp } from '@platform/testing';
 import { startUpstream, type TestUpstream } from '../../test/upstream';
 import type { AutostartProxyConfig } from '../config';
 import { autostartProxyService } from '../service';
@@ -27,7 +27,14 @@ describe('autostart-proxy raw listeners under malformed requests', () => {
       config,
       `services:\n  - name: web\n    hosts: [web.test]\n    mode: async\n    upstream: ${upstream.url}\n    provider: docker\n    target: web\n    healthCheck: /health\n`,
     );
-    t = await createTestApp(autostartProxyService, { AUTOSTART_CONFIG: config, DOCKER_HOST: engine.dockerHost, AUTOSTART_HEALTH_POLL_MS: '50' });
+    t = await createTestApp(autostartProxyService, {
+      AUTOSTART_CONFIG: config,
+      DOCKER_HOST: engine.dockerHost,
+      AUTOSTART_HEALTH_POLL_MS: '50',
+      // Small slow-client timeouts, so that the slowloris test below takes half a second.
+      HTTP_HEADERS_TIMEOUT_MS: '500',
+      HTTP_TIMEOUT_CHECK_INTERVAL_MS: '50',
+    });
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as AddressInfo).port;
   });
@@ -65,5 +72,15 @@ describe('autostart-proxy raw listeners under malformed requests', () => {
     const metrics = await sendRaw(port, 'GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n', 5_000);
     // No fault reached the last resort: every one of these was answered on purpose.
     expect(metrics.text).not.toMatch(/http_listener_faults_total\{[^}]*\} [1-9]/);
+  });
+
+  it('cuts off a client that sends its headers byte by byte (408, closed), for a managed host and for the proxy itself', async () => {
+    for (const host of ['web.test', 'localhost']) {
+      const raw = `GET /anything HTTP/1.1\r\nHost: ${host}\r\n${'X-Slow: '.padEnd(200, 'a')}\r\n\r\n`;
+      const answer = await sendSlowly(port, raw, 20);
+      expect({ host, closed: answer.closed, status: answer.status }).toEqual({ host, closed: true, status: 408 });
+      expect(answer.sent).toBeLessThan(raw.length);
+    }
+    expect(await healthy()).toBe(200);
   });
 });

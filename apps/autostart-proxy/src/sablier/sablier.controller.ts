@@ -1,5 +1,6 @@
 import { Controller, Get, Header, Query, Res, UseFilters } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { pageCsp } from '@platform/platform';
 import type { Response } from 'express';
 import { ProblemErrorFilter } from './problem-error.filter';
 import { BlockingAnswerDto, BlockingQueryDto, DynamicQueryDto, InstanceEntryDto, ProblemDto, ThemesDto } from './sablier.dto';
@@ -33,6 +34,8 @@ export class SablierController {
   async dynamic(@Query() query: DynamicQueryDto, @Res({ passthrough: true }) res: Response): Promise<string> {
     const answer = await this.sablier.dynamic(query);
     res.setHeader(SESSION_STATUS_HEADER, answer.status);
+    // The page's own inline script and style, by hash (the platform's policy allows no inline script).
+    res.setHeader('Content-Security-Policy', pageCsp(answer.html));
     res.type('html');
     return answer.html;
   }

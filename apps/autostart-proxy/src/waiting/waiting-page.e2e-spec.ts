@@ -61,9 +61,20 @@ describe('autostart-proxy waiting page (browser)', () => {
     const page = await context.newPage();
     const requested: string[] = [];
     page.on('request', (r) => requested.push(r.url()));
+    const refused: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
+    });
     try {
       const first = await page.goto(base, { waitUntil: 'domcontentloaded' });
       expect(first?.status()).toBe(200);
+      // helmet's headers, with a CSP that allows the page's own inline script and style by hash only.
+      const headers = first?.headers() ?? {};
+      expect(headers['content-security-policy']).toMatch(/script-src 'sha256-[^']+'/);
+      expect(headers['content-security-policy']).not.toContain('unsafe-inline');
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(headers['referrer-policy']).toBe('no-referrer');
       expect(await page.locator('#service').textContent()).toBe('site');
       expect(await page.locator('#estimate').textContent()).toBe('3');
       expect(await page.locator('body').getAttribute('data-theme')).toBe('synthwave');
@@ -74,6 +85,7 @@ describe('autostart-proxy waiting page (browser)', () => {
       // Everything came from the proxy itself: no CDN, no font or script from elsewhere.
       expect(requested.every((url) => url.startsWith(base))).toBe(true);
       expect(requested.some((url) => url.includes('/health/site.test'))).toBe(true);
+      expect(refused).toEqual([]);
     } finally {
       await context.close();
     }

@@ -95,6 +95,34 @@ export class BaseConfig {
   @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'REDIS_KEY_PREFIX may only hold letters, digits and _ : . -' })
   REDIS_KEY_PREFIX: string;
 
+  /** The request line and headers of a request must arrive within this (slowloris); else 408 and the connection closed. Default 20000. */
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  HTTP_HEADERS_TIMEOUT_MS?: number;
+
+  /** The whole request, body included, must arrive within this; 0 = no limit. Default 300000 (the proxies: 0, their engine times exchanges). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  HTTP_REQUEST_TIMEOUT_MS?: number;
+
+  /** An idle keep-alive connection is closed after this. Default 5000. */
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS?: number;
+
+  /** How often the two timeouts above are checked. Default 1000. */
+  @IsOptional()
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  HTTP_TIMEOUT_CHECK_INTERVAL_MS?: number;
+
   /** Run pending migrations at start; default: yes, except NODE_ENV=production with DATABASE_URL (the migration Job runs them). */
   @IsOptional()
   @IsBoolean()

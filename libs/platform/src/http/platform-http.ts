@@ -4,6 +4,7 @@ import { ApiError } from '@platform/errors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HttpLogger } from 'pino-http';
 import { HealthRegistry } from '../health/health.registry';
+import { BodyParsers } from './body-limits';
 import { rejectDeepJson } from './input-safety';
 import type { MetricsService } from '../metrics/metrics.service';
 
@@ -76,17 +77,28 @@ export function installRequestMiddleware(
   });
 }
 
-/** `/healthz`, `/readyz`, `/metrics`: plain Express routes, so that no global prefix or Swagger sees them. */
-export function installPlatformRoutes(app: NestExpressApplication, metrics: MetricsService): void {
+/**
+ * `/healthz`, `/readyz`, `/metrics`: plain Express routes, so that no global prefix or Swagger sees them.
+ * In production `/readyz` names each check and its state but not a failing check's error (a driver's
+ * message with an internal address): that goes to the log.
+ */
+export function installPlatformRoutes(app: NestExpressApplication, metrics: MetricsService, production = false): void {
   const http = app.getHttpAdapter().getInstance() as express.Express;
   http.get('/healthz', (_req: Request, res: Response) => {
     res.status(200).json({ status: 'ok' });
   });
-  http.get('/readyz', (_req: Request, res: Response, next: NextFunction) => {
+  http.get('/readyz', (req: Request, res: Response, next: NextFunction) => {
     app
       .get(HealthRegistry, { strict: false })
       .check()
-      .then((report) => res.status(report.status === 'ok' ? 200 : 503).json(report))
+      .then((report) => {
+        if (report.status !== 'ok') {
+          const down = Object.entries(report.checks).filter(([, c]) => c.status === 'down');
+          req.log?.warn({ checks: Object.fromEntries(down) }, 'readiness: dependencies down');
+          if (production) for (const [, check] of down) delete check.error;
+        }
+        res.status(report.status === 'ok' ? 200 : 503).json(report);
+      })
       .catch(next);
   });
   http.get('/metrics', (_req: Request, res: Response, next: NextFunction) => {
@@ -98,19 +110,21 @@ export function installPlatformRoutes(app: NestExpressApplication, metrics: Metr
 }
 
 /**
- * JSON and urlencoded parsers (the raw bytes kept on `req.rawBody` for signature checks). Their
- * errors become ApiErrors so that every filter answers them in the spec's shape: malformed JSON → 400,
- * too large → 413, unsupported charset → 415. Bodies nested deeper than MAX_JSON_DEPTH are refused
- * right after parsing (input-safety.ts).
+ * JSON and urlencoded parsers (the raw bytes kept on `req.rawBody` for signature checks), limited to
+ * `limit` or to the route's `@BodyLimit()` (body-limits.ts). Their errors become ApiErrors so that
+ * every filter answers them in the spec's shape: malformed JSON → 400, too large → 413, unsupported
+ * charset → 415. Bodies nested deeper than MAX_JSON_DEPTH are refused right after parsing
+ * (input-safety.ts). Multipart and other content types pass untouched (uploads keep their own caps).
  */
-export function installBodyParsers(app: NestExpressApplication, limit: string): void {
+export function installBodyParsers(app: NestExpressApplication, limit: string): BodyParsers {
   const verify = (req: Request, _res: Response, buf: Buffer) => {
     (req as Request & { rawBody?: Buffer }).rawBody = buf;
   };
-  app.use(express.json({ limit, verify }));
-  app.use(express.urlencoded({ limit, extended: true, verify }));
-  app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(translateBodyError(err, limit)));
+  const parsers = new BodyParsers(limit, verify);
+  app.use(parsers.middleware);
+  app.use((err: unknown, req: Request, _res: Response, next: NextFunction) => next(translateBodyError(err, BodyParsers.limitOf(req, limit))));
   app.use(rejectDeepJson());
+  return parsers;
 }
 
 export function translateBodyError(err: unknown, limit: string): unknown {
