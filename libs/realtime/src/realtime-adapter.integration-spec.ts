@@ -1,7 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { WebSocketGateway, WebSocketServer, SubscribeMessage, MessageBody, ConnectedSocket } from '@nestjs/websockets';
 import { BaseConfig, startService, type RunningService, type ServiceDefinition } from '@platform/platform';
-import { createTestRedisPrefix, freePort, testServices, uniqueSuffix, type TestRedisPrefix } from '@platform/testing';
+import { createTestRedisPrefix, freePort, sendRaw, testServices, uniqueSuffix, type TestRedisPrefix } from '@platform/testing';
 import type { Server, Socket } from 'socket.io';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import { connectionName, useRealtime, type RealtimeAdapter } from './realtime-adapter';
@@ -134,6 +134,22 @@ describe('RealtimeAdapter (Socket.IO over Redis)', () => {
     // ioredis ends a connection that never came up with a 2 s timer (its disconnectTimeout), which
     // would keep this test process alive after the run: let it fire here.
     await new Promise((resolve) => setTimeout(resolve, 2_100));
+  });
+
+  // Found by `npm run fuzz`: engine.io ended these after a second without a word, and the gateway answered 502.
+  it('answers an upgrade for another path as the app answers that path, and still upgrades Socket.IO', async () => {
+    const service = await replica(`upgrades-${uniqueSuffix(6)}`, { redis: false });
+    const port = Number(new URL(service.url).port);
+    const started = Date.now();
+    const other = await sendRaw(port, 'GET /nowhere HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+    expect(other.status).toBe(404);
+    expect(Date.now() - started).toBeLessThan(900);
+    const malformed = await sendRaw(port, 'GET /nowhere/%ED%A0%80 HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    expect(malformed.status).toBe(400);
+    const health = await sendRaw(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n');
+    expect(health.status).toBe(200);
+    const client = await joined(service, 'still-works');
+    expect(client.connected).toBe(true);
   });
 
   it('without Redis, broadcasts reach the clients of this process', async () => {

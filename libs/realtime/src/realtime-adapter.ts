@@ -4,6 +4,9 @@ import { HealthRegistry } from '@platform/platform';
 import { closeRedis, redisOptions } from '@platform/rate-limit';
 import { createAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
+import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Server, ServerOptions } from 'socket.io';
 
 export interface RealtimeOptions {
@@ -42,7 +45,11 @@ export class RealtimeAdapter extends IoAdapter {
   }
 
   override createIOServer(port: number, options?: ServerOptions): Server {
-    const server: Server = super.createIOServer(port, options);
+    // engine.io would end an upgrade for any other path after a second without a word (the gateway
+    // then answered 502, found by `npm run fuzz`); the app answers those itself (answerOtherUpgrades).
+    const server: Server = super.createIOServer(port, { ...options, destroyUpgrade: false } as ServerOptions);
+    const http = (this as unknown as { httpServer?: HttpServer }).httpServer;
+    if (port === 0 && http) answerOtherUpgrades(http, server.path());
     if (this.options.redisUrl) {
       if (!this.clients) {
         this.clients = this.connect(this.options.redisUrl);
@@ -123,6 +130,36 @@ export function connectionName(key: string): string {
  * Installs the RealtimeAdapter on an app; call it from the ServiceDefinition's `configure`:
  * `configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${config.REDIS_KEY_PREFIX}socket.io` })`.
  */
+const ANSWERING = Symbol('answers upgrades for other paths');
+
+/**
+ * An upgrade (WebSocket) request for a path other than Socket.IO's is handed to the app as the plain
+ * request it is — what Node does on a server without an `upgrade` listener — so that it gets the app's
+ * own answer (404, 401 … in the service's error shape) instead of a connection closed without one.
+ */
+export function answerOtherUpgrades(server: HttpServer, socketIoPath: string): void {
+  const marked = server as HttpServer & { [ANSWERING]?: Set<string> };
+  if (marked[ANSWERING]) {
+    marked[ANSWERING].add(socketIoPath);
+    return;
+  }
+  const paths = new Set([socketIoPath]);
+  marked[ANSWERING] = paths;
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if ([...paths].some((p) => path === p || path.startsWith(`${p.replace(/\/$/, '')}/`))) return;
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on('finish', () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    socket.on('error', () => socket.destroy());
+    server.emit('request', req, res);
+  });
+}
+
 export function useRealtime(app: INestApplicationContext & { useWebSocketAdapter(adapter: IoAdapter): unknown }, options: RealtimeOptions): RealtimeAdapter {
   const adapter = new RealtimeAdapter(app, options);
   app.useWebSocketAdapter(adapter);

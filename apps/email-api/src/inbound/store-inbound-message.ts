@@ -13,6 +13,7 @@ import type { InboundEnvelope } from './inbound-delivery';
 import type { InboundAttachment } from './inbound-message';
 import { InboundMessagesRepository } from './inbound-messages.repository';
 import { MailAuthChecker, type AuthResults } from './mail-auth';
+import { storableMail } from './storable-mail';
 import { emailIdOfMessageId } from './verp';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
@@ -71,7 +72,7 @@ export class StoreInboundMessage {
 
   /** Stores the message for each project; answers the ids stored now (none for a repeat). */
   async execute(raw: Buffer, envelope: InboundEnvelope, projectIds: string[]): Promise<string[]> {
-    const mail = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
+    const mail = storableMail(await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true }));
     const auth = await this.auth.check(raw, { ip: envelope.remoteAddress, helo: envelope.heloName, sender: envelope.mailFrom });
     const messageId = mail.messageId ? mail.messageId.replace(/^<|>$/g, '') : null;
     const messageKey = messageId ? `mid:${messageId}` : `sha256:${createHash('sha256').update(raw).digest('hex')}`;

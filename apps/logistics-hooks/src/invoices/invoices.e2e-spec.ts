@@ -108,4 +108,16 @@ describe('accounts-payable invoices', () => {
     await t.http.post('/ap-expectations').send({ api_key: API_KEY, expectations: [{ shipment_ref: 'X', expected_amount: -5 }] }).expect(422);
     await t.http.post('/ap-expectations').send({ api_key: API_KEY, payments: [{ supplier: 'x', invoice_number: '1', paid_at: 'yesterday' }] }).expect(422);
   });
+
+  // Found by `npm run fuzz`: both answered 500 (a number class-validator threw on; numeric(14, 2) overflowing).
+  it('refuses amounts the ledger cannot hold and tiny ones written with an exponent, with a 422', async () => {
+    const payment = { supplier: 'x', invoice_number: '1', paid_at: '2026-11-10' };
+    for (const amount of [1e-22, 9_007_199_254_740, 1_000_000_000_000]) {
+      const res = await t.http.post('/ap-expectations').send({ api_key: API_KEY, payments: [{ ...payment, amount }] });
+      expect({ amount, status: res.status }).toEqual({ amount, status: 422 });
+      expect(res.body.error.errors[0].field).toBe('payments.0.amount');
+    }
+    await t.http.post('/ap-expectations').send({ api_key: API_KEY, expectations: [{ shipment_ref: 'BIG', expected_amount: 1e13 }] }).expect(422);
+    await t.http.post('/ap-expectations').send({ api_key: API_KEY, payments: [{ ...payment, amount: 999_999_999_999.99 }] }).expect(200);
+  });
 });

@@ -1,6 +1,6 @@
 import { RequestValidationException, type FieldError } from '@platform/errors';
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import { IsArray, IsInt, IsNumber, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
 import { PlatformValidationPipe } from './validation';
 
 class Link {
@@ -90,5 +90,44 @@ describe('PlatformValidationPipe', () => {
 
   it("keeps the platform's options: unknown properties are refused", async () => {
     expect(await fieldErrors({ contacts: [{ ig_id: 'a', extra: 1 }] })).toEqual([expect.objectContaining({ field: 'contacts.0.extra', code: 'unrecognized_key' })]);
+  });
+});
+
+class Money {
+  @IsOptional() @IsNumber({ maxDecimalPlaces: 2 }) amount?: number;
+}
+class Invoice {
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => Money) payments?: Money[];
+}
+
+describe('PlatformValidationPipe when a validator throws', () => {
+  // Found by `npm run fuzz`: logistics-hooks' POST /ap-expectations answered 500 for {"amount": 1e-22}.
+  it('answers a validation error naming the number written with an exponent, not a 500', async () => {
+    await expect(pipe.transform({ payments: [{ amount: 1e-22 }] }, { type: 'body', metatype: Invoice })).rejects.toThrow(RequestValidationException);
+    try {
+      await pipe.transform({ payments: [{ amount: 1e-22 }] }, { type: 'body', metatype: Invoice });
+    } catch (e) {
+      expect((e as RequestValidationException).errors).toEqual([expect.objectContaining({ field: 'payments.0.amount', message: expect.stringContaining('1e-22') })]);
+    }
+  });
+
+  it('still validates ordinary decimals', async () => {
+    const value = (await pipe.transform({ payments: [{ amount: 12.5 }] }, { type: 'body', metatype: Invoice })) as Invoice;
+    expect(value.payments?.[0].amount).toBe(12.5);
+    await expect(pipe.transform({ payments: [{ amount: 12.505 }] }, { type: 'body', metatype: Invoice })).rejects.toThrow(RequestValidationException);
+  });
+});
+
+class Page {
+  @IsOptional() @Type(() => Number) @IsInt() offset?: number;
+}
+
+describe('PlatformValidationPipe when a converter throws', () => {
+  // Found by `npm run fuzz`: logistics-hooks' POST /crm-data answered 500 for {"offset": {"toString": -3}}.
+  it('answers a validation error naming the object it cannot convert, not a 500', async () => {
+    const error = await pipe.transform({ offset: { toString: -3 } }, { type: 'body', metatype: Page }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestValidationException);
+    expect((error as RequestValidationException).errors).toEqual([expect.objectContaining({ field: 'offset', message: expect.stringContaining('toString') })]);
+    expect(await pipe.transform({ offset: '5' }, { type: 'body', metatype: Page })).toEqual({ offset: 5 });
   });
 });

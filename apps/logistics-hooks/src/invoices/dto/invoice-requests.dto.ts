@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsNotEmpty, IsNumber, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsNotEmpty, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+
+/** The largest amount the ledger's numeric(14, 2) columns hold. */
+export const MAX_AMOUNT = 999_999_999_999.99;
 
 export class InvoiceUploadDto {
   @ApiPropertyOptional({ description: 'LOGISTICS_API_KEY (a form field of the multipart body, a JSON field, or the X-API-Key header)' })
@@ -39,10 +42,11 @@ export class ExpectationDto {
   @MaxLength(200)
   supplier?: string;
 
-  @ApiPropertyOptional({ description: 'Expected invoice total (AMOUNT_TOLERANCE compares against it)', example: 11600 })
+  @ApiPropertyOptional({ description: 'Expected invoice total (AMOUNT_TOLERANCE compares against it), 0.01 to 999,999,999,999.99', example: 11600, minimum: 0.01, maximum: MAX_AMOUNT })
   @IsOptional()
   @IsNumber({ maxDecimalPlaces: 2 })
   @Min(0.01)
+  @Max(MAX_AMOUNT)
   expected_amount?: number;
 
   @ApiPropertyOptional({ example: 'MXN' })
@@ -74,9 +78,11 @@ export class PaymentDto {
   @MaxLength(40)
   invoice_number!: string;
 
-  @ApiPropertyOptional({ example: 11600 })
+  @ApiPropertyOptional({ description: 'The amount paid, 0 to 999,999,999,999.99', example: 11600, minimum: 0, maximum: MAX_AMOUNT })
   @IsOptional()
   @IsNumber({ maxDecimalPlaces: 2 })
+  @Min(0)
+  @Max(MAX_AMOUNT)
   amount?: number;
 
   @ApiProperty({ example: '2026-11-10' })
