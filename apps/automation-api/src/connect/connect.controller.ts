@@ -16,10 +16,19 @@ function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-function send(res: Response, result: PageResult): void {
+/**
+ * The page's own policy. `form-action` also governs where the form's answer may redirect (Chromium
+ * checks the 303 of `/start`), so it names the origin of the platform's authorization window.
+ */
+function send(res: Response, result: PageResult, authorizeOrigin: string): void {
   res
     .status(result.status)
-    .set({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'", 'x-frame-options': 'DENY' })
+    .set({
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${authorizeOrigin}; frame-ancestors 'none'`,
+      'x-frame-options': 'DENY',
+    })
     .send(renderConnectPage(result.page));
 }
 
@@ -40,7 +49,7 @@ export class ConnectController {
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'The page', content: HTML })
   async page(@Query() q: ConnectLinkDto, @Res() res: Response): Promise<void> {
-    send(res, await this.connect.page(q.link));
+    send(res, await this.connect.page(q.link), this.connect.authorizeOrigin);
   }
 
   @Post('start')
@@ -55,7 +64,7 @@ export class ConnectController {
   @ApiProduces('text/html')
   async start(@Body() body: ConnectLinkDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const result = await this.connect.start(body.link);
-    if ('status' in result) return send(res, result);
+    if ('status' in result) return send(res, result, this.connect.authorizeOrigin);
     res.cookie(CONNECT_COOKIE, result.nonce, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: CONNECT_PATH, maxAge: STATE_TTL_MS });
     res.set('cache-control', 'no-store').redirect(303, result.redirect);
   }
@@ -71,6 +80,6 @@ export class ConnectController {
   async callback(@Query() q: ConnectCallbackDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const result = await this.connect.callback(q, readCookie(req, CONNECT_COOKIE));
     res.clearCookie(CONNECT_COOKIE, { path: CONNECT_PATH });
-    send(res, result);
+    send(res, result, this.connect.authorizeOrigin);
   }
 }

@@ -68,6 +68,11 @@ export class ConnectService {
     return this.config.PUBLIC_BASE_URL ? `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}${CONNECT_PATH}/callback` : null;
   }
 
+  /** Origin of the platform's authorization window (IG_OAUTH_AUTHORIZE_URL), where the page's form redirects. */
+  get authorizeOrigin(): string {
+    return URL.canParse(this.config.IG_OAUTH_AUTHORIZE_URL) ? new URL(this.config.IG_OAUTH_AUTHORIZE_URL).origin : '';
+  }
+
   /** Public origin of the connect page: PUBLIC_BASE_URL, else the local port. */
   private get origin(): string {
     return (this.config.PUBLIC_BASE_URL ?? `http://localhost:${this.config.PORT}`).replace(/\/$/, '');

@@ -208,6 +208,8 @@ describe('token refresh scheduler (e2e)', () => {
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.text).toContain('Connect with Instagram');
       expect(page.text).not.toMatch(/<script|https?:\/\/(?!automation\.example\.com)/);
+      // the form's 303 goes to the authorization window: the page's form-action must allow its origin
+      expect(page.headers['content-security-policy']).toContain(`form-action 'self' ${fakeC.origin};`);
       const start = await ctx.t.http.post('/connect/instagram/start').type('form').send({ link });
       expect(start.status).toBe(303);
       const authorize = new URL(start.headers.location);
