@@ -171,7 +171,7 @@ export class SafeHttpClient {
         throw new HttpSafetyError('TOO_MANY_REDIRECTS', `${url.host} answered with a redirect, which is not allowed here`);
       }
       if (redirects.length >= maxRedirects) {
-        throw new HttpSafetyError('TOO_MANY_REDIRECTS', `more than ${maxRedirects} redirects starting at ${redirects[0]}`);
+        throw new HttpSafetyError('TOO_MANY_REDIRECTS', `more than ${maxRedirects} redirects starting at ${redirects[0] ?? url.href}`);
       }
       redirects.push(url.href);
       let next: URL;

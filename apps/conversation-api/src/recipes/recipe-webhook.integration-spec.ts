@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyHmacSignature } from '@platform/http-safety';
+import { fakeDnsLookup, startFakeDnsServer } from '@platform/testing';
 import { RecipeWebhookCaller } from './recipe-webhook';
 
 describe('recipe webhooks', () => {
@@ -16,7 +17,8 @@ describe('recipe webhooks', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         received.push({ headers: req.headers, body });
-        if (req.url === '/moved') res.writeHead(302, { location: '/hook' }).end();
+        const to = new URL(req.url!, 'http://x').searchParams.get('to');
+        if (req.url === '/moved' || to) res.writeHead(302, { location: to ?? '/hook' }).end();
         else res.writeHead(req.url === '/fail' ? 500 : 204).end();
       });
     });
@@ -37,6 +39,25 @@ describe('recipe webhooks', () => {
     await expect(caller.call(`http://hooks.example.com:${port}/hook`, 'whsec_test', ids, { a: 1 })).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS' });
     await expect(caller.call(`http://127.0.0.1:${port}/hook`, 'whsec_test', ids, { a: 1 })).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS' });
     expect(received).toHaveLength(0);
+  });
+
+  it('refuses names served by DNS that resolve to loopback or metadata, IPv6-mapped loopback, and any redirect (to metadata here)', async () => {
+    const dns = await startFakeDnsServer({ 'hooks.example.com': { A: ['127.0.0.1'] }, 'meta.example.com': { A: ['169.254.169.254'] } });
+    try {
+      const caller = new RecipeWebhookCaller({ lookup: fakeDnsLookup(dns) });
+      for (const url of [`http://hooks.example.com:${port}/hook`, 'http://meta.example.com/latest/meta-data/', `http://[::ffff:127.0.0.1]:${port}/hook`, 'http://169.254.169.254/latest/meta-data/']) {
+        await expect(caller.call(url, 'whsec_test', ids, {})).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS' });
+      }
+      expect(dns.queries.map((q) => q.name)).toEqual(expect.arrayContaining(['hooks.example.com', 'meta.example.com']));
+      expect(received).toHaveLength(0);
+      // Loopback allowed (a test receiver): the redirect to metadata is not followed at all.
+      const open = new RecipeWebhookCaller({ allowPrivate: true, lookup: fakeDnsLookup(dns) });
+      const to = encodeURIComponent('http://meta.example.com/latest/meta-data/');
+      await expect(open.call(`http://127.0.0.1:${port}/redirect?to=${to}`, 'whsec_test', ids, {})).rejects.toMatchObject({ code: 'TOO_MANY_REDIRECTS' });
+      expect(received.splice(0).map((r) => r.body)).toEqual(['{}']);
+    } finally {
+      await dns.close();
+    }
   });
 
   it('signs the body with the recipe secret and names the recipe and event', async () => {

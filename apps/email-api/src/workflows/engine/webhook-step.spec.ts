@@ -1,4 +1,5 @@
 import { verifyHmacSignature } from '@platform/http-safety';
+import { fakeDnsLookup, startFakeDnsServer } from '@platform/testing';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EmailApiConfig } from '../../config';
@@ -39,6 +40,8 @@ describe('WebhookStep', () => {
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         seen.push({ method: req.method!, headers: req.headers, body });
+        const to = new URL(req.url!, 'http://x').searchParams.get('to');
+        if (to) return void res.writeHead(302, { location: to }).end();
         res.writeHead(status, { 'content-type': 'text/plain' }).end('x'.repeat(5000));
       });
     });
@@ -60,6 +63,29 @@ describe('WebhookStep', () => {
     expect(rebound).toMatchObject({ permanent: true });
     expect(rebound.message).toMatch(/^BLOCKED_ADDRESS/);
     expect(seen).toHaveLength(0);
+  });
+
+  it('refuses names served by DNS that resolve to loopback or metadata, IPv6-mapped loopback, and redirects to them', async () => {
+    const dns = await startFakeDnsServer({ 'hooks.example.com': { A: ['127.0.0.1'] }, 'meta.example.com': { A: ['169.254.169.254'] } });
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const lookup = fakeDnsLookup(dns);
+      for (const target of [`http://hooks.example.com:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`]) {
+        const err = await failure(webhooks(false, lookup).call(call, step({ url: target, method: 'POST' }), contact));
+        expect(err).toMatchObject({ permanent: true, output: { error: 'BLOCKED_ADDRESS' } });
+      }
+      expect(seen).toHaveLength(0);
+      expect(dns.queries.map((q) => q.name)).toContain('hooks.example.com');
+      // The first hop is allowed (loopback under WORKFLOW_WEBHOOK_ALLOW_PRIVATE); the redirect names metadata, which no setting allows.
+      for (const to of ['http://meta.example.com/latest/meta-data/', 'http://169.254.169.254/latest/meta-data/']) {
+        const err = await failure(webhooks(true, lookup).call(call, step({ url: `${url}/r?to=${encodeURIComponent(to)}`, method: 'GET' }), contact));
+        expect(err).toMatchObject({ permanent: true, output: { error: 'BLOCKED_ADDRESS' } });
+      }
+      expect(seen).toHaveLength(2);
+      expect(dns.queries.map((q) => q.name)).toContain('meta.example.com');
+    } finally {
+      await dns.close();
+    }
   });
 
   it('signs `<timestamp>.<body>`, sends the default payload and the delivery id, keeps 4 KiB of the answer', async () => {
