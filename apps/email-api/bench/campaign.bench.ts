@@ -21,12 +21,13 @@ import { Database } from '@platform/database';
 import { startFakeDnsServer } from '@platform/testing';
 import nodemailer from 'nodemailer';
 import { fork, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { newId } from '../src/common/ids';
 import { emailApiService } from '../src/service';
 import { startBenchService, type BenchMeasurement } from '@platform/bench';
+import { benchEnv, benchProject, benchTag, json, round, verifiedBenchDomain } from './bench-api';
 
 export interface EmailCampaignBenchOptions {
   /** Campaign recipients (default 10,000). */
@@ -37,7 +38,6 @@ export interface EmailCampaignBenchOptions {
   amqpUrl?: string;
 }
 
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 const POOL = 16;
 /** Mails in flight at once (SEND_CONCURRENCY): enough to keep the pool and the MIME threads busy. */
 const LANES = 32;
@@ -95,31 +95,18 @@ function ask<T>(child: ChildProcess, request: object): Promise<T> {
   });
 }
 
-async function json(url: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${text}`);
-  return { body: text ? JSON.parse(text) : null, headers: res.headers };
-}
-
 export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}): Promise<BenchMeasurement[]> {
   const recipients = opts.recipients ?? 10_000;
   const contacts = opts.contacts ?? 100_000;
   const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
   const amqpUrl = opts.amqpUrl ?? process.env.AMQP_URL;
-  // Redis keys and RabbitMQ names of this run only (the schema is startBenchService's).
-  const tag = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const tag = benchTag();
   const smtp = await SinkProcess.start();
   const dns = await startFakeDnsServer();
   const bench = await startBenchService(
     emailApiService,
     {
-      EMAIL_RATE_LIMIT_PER_MINUTE: '100000000',
-      REDIS_KEY_PREFIX: `${tag}:`,
-      JWT_SECRET: randomUUID() + randomUUID(),
-      DKIM_KEY_SECRET: randomUUID() + randomUUID(),
-      INBOUND_SMTP_PORT: '0',
-      INBOUND_SMTP_HOST: '127.0.0.1',
+      ...benchEnv(tag, amqpUrl),
       SMTP_URL: smtp.url,
       DNS_SERVERS: dns.address,
       EMAIL_SEND_RATE: '100000',
@@ -127,27 +114,13 @@ export async function runEmailCampaignBench(opts: EmailCampaignBenchOptions = {}
       SMTP_POOL_SIZE: String(POOL),
       SEND_CONCURRENCY: String(LANES),
       WORKER_POLL_MS: '50',
-      ...(amqpUrl ? { AMQP_URL: amqpUrl, EVENTS_EXCHANGE: `${tag}.events`, EVENTS_DLX: `${tag}.dlx`, EVENTS_QUEUE_PREFIX: `${tag}.` } : {}),
     },
     databaseUrl,
   );
   const { service } = bench;
   try {
-    const signup = await json(`${service.url}/auth/signup`, { method: 'POST', body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }) });
-    const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
-    const project = (await json(`${service.url}/users/@me/projects`, { method: 'POST', headers: { cookie }, body: JSON.stringify({ name: 'bench' }) })).body as { id: string; secretKey: string };
-    const auth = { authorization: `Bearer ${project.secretKey}` };
-    const domain = (await json(`${service.url}/domains`, { method: 'POST', headers: auth, body: JSON.stringify({ domain: 'bench.example.test' }) })).body;
-    const byName = new Map<string, { TXT: string[]; MX: Array<{ priority: number; exchange: string }> }>();
-    for (const r of domain.records as Array<{ type: string; name: string; value: string; priority?: number }>) {
-      const e = byName.get(r.name) ?? { TXT: [], MX: [] };
-      if (r.type === 'TXT') e.TXT.push(r.value);
-      else e.MX.push({ priority: r.priority ?? 10, exchange: r.value });
-      byName.set(r.name, e);
-    }
-    for (const [name, e] of byName) dns.set(name, e);
-    const verified = (await json(`${service.url}/domains/${domain.id}/verify`, { headers: auth })).body;
-    if (verified.status !== 'verified') throw new Error('bench: the domain did not verify');
+    const { project, auth } = await benchProject(service.url);
+    await verifiedBenchDomain(service.url, auth, dns, 'bench.example.test');
 
     // Contacts straight into the table: `recipients` in group "a" (the campaign), the rest up to `contacts`.
     const db = service.app.get(Database);

@@ -11,7 +11,7 @@
  */
 import { Database } from '@platform/database';
 import { startBenchService, type BenchMeasurement } from '@platform/bench';
-import { randomUUID } from 'node:crypto';
+import { benchEnv, benchProject, benchTag, round } from './bench-api';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
@@ -29,7 +29,6 @@ export interface EmailInboundBenchOptions {
 }
 
 const DOMAIN = 'bench.example.test';
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function dsn(recipient: string, emailId: string, i: number): string {
   const b = `b${i}`;
@@ -88,20 +87,12 @@ async function deliverAll(port: number, connections: number, mails: Array<{ to: 
 export async function runEmailInboundBench(opts: EmailInboundBenchOptions = {}): Promise<BenchMeasurement[]> {
   const count = opts.messages ?? 2000;
   const connections = opts.connections ?? 8;
-  const tag = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const bench = await startBenchService(
-    emailApiService,
-    { JWT_SECRET: randomUUID() + randomUUID(), REDIS_KEY_PREFIX: `${tag}:`, INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1', SOFT_BOUNCE_LIMIT: '3' },
-    opts.databaseUrl ?? process.env.DATABASE_URL,
-  );
+  const bench = await startBenchService(emailApiService, { ...benchEnv(benchTag()), SOFT_BOUNCE_LIMIT: '3' }, opts.databaseUrl ?? process.env.DATABASE_URL);
   const bare = new SMTPServer({ authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'], logger: false, onData: (stream, _s, cb) => stream.on('data', () => undefined).on('end', () => cb()) });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   const { service } = bench;
   try {
-    const signup = await fetch(`${service.url}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }) });
-    const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
-    const projectRes = await fetch(`${service.url}/users/@me/projects`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ name: 'bench' }) });
-    const project = (await projectRes.json()) as { id: string };
+    const { project } = await benchProject(service.url);
     const db = service.app.get(Database);
     const mails = Array.from({ length: count }, (_, i) => ({ id: newId('eml'), to: `reader${i}@remote.test` }));
     await db.affected(

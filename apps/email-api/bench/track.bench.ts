@@ -13,13 +13,13 @@
  * REDIS_URL for the rate-limit counters when set (else in memory), as the service would.
  */
 import { startService } from '@platform/platform';
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emailApiService } from '../src/service';
 import { dropBenchSchema, type BenchMeasurement } from '@platform/bench';
+import { benchEnv, benchProject, benchTag, json, round } from './bench-api';
 
 export interface EmailTrackBenchOptions {
   /** Requests sent (default 3000). */
@@ -53,7 +53,6 @@ interface Autocannon {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as Autocannon;
 
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** The baseline: a bare Node server that reads the JSON body and answers a small JSON envelope. */
 async function startBareServer(): Promise<{ url: string; close(): Promise<void> }> {
@@ -72,19 +71,12 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-async function json(url: string, init: RequestInit): Promise<any> {
-  const res = await fetch(url, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${JSON.stringify(body)}`);
-  return { body, headers: res.headers };
-}
-
 export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Promise<BenchMeasurement[]> {
   const requests = opts.requests ?? 3000;
   const connections = opts.connections ?? 20;
   const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
   const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
-  const schema = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const schema = benchTag();
   const dataDir = await mkdtemp(join(tmpdir(), 'email-bench-'));
   const service = await startService(emailApiService, {
     port: 0,
@@ -93,26 +85,14 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       DATA_DIR: dataDir,
-      EMAIL_RATE_LIMIT_PER_MINUTE: '100000000',
-      REDIS_KEY_PREFIX: `${schema}:`,
-      JWT_SECRET: randomUUID() + randomUUID(),
-      INBOUND_SMTP_PORT: '0',
-      INBOUND_SMTP_HOST: '127.0.0.1',
+      ...benchEnv(schema),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     },
   });
   const bare = await startBareServer();
   try {
-    const signup = await json(`${service.url}/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }),
-    });
-    const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
-    const project = (
-      await json(`${service.url}/users/@me/projects`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ name: 'bench' }) })
-    ).body as { publicKey: string; secretKey: string };
+    const { project, auth } = await benchProject(service.url);
 
     // Timed here, from the start to the last response: with a fixed number of requests autocannon
     // finishes (and measures `duration`) on its once-a-second sampling tick, not at the last answer.
@@ -150,7 +130,7 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
     });
     const track = await load(`${service.url}/v1/track`, { authorization: `Bearer ${project.publicKey}` });
 
-    const stats = (await json(`${service.url}/events/names`, { headers: { authorization: `Bearer ${project.secretKey}` } })).body as Array<{ name: string; count: number }>;
+    const stats = (await json(`${service.url}/events/names`, { headers: auth })).body as Array<{ name: string; count: number }>;
     const stored = stats.find((s) => s.name === 'bench_event')?.count ?? 0;
     if (stored !== track['2xx']) {
       throw new Error(`email-api bench lost events: ${track['2xx']} requests answered 2xx, ${stored} events stored`);

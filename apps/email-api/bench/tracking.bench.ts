@@ -13,8 +13,8 @@
  */
 import { Database } from '@platform/database';
 import { startBenchService, type BenchMeasurement } from '@platform/bench';
+import { benchEnv, benchProject, benchTag, json, round } from './bench-api';
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -69,7 +69,6 @@ class LoadProcess {
   }
 }
 
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /** The baseline: a bare Node server answering the pixel and the redirect as the service does, without a database. */
@@ -92,13 +91,6 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-async function json(url: string, init: RequestInit = {}): Promise<{ body: any; headers: Headers }> {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${text}`);
-  return { body: text ? JSON.parse(text) : null, headers: res.headers };
-}
-
 /** Several runs as one: their seconds and answers summed, the worst p99. */
 function combine(runs: LoadResult[]): LoadResult {
   const statuses: Record<string, number> = {};
@@ -119,22 +111,14 @@ export async function runEmailTrackingBench(opts: EmailTrackingBenchOptions = {}
   const connections = opts.connections ?? 20;
   const events = opts.events ?? 1_000_000;
   const queries = opts.queries ?? 100;
-  const tag = `email_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
   // No SMTP_URL: the mails are stored (tracked all the same), nothing leaves the machine.
-  const bench = await startBenchService(
-    emailApiService,
-    { EMAIL_RATE_LIMIT_PER_MINUTE: '100000000', REDIS_KEY_PREFIX: `${tag}:`, JWT_SECRET: randomUUID() + randomUUID(), PREFETCH_WINDOW_SECONDS: '0', SCANNER_WINDOW_SECONDS: '0', INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1' },
-    opts.databaseUrl,
-  );
+  const bench = await startBenchService(emailApiService, { ...benchEnv(benchTag()), PREFETCH_WINDOW_SECONDS: '0', SCANNER_WINDOW_SECONDS: '0' }, opts.databaseUrl);
   const { service } = bench;
   const bare = await startBareServer();
   const loader = await LoadProcess.start();
   const load = loader.run.bind(loader);
   try {
-    const signup = await json(`${service.url}/auth/signup`, { method: 'POST', body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }) });
-    const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
-    const project = (await json(`${service.url}/users/@me/projects`, { method: 'POST', headers: { cookie }, body: JSON.stringify({ name: 'bench' }) })).body as { id: string; secretKey: string };
-    const auth = { authorization: `Bearer ${project.secretKey}` };
+    const { project, auth } = await benchProject(service.url);
     const sent = (await json(`${service.url}/v1/send`, { method: 'POST', headers: auth, body: JSON.stringify({ to: 'reader@example.com', subject: 'Hi', body: '<p>Hi</p><a href="https://shop.example.test/a">A</a>' }) })).body;
     const emailId = sent.data.emails[0].email as string;
     const tokens = service.app.get(TrackingLinks).tokens;

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { newId } from '../src/common/ids';
 import { emailApiService } from '../src/service';
 import { inParallel, startBenchService, type BenchMeasurement } from '@platform/bench';
+import { benchEnv, benchProject, benchTag, json, round, verifiedBenchDomain } from './bench-api';
 
 export interface EmailWorkflowBenchOptions {
   /** Contacts entering (default 10,000). */
@@ -26,57 +27,30 @@ export interface EmailWorkflowBenchOptions {
   amqpUrl?: string;
 }
 
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-async function json(url: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${text}`);
-  return { body: text ? JSON.parse(text) : null, headers: res.headers };
-}
-
 export async function runEmailWorkflowBench(opts: EmailWorkflowBenchOptions = {}): Promise<BenchMeasurement[]> {
   const contacts = opts.contacts ?? 10_000;
   const lanes = opts.lanes ?? 16;
   const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
   const amqpUrl = opts.amqpUrl ?? process.env.AMQP_URL;
-  const tag = `email_wf_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const tag = benchTag('email_wf_bench');
   const dns = await startFakeDnsServer();
   const bench = await startBenchService(
     emailApiService,
     {
-      EMAIL_RATE_LIMIT_PER_MINUTE: '100000000',
-      REDIS_KEY_PREFIX: `${tag}:`,
-      JWT_SECRET: randomUUID() + randomUUID(),
-      DKIM_KEY_SECRET: randomUUID() + randomUUID(),
-      INBOUND_SMTP_PORT: '0',
-      INBOUND_SMTP_HOST: '127.0.0.1',
+      ...benchEnv(tag, amqpUrl),
       DNS_SERVERS: dns.address,
       WORKER_POLL_MS: '50',
       WORKFLOW_CONCURRENCY: String(lanes),
       DB_POOL_MAX: String(lanes + 8),
       SEGMENT_COMPUTE_INLINE_MAX: String(contacts),
-      ...(amqpUrl ? { AMQP_URL: amqpUrl, EVENTS_EXCHANGE: `${tag}.events`, EVENTS_DLX: `${tag}.dlx`, EVENTS_QUEUE_PREFIX: `${tag}.` } : {}),
     },
     databaseUrl,
   );
   const { service } = bench;
   try {
-    const signup = await json(`${service.url}/auth/signup`, { method: 'POST', body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, password: 'benchmark password' }) });
-    const cookie = String(signup.headers.get('set-cookie')).split(';')[0];
-    const project = (await json(`${service.url}/users/@me/projects`, { method: 'POST', headers: { cookie }, body: JSON.stringify({ name: 'bench' }) })).body as { id: string; secretKey: string };
-    const auth = { authorization: `Bearer ${project.secretKey}` };
+    const { project, auth } = await benchProject(service.url);
     const call = (method: string, path: string, body?: unknown) => json(`${service.url}${path}`, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }).then((r) => r.body);
-    const domain = await call('POST', '/domains', { domain: 'flows.bench.test' });
-    const byName = new Map<string, { TXT: string[]; MX: Array<{ priority: number; exchange: string }> }>();
-    for (const r of domain.records as Array<{ type: string; name: string; value: string; priority?: number }>) {
-      const e = byName.get(r.name) ?? { TXT: [], MX: [] };
-      if (r.type === 'TXT') e.TXT.push(r.value);
-      else e.MX.push({ priority: r.priority ?? 10, exchange: r.value });
-      byName.set(r.name, e);
-    }
-    for (const [name, e] of byName) dns.set(name, e);
-    if ((await call('GET', `/domains/${domain.id}/verify`)).status !== 'verified') throw new Error('bench: the domain did not verify');
+    await verifiedBenchDomain(service.url, auth, dns, 'flows.bench.test');
     const template = await call('POST', '/templates', { name: 'Welcome', subject: 'Welcome {{email}}', body: '<p>Hi {{data.plan}}</p><a href="{{unsubscribeUrl}}">unsubscribe</a>', from: 'hello@flows.bench.test' });
     const segment = await call('POST', '/segments', { name: 'Members', type: 'DYNAMIC', trackMembership: true, condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.member', operator: 'equals', value: true }] }] } });
     const wf = await call('POST', '/workflows', { name: 'Bench' });

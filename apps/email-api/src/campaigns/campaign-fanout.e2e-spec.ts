@@ -1,13 +1,10 @@
 import { Database } from '@platform/database';
-import { buildForTest, createTestDatabase, freePort, startFakeDnsServer, startFakeSmtpSink, waitHealthy, type FakeDnsServer, type FakeSmtpSink, type TestDatabase, type TestRabbit } from '@platform/testing';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { createTestDatabase, freePort, startFakeDnsServer, startFakeSmtpSink, type FakeDnsServer, type FakeSmtpSink, type TestRabbit } from '@platform/testing';
 import { Client } from 'pg';
 import { newId } from '../common/ids';
 import { bearer, eventually, newProject, startEmailApi, type EmailTestApp } from '../../test/helpers';
-import { publish, testRabbit, verifiedDomain } from '../../test/marketing';
+import { testRabbit, verifiedDomain } from '../../test/marketing';
+import { EmailReplicas, projectWithDomain, replicaApi } from '../../test/replicas';
 
 const CONTACTS = 10_000;
 /** Mails the killed sender has in flight (SEND_CONCURRENCY). */
@@ -82,104 +79,40 @@ describe('campaign fan-out at 10,000 recipients (e2e)', () => {
  * orchestrator does, or SIGKILL), a second one takes over.
  */
 describe('campaign sending survives its worker being killed mid-send (e2e, built service)', () => {
-  const root = path.resolve(__dirname, '../../../..');
-  let dns: FakeDnsServer;
-  let smtp: FakeSmtpSink;
-  let rabbit: TestRabbit | undefined;
-  let database: TestDatabase;
-  let brokerEnv: Record<string, string>;
-  let dataDir: string;
-  const children: ChildProcess[] = [];
+  let replicas: EmailReplicas;
 
   beforeAll(async () => {
-    await buildForTest('email-api');
-    dns = await startFakeDnsServer();
-    smtp = await startFakeSmtpSink();
-    const broker = await testRabbit();
-    rabbit = broker.rabbit;
-    brokerEnv = broker.env;
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'email-crash-'));
+    replicas = await EmailReplicas.create({ EMAIL_SEND_RATE: '2000', SEND_BATCH: '100', SEND_CONCURRENCY: String(LANES) });
   }, 300_000);
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    await dns?.close();
-    await smtp?.close();
-    await rabbit?.cleanup();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await replicas?.close();
   });
 
-  async function start(port: number, db: TestDatabase): Promise<ChildProcess> {
-    let output = '';
-    const env = {
-      ...process.env,
-      ...brokerEnv,
-      NODE_ENV: 'test',
-      PORT: String(port),
-      DATABASE_URL: db.url,
-      ...(db.schema ? { DATABASE_SCHEMA: db.schema } : {}),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
-      DKIM_KEY_SECRET: 'dkim-secret-dkim-secret-dkim-secret-0123',
-      DNS_SERVERS: dns.address,
-      SMTP_URL: smtp.url,
-      EMAIL_SEND_RATE: '2000',
-      SEND_BATCH: '100',
-      SEND_CONCURRENCY: String(LANES),
-      SEND_LEASE_SECONDS: '2',
-      WORKER_POLL_MS: '50',
-      REDIS_URL: '',
-      // two processes of the service run at once here: the inbound SMTP receiver on a free port each
-      INBOUND_SMTP_PORT: '0',
-      INBOUND_SMTP_HOST: '127.0.0.1',
-    };
-    const child = spawn(process.execPath, [path.join(root, 'dist/apps/email-api/main.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    children.push(child);
-    await waitHealthy('email-api', `http://127.0.0.1:${port}`, child, () => output);
-    return child;
-  }
-
   async function scenario(signal: 'SIGTERM' | 'SIGKILL'): Promise<{ copies: Map<string, string[]>; atKill: number }> {
-    database = await createTestDatabase();
+    const database = await createTestDatabase();
     const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(`${base}${url}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-      return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
-    };
-    let child = await start(port, database);
-    const signup = await call('POST', '/auth/signup', { email: `owner.${signal}@example.com`, password: 'correct horse battery', name: 'Owner' });
-    const cookie = signup.headers.get('set-cookie')!.split(';')[0];
-    const created = await call('POST', '/users/@me/projects', { name: signal }, { cookie });
-    const key = { authorization: `Bearer ${created.body.secretKey}` };
-    const domain = await call('POST', '/domains', { domain: `${signal.toLowerCase()}.acme.test` }, key);
-    publish(dns, domain.body.records);
-    expect((await call('GET', `/domains/${domain.body.id}/verify`, undefined, key)).body.status).toBe('verified');
+    const call = replicaApi(port);
+    let child = await replicas.start(port, database);
+    const { project, key } = await projectWithDomain(call, replicas.dns, { owner: `owner.${signal}@example.com`, project: signal, domain: `${signal.toLowerCase()}.acme.test` });
     const pg = new Client({ connectionString: database.url });
     await pg.connect();
     try {
-      await seedContacts((sql, params) => pg.query(sql, params), `${database.schema ?? 'email'}.contacts`, created.body.id, CONTACTS);
+      await seedContacts((sql, params) => pg.query(sql, params), `${database.schema ?? 'email'}.contacts`, project.id, CONTACTS);
     } finally {
       await pg.end();
     }
     const campaign = await call('POST', '/campaigns', { name: signal, subject: 'Hello {{email}}', body: '<p>{{data.n}}</p>', from: `news@${signal.toLowerCase()}.acme.test`, audienceType: 'ALL' }, key);
     await call('POST', `/campaigns/${campaign.body.id}/send`, {}, key);
-    await eventually(async () => copiesByRecipient(smtp, campaign.body.id).size >= 2500, 'a quarter of the mails', 2000);
-    child.kill(signal);
-    await new Promise((r) => child.once('exit', r));
-    const atKill = copiesByRecipient(smtp, campaign.body.id).size;
+    await eventually(async () => copiesByRecipient(replicas.smtp, campaign.body.id).size >= 2500, 'a quarter of the mails', 2000);
+    await replicas.kill(child, signal);
+    const atKill = copiesByRecipient(replicas.smtp, campaign.body.id).size;
     expect(atKill).toBeLessThan(CONTACTS);
-    child = await start(port, database);
+    child = await replicas.start(port, database);
     // the API is asked only once every recipient is in the sink (polling it every 25 ms would run into the project's request limit)
-    await eventually(async () => copiesByRecipient(smtp, campaign.body.id).size >= CONTACTS && (await call('GET', `/campaigns/${campaign.body.id}`, undefined, key)).body.status === 'SENT', 'the campaign to be SENT after the restart', 4000);
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await eventually(async () => copiesByRecipient(replicas.smtp, campaign.body.id).size >= CONTACTS && (await call('GET', `/campaigns/${campaign.body.id}`, undefined, key)).body.status === 'SENT', 'the campaign to be SENT after the restart', 4000);
+    await replicas.kill(child, 'SIGTERM');
     await database.drop();
-    return { copies: copiesByRecipient(smtp, campaign.body.id), atKill };
+    return { copies: copiesByRecipient(replicas.smtp, campaign.body.id), atKill };
   }
 
   it('SIGTERM mid-send (a rolling restart): the second process finishes, every mail in the sink exactly once', async () => {
