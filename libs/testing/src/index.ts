@@ -10,6 +10,7 @@ export * from './fakes/tcp-proxy';
 export * from './fakes/smtp-sink';
 export * from './fakes/dns-server';
 export * from './fakes/dns-lookup';
+export * from './fakes/ssrf-targets';
 export * from './fakes/oauth-provider';
 export * from './fakes/docker-engine';
 export * from './fakes/kubernetes-api';

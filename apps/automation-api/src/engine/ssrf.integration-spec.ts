@@ -1,8 +1,6 @@
 // Customer webhooks (DeliveriesWorker): an address of our own network is never reached, whether it
 // is written in the URL, served by DNS for a public-looking name, or named by a redirect.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { routeSystemLookupTo, startFakeDnsServer, type FakeDnsServer } from '@platform/testing';
+import { startSsrfTargets, type SsrfTargets } from '@platform/testing';
 import type { AutomationsService } from '../automations/automations.service';
 import type { AutomationConfig } from '../config';
 import type { EventsService } from '../events/events.service';
@@ -10,29 +8,15 @@ import type { DeliveriesRepository, DeliveryRow } from './deliveries.repository'
 import { DeliveriesWorker } from './deliveries.worker';
 
 describe('customer webhook deliveries refuse private addresses', () => {
-  let server: Server;
+  let targets: SsrfTargets;
   let port: number;
-  let dns: FakeDnsServer;
-  let restoreDns: () => void;
-  const hits: string[] = [];
+  let hits: string[];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      hits.push(req.url!);
-      const to = new URL(req.url!, 'http://x').searchParams.get('to');
-      if (to) res.writeHead(307, { location: to }).end();
-      else res.writeHead(204).end();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as AddressInfo).port;
-    dns = await startFakeDnsServer({ 'hooks.example.com': { A: ['127.0.0.1'] }, 'meta.example.com': { A: ['169.254.169.254'] } });
-    restoreDns = routeSystemLookupTo(dns, ['hooks.example.com', 'meta.example.com']);
+    targets = await startSsrfTargets();
+    ({ port, hits } = targets);
   });
-  afterAll(async () => {
-    restoreDns();
-    await dns.close();
-    await new Promise((r) => server.close(r));
-  });
+  afterAll(() => targets.close());
   beforeEach(() => (hits.length = 0));
 
   /** One delivery attempt of `url`; the error recorded on the row (null: delivered). */
@@ -52,7 +36,7 @@ describe('customer webhook deliveries refuse private addresses', () => {
   }
 
   it('refuses a literal private, metadata or IPv6-mapped loopback address', async () => {
-    for (const url of [`https://127.0.0.1:${port}/hook`, 'https://10.0.0.7/hook', 'https://169.254.169.254/latest/meta-data/', `https://[::ffff:127.0.0.1]:${port}/hook`]) {
+    for (const url of targets.privateUrls('/hook', 'https')) {
       expect(await deliver(url, false)).toMatch(/resolves to \S+, a (loopback|private|metadata) address; only public internet addresses may be used/);
     }
     expect(hits).toHaveLength(0);
@@ -61,7 +45,7 @@ describe('customer webhook deliveries refuse private addresses', () => {
   it('refuses a name that the DNS server resolves to loopback or to the metadata address', async () => {
     expect(await deliver(`https://hooks.example.com:${port}/hook`, false)).toMatch(/hooks\.example\.com resolves to 127\.0\.0\.1, a loopback address/);
     expect(await deliver('https://meta.example.com/latest/meta-data/', false)).toMatch(/meta\.example\.com resolves to 169\.254\.169\.254, a metadata address/);
-    expect(dns.queries.map((q) => q.name)).toEqual(expect.arrayContaining(['hooks.example.com', 'meta.example.com']));
+    expect(targets.dns.queries.map((q) => q.name)).toEqual(expect.arrayContaining(['hooks.example.com', 'meta.example.com']));
     expect(hits).toHaveLength(0);
   });
 

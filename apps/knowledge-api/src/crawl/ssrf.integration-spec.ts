@@ -1,11 +1,9 @@
 // Crawls (CrawlService): an address of our own network is never fetched, whether written in the
 // URL (refused when the crawl is requested), served by DNS for a public-looking name, or named by
 // a redirect (both refused when the crawl runs: the page is skipped and the crawl fails).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
-import { routeSystemLookupTo, startFakeDnsServer, type FakeDnsServer } from '@platform/testing';
+import { startSsrfTargets, type SsrfTargets } from '@platform/testing';
 import type { KnowledgeApiConfig } from '../config';
 import type { ProgressReporter, ProgressService } from '../progress/progress.service';
 import type { ProgressRow } from '../progress/progress.types';
@@ -13,31 +11,20 @@ import type { KnowledgeStore } from '../sources/knowledge-store.service';
 import { CrawlService } from './crawl.service';
 
 describe('crawls refuse private addresses', () => {
-  let server: Server;
+  let targets: SsrfTargets;
   let port: number;
-  let dns: FakeDnsServer;
-  let restoreDns: () => void;
-  const hits: string[] = [];
+  let hits: string[];
 
   beforeAll(async () => {
     Logger.overrideLogger(false); // the failed crawls are expected
-    server = createServer((req, res) => {
-      hits.push(req.url!);
-      const to = new URL(req.url!, 'http://x').searchParams.get('to');
-      if (to) res.writeHead(301, { location: to }).end();
-      else if (req.url === '/robots.txt') res.writeHead(404).end();
-      else res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>t</title><body><p>hello</p></body></html>');
+    targets = await startSsrfTargets({
+      loopbackName: 'docs.example.com',
+      redirectStatus: 301,
+      answer: (path) => (path === '/robots.txt' ? { status: 404 } : { status: 200, headers: { 'content-type': 'text/html' }, body: '<html><title>t</title><body><p>hello</p></body></html>' }),
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as AddressInfo).port;
-    dns = await startFakeDnsServer({ 'docs.example.com': { A: ['127.0.0.1'] }, 'meta.example.com': { A: ['169.254.169.254'] } });
-    restoreDns = routeSystemLookupTo(dns, ['docs.example.com', 'meta.example.com']);
+    ({ port, hits } = targets);
   });
-  afterAll(async () => {
-    restoreDns();
-    await dns.close();
-    await new Promise((r) => server.close(r));
-  });
+  afterAll(() => targets.close());
   beforeEach(() => (hits.length = 0));
 
   const config = (allowPrivate: boolean) =>
@@ -67,7 +54,7 @@ describe('crawls refuse private addresses', () => {
 
   it('refuses a literal private, metadata or IPv6-mapped loopback address when the crawl is requested', async () => {
     const service = new CrawlService(config(false), {} as ProgressService, store);
-    for (const url of [`http://127.0.0.1:${port}/`, 'http://172.16.0.1/docs', 'http://169.254.169.254/latest/meta-data/', `http://[::ffff:127.0.0.1]:${port}/`]) {
+    for (const url of targets.privateUrls('/docs')) {
       const err = await service.start({ url, knowledge_type: 'technical' } as never).then(() => null, (e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).getStatus()).toBe(400);
@@ -85,7 +72,7 @@ describe('crawls refuse private addresses', () => {
       expect(logs.some((l) => reason.test(l))).toBe(true);
       expect(failed).toMatch(/could be crawled/);
     }
-    expect(dns.queries.map((q) => q.name)).toEqual(expect.arrayContaining(['docs.example.com', 'meta.example.com']));
+    expect(targets.dns.queries.map((q) => q.name)).toEqual(expect.arrayContaining(['docs.example.com', 'meta.example.com']));
     expect(hits).toHaveLength(0);
   });
 
