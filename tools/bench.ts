@@ -6,7 +6,13 @@
 //   probes run interleaved), BENCH_PROBE_ROUNDS (default 5), BENCH_PROBE_BURST (requests to one scenario
 //   before the next one's turn, default 1: A B C A B C …),
 //   BENCH_SUITE_TIMEOUT (seconds an app suite may take, default 240),
-//   BENCH_ONLY (a substring: run only the matching scenarios, with what they compare with, and app suites)
+//   BENCH_ONLY (a substring: run only the matching scenarios, with what they compare with, the mixed load
+//   when "mixed load" contains it, and app suites),
+//   BENCH_MIXED_STAGES (connections per path of the mixed load's stages, default 1,2,4), BENCH_MIXED_SECONDS
+//   (seconds per stage, default 10);
+//   BENCH_SOAK=1 runs only the soak: the mixed load held for BENCH_SOAK_SECONDS (default 1800) in windows of
+//   BENCH_SOAK_WINDOW seconds (default 60) at BENCH_SOAK_CONNECTIONS per path (default 2); exits 1 when a
+//   service's memory keeps growing, a path's p99 drifts or a request fails (tools/bench/soak.ts)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +27,7 @@ import {
   type ScenarioResult,
 } from './bench/harness';
 import type { BenchMeasurement } from '@platform/bench';
+import { formatMixedLoad, formatSoak, runMixedLoad, runSoak, type MixedLoadResult } from './bench/mixed-load';
 import { BenchProcesses } from './bench/processes';
 import { SCENARIOS } from './bench/scenarios';
 import type { SuiteMessage } from './bench/suite-runner';
@@ -43,7 +50,34 @@ function positive(name: string, fallback: number): number {
   return n;
 }
 
+/** BENCH_MIXED_STAGES: a comma-separated list of positive integers. */
+function stages(): number[] {
+  const raw = process.env.BENCH_MIXED_STAGES || '1,2,4';
+  const list = raw.split(',').map((s) => Number(s.trim()));
+  if (list.length === 0 || !list.every((n) => Number.isInteger(n) && n > 0)) throw new Error(`BENCH_MIXED_STAGES must list positive integers (got "${raw}")`);
+  return list;
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** BENCH_SOAK=1: the soak alone; its verdict is the exit code. */
+async function soak(): Promise<void> {
+  const result = await runSoak({
+    root,
+    seconds: positive('BENCH_SOAK_SECONDS', 1800),
+    windowSeconds: Math.max(1, positive('BENCH_SOAK_WINDOW', 60)),
+    connections: Math.max(1, Math.floor(positive('BENCH_SOAK_CONNECTIONS', 2))),
+    log,
+  });
+  const file = path.join(root, 'dist/bench/soak.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...result }, null, 2)}\n`);
+  process.stdout.write(`\n${formatSoak(result)}\nbench: soak windows written to ${path.relative(process.cwd(), file)}\n`);
+  if (result.verdict.failures.length) process.exit(1);
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_SOAK === '1') return soak();
   const opts = {
     duration: positive('BENCH_DURATION', 5),
     warmup: positive('BENCH_WARMUP', 1),
@@ -61,7 +95,8 @@ async function main(): Promise<void> {
     scenarios = SCENARIOS.filter((s) => names.has(s.name));
   }
   const suites = selectSuites(only);
-  if (scenarios.length === 0 && suites.length === 0) throw new Error(`BENCH_ONLY="${only}" matches no scenario and no app suite`);
+  const mixed = !only || 'mixed load'.includes(only);
+  if (scenarios.length === 0 && suites.length === 0 && !mixed) throw new Error(`BENCH_ONLY="${only}" matches no scenario, no app suite and not the mixed load`);
   const processes = new BenchProcesses(root);
   const stopOnSignal = () => void processes.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
@@ -90,6 +125,12 @@ async function main(): Promise<void> {
     }
   } finally {
     await processes.stop();
+  }
+
+  let mixedLoad: MixedLoadResult | undefined;
+  if (mixed) {
+    mixedLoad = await runMixedLoad({ root, stages: stages(), seconds: Math.max(1, positive('BENCH_MIXED_SECONDS', 10)), log });
+    process.stdout.write(`\n${formatMixedLoad(mixedLoad)}\n\n`);
   }
 
   const suiteRuns: SuiteRun[] = [];
@@ -129,7 +170,10 @@ async function main(): Promise<void> {
         `(+${added} µs) for one caller, throughput under load ${(meGateway.throughputRatio! * 100).toFixed(0)}% of direct\n`,
     );
   }
-  const broken = withRatios.filter((r) => r.errors + r.timeouts + r.unexpectedStatus > 0 || r.requests === 0);
+  const broken = [
+    ...withRatios.filter((r) => r.errors + r.timeouts + r.unexpectedStatus > 0 || r.requests === 0).map((r) => r.name),
+    ...(mixedLoad?.stages.flatMap((s) => s.paths.filter((p) => p.failed > 0 || p.requests === 0).map((p) => `mixed load ${p.name} × ${s.connections}`)) ?? []),
+  ];
   const file = path.join(root, 'dist/bench/results.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(
@@ -142,6 +186,7 @@ async function main(): Promise<void> {
         options: opts,
         results: withRatios,
         measurements,
+        mixedLoad,
         suites: suiteRuns.map(({ name, seconds, error }) => ({ name, seconds, ok: error === undefined, error })),
       },
       null,
@@ -150,7 +195,7 @@ async function main(): Promise<void> {
   );
   process.stdout.write(`bench: results written to ${path.relative(process.cwd(), file)}\n`);
   if (broken.length) {
-    process.stderr.write(`bench: failed requests in ${broken.map((r) => r.name).join(', ')}: the figures above are not valid\n`);
+    process.stderr.write(`bench: failed requests in ${broken.join(', ')}: the figures above are not valid\n`);
   }
   if (failedSuites.length) process.stderr.write(`bench: app suites failed: ${failedSuites.map((f) => f.name).join(', ')}\n`);
   if (broken.length || failedSuites.length) process.exit(1);

@@ -2,15 +2,16 @@
 // seeded records, reads each service's own /api/docs-json, sends the generated requests and judges
 // every answer, then checks that each process is alive and healthy and that the other tenant's
 // seeded record is unchanged; the gateway last, with requests of every service through its prefix.
-import { SERVICES_BEHIND_GATEWAY, upstreamEnvName } from '@platform/registry';
+import { SERVICES_BEHIND_GATEWAY } from '@platform/registry';
 import { malformedRequests, sendRaw } from '@platform/testing';
 import { judge, type ErrorShape, type Verdict } from './check';
 import { generateRequests, type FuzzRequest } from './generate';
 import { operations, type OpenApiDocument, type Operation } from './openapi';
 import { materialize, send, type Answer, type SendContext } from './send';
-import { FUZZ_SERVICES, GATEWAY, type FuzzService, type Running, type Setup } from './services';
+import { ServiceStack } from './service-stack';
+import { FUZZ_SERVICES, GATEWAY, type FuzzService, type Setup } from './services';
 import { fuzzSmtp, smtpAnswers } from './smtp';
-import { startApp, type FuzzApp } from './stack';
+import type { FuzzApp } from './stack';
 
 export interface RunOptions {
   /** the workspace root (dist/apps/<app>/main.js under it) */
@@ -73,27 +74,6 @@ export function describe(req: FuzzRequest, ctx: SendContext): string {
 
 const emptyCounts = (): ServiceResult['counts'] => ({ '2xx': 0, '3xx': 0, '4xx': 0, parser: 0, 'early-close': 0, '5xx-documented': 0, '5xx': 0, 'no-answer': 0, shape: 0, size: 0 });
 
-class Stack implements Running {
-  readonly apps = new Map<string, FuzzApp>();
-  readonly setups = new Map<string, Setup>();
-  readonly starting = new Map<string, Promise<void>>();
-  private readonly stops: (() => Promise<void>)[] = [];
-
-  app(name: string): FuzzApp {
-    const app = this.apps.get(name);
-    if (!app) throw new Error(`fuzz: ${name} is not running`);
-    return app;
-  }
-
-  onStop(fn: () => Promise<void>): void {
-    this.stops.push(fn);
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all([...this.apps.values()].map((a) => a.stop().catch(() => undefined)));
-    for (const fn of this.stops.reverse()) await fn().catch(() => undefined);
-  }
-}
 
 function sendContext(setup: Setup | undefined): SendContext {
   return {
@@ -223,26 +203,6 @@ async function rawRun(result: ServiceResult, app: FuzzApp, ops: Operation[], see
   }
 }
 
-/** Starts a service (its needs first) unless it runs or is starting; services without a need between them start at once. */
-function ensureStarted(stack: Stack, svc: FuzzService, opts: RunOptions): Promise<void> {
-  let starting = stack.starting.get(svc.name);
-  if (!starting) {
-    starting = (async () => {
-      for (const need of svc.needs ?? []) {
-        const dep = FUZZ_SERVICES.find((s) => s.name === need);
-        if (dep) await ensureStarted(stack, dep, opts);
-      }
-      const env = (await svc.env?.(stack)) ?? {};
-      const app = await startApp(opts.root, svc.name, { env, database: svc.database });
-      stack.apps.set(svc.name, app);
-      const setup = await svc.setup?.(app, stack);
-      if (setup) stack.setups.set(svc.name, setup);
-      opts.log?.(`fuzz: ${svc.name} ready on ${app.url}`);
-    })();
-    stack.starting.set(svc.name, starting);
-  }
-  return starting;
-}
 
 /** The service's SMTP listener: runs/4 sessions of several commands each; a row of its own. */
 async function smtpRun(svc: FuzzService, app: FuzzApp, smtp: { port: number; domains: string[] }, opts: RunOptions): Promise<ServiceResult> {
@@ -270,11 +230,12 @@ export async function runFuzz(opts: RunOptions): Promise<ServiceResult[]> {
   const only = new Set(opts.only ?? []);
   const selected = FUZZ_SERVICES.filter((s) => only.size === 0 || only.has(s.name));
   const withGateway = only.size === 0 || only.has('gateway');
-  const stack = new Stack();
+  const stack = new ServiceStack();
+  const stackOpts = { root: opts.root, log: opts.log && ((line: string) => opts.log!(`fuzz: ${line}`)) };
   const results: ServiceResult[] = [];
   try {
     // Every service up first: the gateway and the apps that need one another reach them all.
-    const started = await Promise.allSettled(selected.map((svc) => ensureStarted(stack, svc, opts)));
+    const started = await Promise.allSettled(selected.map((svc) => stack.ensureStarted(svc, stackOpts)));
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     const snapshots = new Map<string, string>();
@@ -313,10 +274,7 @@ export async function runFuzz(opts: RunOptions): Promise<ServiceResult[]> {
     }
 
     if (withGateway && selected.length > 0) {
-      const gatewayEnv = Object.fromEntries(SERVICES_BEHIND_GATEWAY.filter((s) => stack.apps.has(s.name)).map((s) => [upstreamEnvName(s.name), stack.app(s.name).url]));
-      const gateway = await startApp(opts.root, 'gateway', { env: gatewayEnv, database: false });
-      stack.apps.set('gateway', gateway);
-      opts.log?.(`fuzz: gateway ready on ${gateway.url}`);
+      const gateway = await stack.startGateway(stackOpts);
       const seed = serviceSeed(opts.seed, 'gateway');
       const started = performance.now();
       const result: ServiceResult = { service: 'gateway', seed, requests: 0, counts: emptyCounts(), statuses: {}, failures: [], crashed: false, healthy: false, seedUnchanged: null, ms: 0 };

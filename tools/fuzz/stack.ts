@@ -12,6 +12,8 @@ import { createTestDatabase, freePort, waitHealthy, type TestDatabase } from '@p
 export interface FuzzApp {
   name: string;
   url: string;
+  /** its process id (the bench reads its memory) */
+  pid: number;
   /** the process ended (a crash, unless we stopped it) */
   exited(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** the last 20,000 characters it wrote */
@@ -49,6 +51,7 @@ export async function startApp(root: string, name: string, opts: { env?: Record<
   const app: FuzzApp = {
     name,
     url,
+    pid: child.pid!,
     exited: () => (stopping ? undefined : exit),
     output: () => output,
     command: (args) =>

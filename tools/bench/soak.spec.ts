@@ -1,0 +1,43 @@
+import { judgeSoak, MIN_SOAK_WINDOWS, type SoakWindow } from './soak';
+
+/** Windows 0…n-1 whose memory and p99 follow the given functions of the window's index. */
+function windows(n: number, rss: (i: number) => number, p99: (i: number) => number, errors: (i: number) => number = () => 0): SoakWindow[] {
+  return Array.from({ length: n }, (_, i) => ({ at: (i + 1) * 10, rssMb: { 'email-api': rss(i) }, p99Ms: { 'POST /email/v1/track': p99(i) }, errors: { 'POST /email/v1/track': errors(i) } }));
+}
+
+describe('judgeSoak', () => {
+  it('passes a steady run: memory that rises once and stays, latency that wobbles', () => {
+    const v = judgeSoak(windows(13, (i) => (i < 2 ? 120 : 180 + (i % 3)), (i) => 8 + (i % 4)));
+    expect(v.failures).toEqual([]);
+    expect(v.judged).toBe(12);
+    expect(v.memory).toEqual([expect.objectContaining({ service: 'email-api', growing: false })]);
+  });
+
+  it('fails memory that keeps growing over the thirds, naming the service', () => {
+    const v = judgeSoak(windows(13, (i) => 150 + 6 * i, () => 8));
+    expect(v.memory[0].growing).toBe(true);
+    expect(v.failures).toEqual([expect.stringMatching(/^email-api: memory keeps growing/)]);
+  });
+
+  it('does not call a small steady creep growth (under the limit)', () => {
+    expect(judgeSoak(windows(13, (i) => 200 + 0.5 * i, () => 8)).failures).toEqual([]);
+  });
+
+  it('does not judge the warm-up window', () => {
+    // a first window far below the rest (start-up) would otherwise read as growth
+    expect(judgeSoak(windows(13, (i) => (i === 0 ? 40 : 200), (i) => (i === 0 ? 1 : 9))).failures).toEqual([]);
+  });
+
+  it('fails latency that drifts past twice its start, and keeps sub-floor jitter out', () => {
+    const drift = judgeSoak(windows(13, () => 200, (i) => (i < 6 ? 10 : 40)));
+    expect(drift.latency[0]).toMatchObject({ firstP99: 10, lastP99: 40, drifting: true });
+    expect(drift.failures).toEqual([expect.stringMatching(/p99 drifted from 10\.0 to 40\.0 ms/)]);
+    expect(judgeSoak(windows(13, () => 200, (i) => (i < 6 ? 1 : 4))).failures).toEqual([]);
+  });
+
+  it('fails on failed requests and on a run too short to judge', () => {
+    expect(judgeSoak(windows(13, () => 200, () => 8, (i) => (i === 5 ? 3 : 0))).failures).toEqual(['POST /email/v1/track: 3 failed requests']);
+    const short = judgeSoak(windows(MIN_SOAK_WINDOWS, () => 200, () => 8));
+    expect(short.failures).toEqual([expect.stringMatching(/at least 6 are needed/)]);
+  });
+});

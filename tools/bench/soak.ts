@@ -1,0 +1,82 @@
+// The verdict of a soak run (`BENCH_SOAK=1 npm run bench`): the mixed load held for a while, one
+// window after another, each window's memory of every service and p99 of every path recorded.
+// Memory "keeps growing" when the medians of the run's thirds rise one after the other and the last
+// third sits more than `growthLimit` above the first; latency "drifts" when the last third's median
+// p99 exceeds `driftLimit` times the first third's (or `floorMs`, whichever is larger). The first
+// window is a warm-up (caches, pools, JIT) and is not judged.
+
+export interface SoakWindow {
+  /** seconds since the soak started, at the window's end */
+  at: number;
+  /** resident memory of each service (MB) at the window's end */
+  rssMb: Record<string, number>;
+  /** each path's p99 latency (ms) in the window */
+  p99Ms: Record<string, number>;
+  /** each path's failed requests (socket errors, timeouts, unexpected statuses) in the window */
+  errors: Record<string, number>;
+}
+
+export interface SoakLimits {
+  /** growth of the last third over the first, as a fraction (default 0.1: 10 %) */
+  growthLimit: number;
+  /** p99 of the last third over the first (default 2×) */
+  driftLimit: number;
+  /** p99 below this is never drift (default 5 ms: loopback jitter) */
+  floorMs: number;
+}
+
+export interface SoakVerdict {
+  memory: { service: string; firstMb: number; lastMb: number; growing: boolean }[];
+  latency: { path: string; firstP99: number; lastP99: number; drifting: boolean }[];
+  errors: { path: string; count: number }[];
+  /** why the soak fails; empty when it passes */
+  failures: string[];
+  /** windows judged (the warm-up left out) */
+  judged: number;
+}
+
+/** Windows needed after the warm-up: three thirds of at least two windows each. */
+export const MIN_SOAK_WINDOWS = 6;
+
+const DEFAULTS: SoakLimits = { growthLimit: 0.1, driftLimit: 2, floorMs: 5 };
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The medians of a series' first, middle and last thirds. */
+function thirds(series: number[]): [number, number, number] {
+  const n = series.length;
+  const a = Math.floor(n / 3);
+  const b = Math.floor((2 * n) / 3);
+  return [median(series.slice(0, a)), median(series.slice(a, b)), median(series.slice(b))];
+}
+
+export function judgeSoak(windows: SoakWindow[], limits: Partial<SoakLimits> = {}): SoakVerdict {
+  const { growthLimit, driftLimit, floorMs } = { ...DEFAULTS, ...limits };
+  const judged = windows.slice(1);
+  const failures: string[] = [];
+  const errorTotals = new Map<string, number>();
+  for (const w of windows) for (const [path, n] of Object.entries(w.errors)) errorTotals.set(path, (errorTotals.get(path) ?? 0) + n);
+  const errors = [...errorTotals].map(([path, count]) => ({ path, count }));
+  for (const e of errors.filter((e) => e.count > 0)) failures.push(`${e.path}: ${e.count} failed requests`);
+  if (judged.length < MIN_SOAK_WINDOWS) {
+    failures.push(`${judged.length} windows after the warm-up: at least ${MIN_SOAK_WINDOWS} are needed to judge growth and drift (run longer or use shorter windows)`);
+    return { memory: [], latency: [], errors, failures, judged: judged.length };
+  }
+  const memory = Object.keys(judged[0].rssMb).map((service) => {
+    const [first, middle, last] = thirds(judged.map((w) => w.rssMb[service] ?? 0));
+    const growing = first < middle && middle < last && last > first * (1 + growthLimit);
+    if (growing) failures.push(`${service}: memory keeps growing (${first.toFixed(0)} → ${middle.toFixed(0)} → ${last.toFixed(0)} MB over the run's thirds)`);
+    return { service, firstMb: first, lastMb: last, growing };
+  });
+  const latency = Object.keys(judged[0].p99Ms).map((path) => {
+    const [first, , last] = thirds(judged.map((w) => w.p99Ms[path] ?? 0));
+    const drifting = last > driftLimit * Math.max(first, floorMs);
+    if (drifting) failures.push(`${path}: p99 drifted from ${first.toFixed(1)} to ${last.toFixed(1)} ms`);
+    return { path, firstP99: first, lastP99: last, drifting };
+  });
+  return { memory, latency, errors, failures, judged: judged.length };
+}
