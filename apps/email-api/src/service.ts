@@ -10,8 +10,7 @@ export const emailApiService: ServiceDefinition<EmailApiConfig> = {
   schema: 'email',
   config: EmailApiConfig,
   module: (config) => EmailApiModule.forRoot(config),
-  // Attachments of POST /v1/send: up to 10 MB decoded, about 13.4 MB as base64 JSON.
-  bodyLimit: '15mb',
+  // JSON bodies up to the platform's 1 MB; the routes that carry more raise their own (common/body-limits.ts).
   errorFilter: () => new EnvelopeErrorFilter({ codes: { 429: 'RATE_LIMIT_EXCEEDED' } }),
   // The open pixel and tracked links are answered before Express and Nest (tracking/tracking-fast-path.ts).
   configure: (app, config) => installTrackingFastPath(app, config),

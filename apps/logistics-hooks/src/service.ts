@@ -14,8 +14,7 @@ export const logisticsHooksService: ServiceDefinition<LogisticsHooksConfig> = {
   // Part F shows no error shape; its webhook answers carry `success`, so errors use the envelope:
   // {success: false, error: {code, message, statusCode, requestId, errors?, suggestion}, timestamp}.
   errorFilter: () => new EnvelopeErrorFilter(),
-  // JSON bodies up to 16 MB: an invoice PDF of INVOICE_MAX_BYTES (10 MB) travels base64-encoded (× 4/3).
-  bodyLimit: '16mb',
+  // JSON bodies up to the platform's 1 MB; the invoice upload (16 MB) and the batch tracking (4 MB) raise their own.
   // Socket.IO (namespace /errors) through Redis when REDIS_URL is set: a broadcast reaches every replica's dashboards.
   configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${config.REDIS_KEY_PREFIX}socket.io` }),
   swagger: {

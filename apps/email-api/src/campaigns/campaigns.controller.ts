@@ -1,7 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { BodyLimit } from '@platform/platform';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
-import { ApiErrors, JSON_BODY_ERRORS, PARAM_ERRORS } from '../common/api-errors.decorator';
+import { ApiErrors, jsonBodyErrors, JSON_BODY_ERRORS, PARAM_ERRORS } from '../common/api-errors.decorator';
+import { CAMPAIGN_BODY_LIMIT } from '../common/body-limits';
 import { uuidPipe } from '../common/uuid.pipe';
 import { CancelCampaign } from './cancel-campaign';
 import { CampaignsService } from './campaigns.service';
@@ -48,9 +50,10 @@ export class CampaignsController {
   }
 
   @Post()
+  @BodyLimit(CAMPAIGN_BODY_LIMIT)
   @ApiOperation({ summary: 'Create a campaign (DRAFT)', description: '`{name, subject, body, from, audienceType, segmentId?, audienceCondition?, abTest?}`; `from` on a verified domain of the project.' + AB_TEST_DOC })
   @ApiCreatedResponse({ type: CampaignDto })
-  @ApiErrors(JSON_BODY_ERRORS, NOT_FOUND, BODY)
+  @ApiErrors(jsonBodyErrors(CAMPAIGN_BODY_LIMIT), NOT_FOUND, BODY)
   create(@CurrentProject() ctx: ProjectContext, @Body() body: CampaignBodyDto) {
     return this.createCampaign.execute(ctx.project.id, body);
   }
@@ -64,9 +67,10 @@ export class CampaignsController {
   }
 
   @Put(':id')
+  @BodyLimit(CAMPAIGN_BODY_LIMIT)
   @ApiOperation({ summary: 'Replace a DRAFT campaign', description: 'Every field as on create (`abTest` too: left out, the campaign has none); 409 `CAMPAIGN_NOT_DRAFT` once it was sent or scheduled, so an A/B test changes only while DRAFT.' })
   @ApiOkResponse({ type: CampaignDto })
-  @ApiErrors(JSON_BODY_ERRORS, PARAM_ERRORS, NOT_FOUND, BODY, { 409: '`CAMPAIGN_NOT_DRAFT`: the campaign is not a DRAFT' })
+  @ApiErrors(jsonBodyErrors(CAMPAIGN_BODY_LIMIT), PARAM_ERRORS, NOT_FOUND, BODY, { 409: '`CAMPAIGN_NOT_DRAFT`: the campaign is not a DRAFT' })
   replace(@CurrentProject() ctx: ProjectContext, @CampaignId() id: string, @Body() body: CampaignBodyDto) {
     return this.replaceCampaign.execute(ctx.project.id, id, body);
   }

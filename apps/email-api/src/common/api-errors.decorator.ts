@@ -9,12 +9,17 @@ export type ErrorDocs = Partial<Record<ErrorStatus, string>>;
 
 const ALWAYS: ErrorDocs = { 500: '`INTERNAL_ERROR`: an unexpected failure (never with a stack); quote the `requestId` to support' };
 
-/** A JSON body (bodies up to 15 MB, nested at most 32 levels, checked by the DTO). */
-export const JSON_BODY_ERRORS: ErrorDocs = {
-  400: '`BAD_REQUEST`: the body is not valid JSON',
-  413: '`PAYLOAD_TOO_LARGE`: the body is larger than 15 MB',
-  422: '`VALIDATION_ERROR`: the body breaks the rules of its schema (unknown fields too; text with NUL characters; nesting deeper than 32 levels); `error.errors` names each field',
-};
+/** A JSON body of at most `limit` (as body-parser reads it: '1mb'), nested at most 32 levels, checked by the DTO. */
+export function jsonBodyErrors(limit: string): ErrorDocs {
+  return {
+    400: '`BAD_REQUEST`: the body is not valid JSON',
+    413: `\`PAYLOAD_TOO_LARGE\`: the body is larger than ${limit.replace(/^(\d+)\s*([kmg]?b)$/i, (_, n: string, unit: string) => `${n} ${unit.toUpperCase()}`)}`,
+    422: '`VALIDATION_ERROR`: the body breaks the rules of its schema (unknown fields too; text with NUL characters; nesting deeper than 32 levels); `error.errors` names each field',
+  };
+}
+
+/** A JSON body under the platform's default limit (1 MB); the routes of common/body-limits.ts use jsonBodyErrors(theirLimit). */
+export const JSON_BODY_ERRORS: ErrorDocs = jsonBodyErrors('1mb');
 
 /** Path or query values are checked before they reach the database. */
 export const PARAM_ERRORS: ErrorDocs = {

@@ -1,9 +1,11 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope, ok } from '@platform/envelopes';
+import { BodyLimit } from '@platform/platform';
 import type { Response } from 'express';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
-import { ApiErrors, JSON_BODY_ERRORS } from '../common/api-errors.decorator';
+import { ApiErrors, jsonBodyErrors } from '../common/api-errors.decorator';
+import { SEND_BODY_LIMIT } from '../common/body-limits';
 import { RequestId } from '../common/request-id.decorator';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SendResultDto } from './dto/send-response.dto';
@@ -19,11 +21,12 @@ export class SendController {
   ) {}
 
   @Post('send')
+  @BodyLimit(SEND_BODY_LIMIT)
   @HttpCode(200)
   @ProjectAccess()
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'As for POST /v1/track: a retry with the same key and body returns the first answer and sends nothing again' })
   @ApiOkEnvelope(SendResultDto, { description: '`{success: true, data: {emails, timestamp, delivery, note?}}`' })
-  @ApiErrors(JSON_BODY_ERRORS, {
+  @ApiErrors(jsonBodyErrors(SEND_BODY_LIMIT), {
     400: '`INVALID_IDEMPOTENCY_KEY`: the Idempotency-Key is not 1 to 255 visible ASCII characters',
     409: '`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body',
     403: '`SENDER_DOMAIN_NOT_VERIFIED`: `from` (or the template\'s sender) is not on a verified domain of the project; `SENDER_DOMAIN_DEGRADED`: its domain was verified but the daily DNS re-check found its records gone',

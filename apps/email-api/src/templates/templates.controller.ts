@@ -1,7 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { BodyLimit } from '@platform/platform';
 import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
-import { ApiErrors, JSON_BODY_ERRORS, PARAM_ERRORS } from '../common/api-errors.decorator';
+import { ApiErrors, jsonBodyErrors, PARAM_ERRORS } from '../common/api-errors.decorator';
+import { TEMPLATE_BODY_LIMIT } from '../common/body-limits';
 import { uuidPipe } from '../common/uuid.pipe';
 import { CreateTemplateDto, TemplateDto, TemplateUsageDto, UpdateTemplateDto } from './dto/templates.dto';
 import { TemplatesService } from './templates.service';
@@ -24,9 +26,10 @@ export class TemplatesController {
   }
 
   @Post()
+  @BodyLimit(TEMPLATE_BODY_LIMIT)
   @ApiOperation({ summary: 'Create a template `{name, subject, body, from}`', description: '`from` must be on a verified domain of the project.' })
   @ApiCreatedResponse({ type: TemplateDto })
-  @ApiErrors(JSON_BODY_ERRORS, FROM)
+  @ApiErrors(jsonBodyErrors(TEMPLATE_BODY_LIMIT), FROM)
   create(@CurrentProject() ctx: ProjectContext, @Body() body: CreateTemplateDto) {
     return this.templates.create(ctx.project.id, body);
   }
@@ -40,9 +43,10 @@ export class TemplatesController {
   }
 
   @Patch(':id')
+  @BodyLimit(TEMPLATE_BODY_LIMIT)
   @ApiOperation({ summary: 'Change fields of a template' })
   @ApiOkResponse({ type: TemplateDto })
-  @ApiErrors(JSON_BODY_ERRORS, PARAM_ERRORS, NOT_FOUND, FROM)
+  @ApiErrors(jsonBodyErrors(TEMPLATE_BODY_LIMIT), PARAM_ERRORS, NOT_FOUND, FROM)
   update(@CurrentProject() ctx: ProjectContext, @TemplateId() id: string, @Body() body: UpdateTemplateDto) {
     return this.templates.update(ctx.project.id, id, body);
   }

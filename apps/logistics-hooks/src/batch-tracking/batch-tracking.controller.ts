@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post, type Type } from '@nestjs/common';
 import { ApiBadGatewayResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { BodyLimit } from '@platform/platform';
 import { ApiKeyAccess } from '../access/api-key.guard';
 import { BatchTrackingService } from './batch-tracking.service';
 import { BatchTrackDto } from './dto/batch-track.dto';
@@ -42,6 +43,8 @@ export function batchTrackingControllerAt(prefix: string): Type<unknown> {
     ) {}
 
     @Post(`${prefix}-batch-track`)
+    // Up to MAX_SHIPMENTS_ACCEPTED (1,000) shipments with their feed URLs: more than the platform's 1 MB.
+    @BodyLimit('4mb')
     @HttpCode(200)
     @ApiKeyAccess()
     @ApiOperation({ summary: 'Track a batch of trucks from their position feeds', description: BATCH_DESCRIPTION })

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { ApiError } from '@platform/errors';
+import { BodyLimit } from '@platform/platform';
 import type { Request, Response } from 'express';
 import { ApiKeyAccess } from '../access/api-key.guard';
 import { ApExpectationsDto, InvoiceUploadDto } from './dto/invoice-requests.dto';
@@ -28,6 +29,8 @@ export class InvoicesController {
   constructor(private readonly invoices: InvoicesService) {}
 
   @Post('ap-invoice-process')
+  // A JSON body carries the PDF base64-encoded (× 4/3): 16 MB holds INVOICE_MAX_BYTES' default of 10 MB.
+  @BodyLimit('16mb')
   @HttpCode(200)
   @ApiKeyAccess()
   @ApiConsumes('multipart/form-data', 'application/json')
@@ -36,7 +39,7 @@ export class InvoicesController {
   @ApiOkResponse({ description: 'Success' })
   @ApiConflictResponse({ description: 'Blocked' })
   @ApiUnprocessableEntityResponse({ description: 'Rejected, or `VALIDATION_ERROR`' })
-  @ApiPayloadTooLargeResponse({ description: '`FILE_TOO_LARGE`' })
+  @ApiPayloadTooLargeResponse({ description: '`FILE_TOO_LARGE` (the PDF is over INVOICE_MAX_BYTES); `PAYLOAD_TOO_LARGE` (a JSON body over 16 MB)' })
   async process(@Req() req: Request, @Body() dto: InvoiceUploadDto, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
     const file = (req as Request & { file?: { buffer: Buffer } }).file?.buffer ?? (dto.file_base64 !== undefined ? Buffer.from(dto.file_base64, 'base64') : null);
     if (!file) {

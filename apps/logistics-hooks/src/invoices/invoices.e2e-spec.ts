@@ -105,6 +105,10 @@ describe('accounts-payable invoices', () => {
     const big = Buffer.concat([invoicePdf(), Buffer.alloc(210_000, 0x20)]);
     expect((await upload(big).expect(413)).body.error.code).toBe('FILE_TOO_LARGE');
     expect((await asJson(big).expect(413)).body.error.code).toBe('FILE_TOO_LARGE');
+    // the route reads JSON bodies over the platform's 1 MB (a PDF as base64); other routes do not
+    expect((await asJson(Buffer.alloc(1_500_000, 0x20)).expect(413)).body.error.code).toBe('FILE_TOO_LARGE');
+    const report = await t.http.post('/api/errors/report').send({ api_key: API_KEY, message: 'x'.repeat(1_500_000) });
+    expect([report.status, report.body.error?.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     await t.http.post('/ap-expectations').send({ api_key: API_KEY, expectations: [{ shipment_ref: 'X', expected_amount: -5 }] }).expect(422);
     await t.http.post('/ap-expectations').send({ api_key: API_KEY, payments: [{ supplier: 'x', invoice_number: '1', paid_at: 'yesterday' }] }).expect(422);
   });
