@@ -88,6 +88,10 @@ describe('double opt-in (e2e)', () => {
     expect(on.body.doubleOptIn).toEqual({ enabled: true, templateId });
     const list = await t.http.get('/users/@me/projects').set('Cookie', cookie).expect(200);
     expect(list.body.find((p: { id: string }) => p.id === project.id).doubleOptIn).toEqual({ enabled: true, templateId });
+    // the confirmation template cannot go while double opt-in sends it
+    const refused = await t.http.delete(`/templates/${templateId}`).set(sk()).expect(409);
+    expect(refused.body.error).toMatchObject({ code: 'TEMPLATE_IN_USE', message: "The template is the project's double opt-in confirmation mail" });
+    await t.http.get(`/templates/${templateId}`).set(sk()).expect(200);
   });
 
   it('a signup through POST /v1/track is pending with one mail; GET shows a button, POST confirms; a re-signup sends nothing and keeps it confirmed', async () => {

@@ -1,6 +1,7 @@
 import type { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import type { DomainsService } from '../domains/domains.service';
+import { TemplateUsers } from '../templates/template-users';
 import type { TemplatesService } from '../templates/templates.service';
 import { OPT_IN_OFF, type OptInSettings } from './opt-in-settings';
 import { OptInSettingsService } from './opt-in-settings.service';
@@ -12,7 +13,7 @@ function setup(current: OptInSettings = OPT_IN_OFF, verified = true) {
   const saved: OptInSettings[] = [];
   const repo = { lock: async () => current, save: async (_p: string, s: OptInSettings) => (saved.push(s), s) };
   const templates = {
-    get: async (_p: string, id: string) => {
+    getForUse: async (_p: string, id: string) => {
       if (id !== TEMPLATE) throw new ApiError(404, 'TEMPLATE_NOT_FOUND', 'Template not found');
       return { id, from: 'hi@news.test' };
     },
@@ -23,7 +24,7 @@ function setup(current: OptInSettings = OPT_IN_OFF, verified = true) {
     },
   };
   const transactions = { transaction: <T>(fn: () => Promise<T>) => fn() };
-  const service = new OptInSettingsService(transactions as unknown as Transactions, repo as unknown as OptInRepository, templates as unknown as TemplatesService, domains as unknown as DomainsService);
+  const service = new OptInSettingsService(transactions as unknown as Transactions, repo as unknown as OptInRepository, templates as unknown as TemplatesService, domains as unknown as DomainsService, new TemplateUsers());
   return { service, saved };
 }
 

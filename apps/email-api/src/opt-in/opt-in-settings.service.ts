@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { DomainsService } from '../domains/domains.service';
+import { TemplateUsers } from '../templates/template-users';
 import { TemplatesService } from '../templates/templates.service';
 import type { OptInSettings } from './opt-in-settings';
 import { OptInRepository } from './opt-in.repository';
@@ -10,13 +11,25 @@ const FIELD = 'doubleOptIn.templateId';
 
 /** The projects' double opt-in setting: read by the confirmation mails, changed through the project's settings. */
 @Injectable()
-export class OptInSettingsService {
+export class OptInSettingsService implements OnModuleInit {
   constructor(
     private readonly transactions: Transactions,
     private readonly settings: OptInRepository,
     private readonly templates: TemplatesService,
     private readonly domains: DomainsService,
+    private readonly templateUsers: TemplateUsers,
   ) {}
+
+  /**
+   * The template of an enabled double opt-in cannot be deleted (409 TEMPLATE_IN_USE); with double
+   * opt-in off, deleting it clears the setting's template (the column's ON DELETE SET NULL).
+   */
+  onModuleInit(): void {
+    this.templateUsers.registerSettings(async (projectId, templateId) => {
+      const settings = await this.settings.find(projectId);
+      return settings.enabled && settings.templateId === templateId ? ['double opt-in confirmation mail'] : [];
+    });
+  }
 
   get(projectId: string): Promise<OptInSettings> {
     return this.settings.find(projectId);
@@ -49,7 +62,8 @@ export class OptInSettingsService {
   private async checkTemplate(projectId: string, templateId: string): Promise<void> {
     let from: string;
     try {
-      from = (await this.templates.get(projectId, templateId)).from;
+      // locked until the setting is saved: a delete of the template waits, then sees it in use
+      from = (await this.templates.getForUse(projectId, templateId)).from;
     } catch (err) {
       if (err instanceof ApiError && err.getStatus() === 404) throw invalid('not_found', 'no template with this id in the project', 'List the project\'s templates with GET /templates.');
       throw err;

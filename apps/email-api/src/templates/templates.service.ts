@@ -45,6 +45,11 @@ export class TemplatesService implements OnModuleInit {
     return toTemplate(await this.row(projectId, id));
   }
 
+  /** The template, its row locked until the caller's transaction ends: a delete waits and then sees what the caller saved. */
+  async getForUse(projectId: string, id: string): Promise<Template> {
+    return toTemplate(await this.row(projectId, id, true));
+  }
+
   create(projectId: string, t: TemplateFields): Promise<Template> {
     return this.transactions.transaction(async () => {
       const domain = await this.domains.requireVerifiedSender(projectId, t.from);
@@ -88,6 +93,12 @@ export class TemplatesService implements OnModuleInit {
       if (steps.length) {
         throw new ApiError(409, 'TEMPLATE_IN_USE', `The template is sent by ${steps.length} workflow step(s): ${steps.map((s) => `"${s.stepName}" of workflow "${s.name}"`).join(', ')}`, {
           suggestion: 'See GET /templates/{id}/usage; change those SEND_EMAIL steps to another template (PATCH /workflows/{id}/steps/{stepId}) or delete them first.',
+        });
+      }
+      const settings = await this.users.settings(projectId, id);
+      if (settings.length) {
+        throw new ApiError(409, 'TEMPLATE_IN_USE', `The template is the project's ${settings.join(' and ')}`, {
+          suggestion: 'Choose another template or turn the setting off first (PATCH /users/@me/projects/{id} with doubleOptIn).',
         });
       }
       await this.templates.delete(id);
