@@ -22,3 +22,21 @@ export * from './fakes/dcsa-tnt';
 export * from './fakes/tracking-feed';
 export * from './fakes/rerank-api';
 export * from './fakes/dcsa-sample';
+export {
+  describeAuthorizationMatrix,
+  operationsOf,
+  fetchOperations,
+  fetchDocument,
+  undocumentedStatuses,
+  compareRowsToOperations,
+  leakedSecrets,
+  secretsToLookFor,
+  rowProblems,
+  methodOf,
+  CALLERS,
+  type Caller,
+  type MatrixRequest,
+  type MatrixRow,
+  type MatrixSetup,
+  type OpenApiDocument,
+} from './authorization-matrix';

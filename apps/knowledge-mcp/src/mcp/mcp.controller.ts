@@ -1,6 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, Delete, Get, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -26,6 +38,8 @@ function rpcError(res: Response, status: number, code: number, message: string):
  */
 @ApiTags('mcp')
 @ApiBearerAuth()
+@ApiUnauthorizedResponse({ description: '`{error}` with `WWW-Authenticate: Bearer`: no bearer key, or not KNOWLEDGE_MCP_API_KEY' })
+@ApiForbiddenResponse({ description: '`{error}`: a Host not among MCP_ALLOWED_HOSTS, or an Origin not among MCP_ALLOWED_ORIGINS' })
 @UseGuards(McpAccessGuard)
 @Controller()
 export class McpController {
@@ -41,6 +55,11 @@ export class McpController {
     description:
       'Stateful (MCP_SESSION_MODE=stateful): an `initialize` request without `Mcp-Session-Id` opens a session (its id in the answer\'s `Mcp-Session-Id` header); later requests send that header (404 once it is closed or unknown). Stateless: each request stands alone, answered as JSON. 401 without the bearer key, 403 for a Host or Origin not allowed.',
   })
+  @ApiOkResponse({ description: 'The JSON-RPC answer (JSON); `initialize` in stateful mode also gives the `Mcp-Session-Id` header' })
+  @ApiAcceptedResponse({ description: 'A notification or a response from the client, accepted (no body)' })
+  @ApiBadRequestResponse({ description: 'JSON-RPC error: no session header and not an `initialize` request, or a malformed message' })
+  @ApiNotFoundResponse({ description: 'JSON-RPC error for a closed or unknown session; `{error}` when Streamable HTTP is not served' })
+  @ApiServiceUnavailableResponse({ description: 'Too many open sessions (MCP_MAX_SESSIONS)' })
   async post(@Req() req: Request, @Res() res: Response): Promise<void> {
     this.requireTransport('streamable-http');
     if (this.config.MCP_SESSION_MODE === 'stateless') return this.stateless(req, res);
@@ -73,12 +92,20 @@ export class McpController {
 
   @Get('mcp')
   @ApiOperation({ summary: 'Streamable HTTP: the server\'s event stream of a session', description: 'Stateful mode only (`Mcp-Session-Id` required); 405 in stateless mode.' })
+  @ApiOkResponse({ description: 'The session\'s event stream (`text/event-stream`)' })
+  @ApiBadRequestResponse({ description: 'JSON-RPC error: no `Mcp-Session-Id` header' })
+  @ApiNotFoundResponse({ description: 'JSON-RPC error for a closed or unknown session; `{error}` when Streamable HTTP is not served' })
+  @ApiResponse({ status: 405, description: '`{error}` in stateless mode (with `Allow: POST`)' })
   async stream(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.sessionRequest(req, res);
   }
 
   @Delete('mcp')
   @ApiOperation({ summary: 'Streamable HTTP: end a session', description: 'Stateful mode only (`Mcp-Session-Id` required); 405 in stateless mode.' })
+  @ApiOkResponse({ description: 'The session is closed' })
+  @ApiBadRequestResponse({ description: 'JSON-RPC error: no `Mcp-Session-Id` header' })
+  @ApiNotFoundResponse({ description: 'JSON-RPC error for a closed or unknown session; `{error}` when Streamable HTTP is not served' })
+  @ApiResponse({ status: 405, description: '`{error}` in stateless mode (with `Allow: POST`)' })
   async end(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.sessionRequest(req, res);
   }
@@ -88,6 +115,9 @@ export class McpController {
     summary: 'Deprecated HTTP+SSE transport: open the stream',
     description: 'Server-sent events; the first, `endpoint`, names the URL to POST messages to (`/messages?sessionId=…`). Kept for clients of protocol version 2024-11-05.',
   })
+  @ApiOkResponse({ description: 'The event stream (`text/event-stream`), opened with the `endpoint` event' })
+  @ApiNotFoundResponse({ description: '`{error}` when the SSE transport is not served' })
+  @ApiServiceUnavailableResponse({ description: '`{error}`: too many open sessions (MCP_MAX_SESSIONS)' })
   async sse(@Req() req: Request, @Res() res: Response): Promise<void> {
     this.requireTransport('sse');
     if (this.mcp.full) throw new ApiError(503, 'TOO_MANY_SESSIONS', 'Too many open sessions: try again later');
@@ -102,6 +132,9 @@ export class McpController {
 
   @Post('messages')
   @ApiOperation({ summary: 'Deprecated HTTP+SSE transport: a JSON-RPC message', description: 'Query `sessionId` from the `endpoint` event; answered on the stream (202 here). 404 for an unknown or closed session.' })
+  @ApiAcceptedResponse({ description: 'Accepted: the answer goes out on the session\'s stream' })
+  @ApiBadRequestResponse({ description: 'A malformed message' })
+  @ApiNotFoundResponse({ description: '`{error}`: no open SSE session with this id, or the SSE transport is not served' })
   async message(@Req() req: Request, @Res() res: Response): Promise<void> {
     this.requireTransport('sse');
     const id = typeof req.query.sessionId === 'string' ? req.query.sessionId : '';
