@@ -57,6 +57,14 @@ export class AutostartProxyConfig extends BaseConfig {
   @IsInt() @Min(50) @Max(3_600_000)
   AUTOSTART_IDLE_CHECK_MS: number = 20_000;
 
+  /**
+   * A claimed idle stop that has not finished its service's stopTimeout (default 10 s) plus this
+   * long (ms) is taken over by the next idle check of any replica: its replica was killed mid-stop.
+   * Longer than an engine call may take (30 s), so a live replica's stop is never taken over.
+   */
+  @IsInt() @Min(100) @Max(3_600_000)
+  AUTOSTART_STOP_LEASE_MS: number = 60_000;
+
   /** How often this replica writes last-activity times and request history to the database (ms). */
   @IsInt() @Min(50) @Max(60_000)
   AUTOSTART_FLUSH_MS: number = 2_000;

@@ -20,6 +20,16 @@ export interface SafeFetchOptions extends ResolvePolicy {
   timeoutMs?: number;
   /** Response body cap: the transfer is aborted beyond it. Default 10 MiB. */
   maxBytes?: number;
+  /**
+   * Further attempts of an idempotent request (GET, HEAD, OPTIONS, PUT, DELETE) after a 429, 502,
+   * 503 or 504 answer or a refused/reset connection, never after a timeout, all within `timeoutMs`.
+   * Default 0 (none): a POST is never retried.
+   */
+  retries?: number;
+  /** Delay before the first retry, doubled for each next one (±20 % jitter); a `Retry-After` in seconds wins, up to `maxRetryDelayMs`. Default 250 ms. */
+  retryDelayMs?: number;
+  /** Cap of the retry delay. Default 5000 ms. */
+  maxRetryDelayMs?: number;
 }
 
 export interface SafeFetchInit {
@@ -38,6 +48,8 @@ export interface SafeResponse {
   headers: Headers;
   /** Every URL that answered with a redirect, in order. */
   redirects: string[];
+  /** Attempts made (more than 1 when `retries` retried a failed one). */
+  attempts?: number;
   body: Buffer;
   text(): string;
   json<T = unknown>(): T;
@@ -48,6 +60,8 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'transfer-encoding'];
 const RETRYABLE_CONNECT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
  * An undici connector that resolves the host itself, refuses the connection unless every
@@ -133,7 +147,7 @@ export class SafeHttpClient {
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
     try {
-      return await this.follow(input, init, signal);
+      return await this.withRetries(input, init, signal, Date.now() + timeoutMs);
     } catch (err) {
       if (deadline.signal.aborted && !init.signal?.aborted) {
         throw new HttpSafetyError('TIMEOUT', `${hostOf(input)} did not answer within ${timeoutMs} ms`, { cause: err });
@@ -146,6 +160,40 @@ export class SafeHttpClient {
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  /** `follow`, again after a transient failure of an idempotent request (`retries`), while the deadline allows. */
+  private async withRetries(input: string | URL, init: SafeFetchInit, signal: AbortSignal, deadline: number): Promise<SafeResponse> {
+    const opts = this.options;
+    const retries = IDEMPOTENT.has((init.method ?? 'GET').toUpperCase()) ? (opts.retries ?? 0) : 0;
+    for (let attempt = 1; ; attempt++) {
+      let res: SafeResponse | undefined;
+      let failure: unknown;
+      try {
+        res = await this.follow(input, init, signal);
+        res.attempts = attempt;
+      } catch (err) {
+        failure = err;
+      }
+      const transient = res ? RETRY_STATUSES.has(res.status) : failure instanceof HttpSafetyError && failure.code === 'NETWORK_ERROR';
+      const delay = this.retryDelay(attempt, res);
+      if (!transient || attempt > retries || Date.now() + delay >= deadline || signal.aborted) {
+        if (res) return res;
+        throw failure;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+  }
+
+  private retryDelay(attempt: number, res?: SafeResponse): number {
+    const max = this.options.maxRetryDelayMs ?? 5000;
+    const retryAfter = Number(res?.headers.get('retry-after'));
+    if (Number.isFinite(retryAfter) && retryAfter >= 0 && res?.headers.has('retry-after')) return Math.min(max, retryAfter * 1000);
+    const base = Math.min(max, (this.options.retryDelayMs ?? 250) * 2 ** (attempt - 1));
+    return Math.round(base * (0.8 + Math.random() * 0.4));
   }
 
   private async follow(input: string | URL, init: SafeFetchInit, signal: AbortSignal): Promise<SafeResponse> {

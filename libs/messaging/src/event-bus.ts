@@ -17,6 +17,12 @@ export class BrokerUnavailableError extends Error {
   }
 }
 
+/** What became of one delivery: the handler succeeded, it failed and the message waits for a retry, or it went to the DLQ. */
+export type DeliveryOutcome = 'handled' | 'retried' | 'dead_lettered';
+
+/** Told of every settled delivery of this bus's consumers (metrics). */
+export type DeliveryObserver = (consumer: string, outcome: DeliveryOutcome) => void;
+
 /**
  * The event bus port (also the Nest DI token). Adapters: `AmqpEventBus` (RabbitMQ) and
  * `InProcessEventBus` (all apps of one process). Delivery is at-least-once: consumers are
@@ -48,6 +54,35 @@ export abstract class EventBus {
 
   /** Stops consuming, lets in-flight handlers finish, then closes channels and connections. */
   abstract close(): Promise<void>;
+
+  private readonly observers = new Set<DeliveryObserver>();
+
+  /** Calls `observer` for every settled delivery of this bus's consumers; returns the function that stops it. */
+  onDelivery(observer: DeliveryObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  /** Adapters report each settled delivery here. An observer that throws never disturbs the delivery. */
+  protected delivered(consumer: string, outcome: DeliveryOutcome): void {
+    for (const observer of this.observers) {
+      try {
+        observer(consumer, outcome);
+      } catch {
+        // Metrics must never fail a message.
+      }
+    }
+  }
+
+  /** The consumers subscribed on this bus. */
+  consumerNames(): string[] {
+    return [];
+  }
+
+  /** Messages waiting in each subscribed consumer's dead-letter queue now (metrics); `{}` when unknown. */
+  async deadLetterDepths(): Promise<Record<string, number>> {
+    return {};
+  }
 }
 
 export const DEFAULT_PREFETCH = 10;

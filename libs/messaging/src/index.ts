@@ -16,7 +16,11 @@ export {
   DEFAULT_PREFETCH,
   type EventHandler,
   type SubscribeOptions,
+  type DeliveryOutcome,
+  type DeliveryObserver,
 } from './event-bus';
+export { EVENT_CONSUMERS, consumerQueuesOf } from './contracts/consumers';
+export { MessagingMetrics, DLQ_DEPTH_TIMEOUT_MS } from './messaging-metrics';
 export { AmqpEventBus, type AmqpEventBusOptions } from './amqp/amqp-event-bus';
 export { InProcessBroker, InProcessEventBus, type DeadLetter, type InProcessBrokerOptions } from './in-process/in-process-event-bus';
 export { Outbox, OutboxRelay, type OutboxRelayOptions } from './outbox/outbox';

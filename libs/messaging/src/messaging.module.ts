@@ -16,9 +16,11 @@ import { Database } from '@platform/database';
 import { DataSource } from 'typeorm';
 import { AmqpEventBus } from './amqp/amqp-event-bus';
 import { EventConsumers } from './consumers/event-consumers';
+import { EVENT_CONSUMERS } from './contracts/consumers';
 import { EventBus } from './event-bus';
 import { InProcessEventBus } from './in-process/in-process-event-bus';
 import { Inbox } from './outbox/inbox';
+import { MessagingMetrics } from './messaging-metrics';
 import { Outbox, OutboxRelay } from './outbox/outbox';
 
 export interface MessagingModuleOptions {
@@ -30,11 +32,25 @@ export interface MessagingModuleOptions {
 }
 
 /**
+ * The durable consumers whose queues a publish declares (`EVENT_CONSUMERS`), with EVENTS_QUEUE_PREFIX,
+ * unless EVENTS_DECLARE_CONSUMERS=false. Only on the environment's own exchange or with a queue prefix: a test that publishes on a
+ * throwaway exchange without a prefix must not create the real consumers' queues.
+ */
+function consumerTopology(config: BaseConfig): { consumerQueues?: typeof EVENT_CONSUMERS; queuePrefix?: string } {
+  const prefix = config.EVENTS_QUEUE_PREFIX ?? '';
+  if (config.EVENTS_DECLARE_CONSUMERS === false) return {};
+  if (!prefix && config.EVENTS_EXCHANGE !== 'platform.events') return {};
+  return { consumerQueues: EVENT_CONSUMERS, queuePrefix: prefix };
+}
+
+/**
  * Picks the adapter: RabbitMQ when AMQP_URL is set, otherwise the process-wide in-process broker.
- * Exchange names, prefetch, retries and reconnect backoff come from the EVENTS_* settings.
+ * Exchange names, prefetch, retries and reconnect backoff come from the EVENTS_* settings; a publish
+ * declares the queues of the event's durable consumers (`EVENT_CONSUMERS`) first.
  */
 export function createEventBus(config: BaseConfig, source: string): EventBus {
   const defaults = { prefetch: config.EVENTS_PREFETCH, maxRetries: config.EVENTS_MAX_RETRIES };
+  const topology = consumerTopology(config);
   if (config.AMQP_URL) {
     return new AmqpEventBus({
       ...defaults,
@@ -44,9 +60,10 @@ export function createEventBus(config: BaseConfig, source: string): EventBus {
       dlx: config.EVENTS_DLX,
       reconnectDelayMs: config.EVENTS_RECONNECT_DELAY_MS,
       maxReconnectDelayMs: config.EVENTS_MAX_RECONNECT_DELAY_MS,
+      ...topology,
     });
   }
-  return new InProcessEventBus(source, undefined, defaults);
+  return new InProcessEventBus(source, undefined, defaults, topology);
 }
 
 @Injectable()
@@ -102,6 +119,7 @@ export class MessagingModule {
       },
       MessagingLifecycle,
       EventConsumers,
+      MessagingMetrics,
     ];
     const exports: DynamicModule['exports'] = [EventBus];
     if (opts.outbox) {

@@ -7,6 +7,7 @@ export { createTestRedisPrefix, deleteKeysByPrefix, testRedisDb, type TestRedisP
 export * from './fakes/transcription-engine';
 export * from './fakes/graph-api';
 export * from './fakes/tcp-proxy';
+export * from './fakes/faulty-servers';
 export * from './fakes/smtp-sink';
 export * from './fakes/dns-server';
 export * from './fakes/dns-lookup';

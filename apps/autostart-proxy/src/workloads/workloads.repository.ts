@@ -50,9 +50,6 @@ export interface RequestRecord {
   at: Date;
 }
 
-/** A crashed replica's stop in progress is taken over after this long. */
-const STOPPING_LEASE_SECONDS = 300;
-
 /**
  * The shared state of the managed services (one row each) and their request history. Every change of
  * status is a conditional UPDATE: of several replicas, exactly one wins a start or an idle stop.
@@ -188,27 +185,30 @@ export class WorkloadsRepository {
   }
 
   /**
-   * Claims the services idle past their timeout (`idle` seconds per name) for stopping: each is
-   * returned to one caller only (status → stopping). Unknown ones (found at start, never used) and
-   * failed ones (a container that never became healthy) are stopped too. The latest use decides: a
-   * Sablier session asked for after the last routed request keeps it until the session's end, else
-   * the idle timeout since that request applies.
+   * Claims the services idle past their timeout (`idle` seconds) for stopping: each is returned to
+   * one caller only (status → stopping). Unknown ones (found at start, never used) and failed ones
+   * (a container that never became healthy) are stopped too. The latest use decides: a Sablier
+   * session asked for after the last routed request keeps it until the session's end, else the idle
+   * timeout since that request applies. A stop claimed more than `lease` seconds ago and never
+   * finished (its replica was killed mid-stop) is claimed again, with `takenOver` set.
    */
-  async claimIdle(now: Date, idle: Map<string, number>): Promise<string[]> {
-    if (idle.size === 0) return [];
-    const rows = await this.db.rows<{ name: string }>(
-      `UPDATE ${this.db.table('workloads')} w SET status = 'stopping', status_since = $3
-         FROM unnest($1::text[], $2::integer[]) AS c(name, idle)
-        WHERE w.name = c.name
+  async claimIdle(now: Date, services: Array<{ name: string; idle: number; lease: number }>): Promise<Array<{ name: string; takenOver: boolean }>> {
+    if (services.length === 0) return [];
+    // `o` is the row as it was before this UPDATE (a self-join): it tells a take-over from a new claim.
+    const rows = await this.db.rows<{ name: string; old_status: string }>(
+      `UPDATE ${this.db.table('workloads')} w SET status = 'stopping', status_since = $4
+         FROM unnest($1::text[], $2::integer[], $3::double precision[]) AS c(name, idle, lease),
+              ${this.db.table('workloads')} o
+        WHERE w.name = c.name AND o.name = w.name
           AND ((w.status IN ('unknown', 'running', 'failed')
                 AND CASE WHEN w.session_touched IS NOT NULL AND w.session_touched >= w.last_activity
-                         THEN w.session_until < $3::timestamptz
-                         ELSE w.last_activity < $3::timestamptz - c.idle * interval '1 second' END)
-               OR (w.status = 'stopping' AND w.status_since < $3::timestamptz - interval '${STOPPING_LEASE_SECONDS} seconds'))
-        RETURNING w.name`,
-      [[...idle.keys()], [...idle.values()], now],
+                         THEN w.session_until < $4::timestamptz
+                         ELSE w.last_activity < $4::timestamptz - c.idle * interval '1 second' END)
+               OR (w.status = 'stopping' AND w.status_since < $4::timestamptz - c.lease * interval '1 second'))
+        RETURNING w.name, o.status AS old_status`,
+      [services.map((s) => s.name), services.map((s) => s.idle), services.map((s) => s.lease), now],
     );
-    return rows.map((r) => r.name);
+    return rows.map((r) => ({ name: r.name, takenOver: r.old_status === 'stopping' }));
   }
 
   /** The claimed stop is done. */

@@ -384,6 +384,21 @@ export class WorkloadsService implements OnModuleDestroy {
     }
   }
 
+  /**
+   * A stop taken over from a replica that died mid-stop: stops the service unless the engine reports
+   * it stopped already (the first stop went through). True when it stopped it now.
+   */
+  async stopUnlessStopped(service: ManagedService): Promise<boolean> {
+    const status = await this.provider(service).status(service.target);
+    // Nothing of it runs any more (a group counts as stopped as soon as one of its containers is).
+    if (status.state === 'stopped' && status.replicas.current === 0) {
+      this.ready.delete(service.name);
+      return false;
+    }
+    await this.stop(service);
+    return true;
+  }
+
   /** Shutdown: starts in progress stop waiting and hand their claim back, while the database is still open. */
   async onModuleDestroy(): Promise<void> {
     this.closing = true;

@@ -19,10 +19,11 @@ import {
   type WorkloadHealth,
   type WorkloadStatus,
 } from '../provider';
+import { attemptsNote, isTransientFailure, retryPolicy, withRetries, type RetryOptions } from '../retry';
 import { parseDockerHost, type DockerEndpoint } from './docker-host';
 import { describeContainer, lastHealthOutput, parseDockerTarget, summarizeContainers, type InspectedContainer } from './docker-state';
 
-export interface DockerProviderOptions {
+export interface DockerProviderOptions extends RetryOptions {
   /** `DOCKER_HOST` in Docker's URL format; default `unix:///var/run/docker.sock`. */
   dockerHost?: string;
   /** How long one Engine API call may take, in ms; a stop may take its grace period longer. Default 30 000. */
@@ -86,10 +87,12 @@ export class DockerProvider implements ContainerProvider {
   readonly endpoint: DockerEndpoint;
   private readonly docker: Docker;
   private readonly timeoutMs: number;
+  private readonly retry: Required<RetryOptions>;
 
   constructor(opts: DockerProviderOptions = {}) {
     this.endpoint = parseDockerHost(opts.dockerHost, { tls: Boolean(opts.tls) });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.retry = retryPolicy(opts);
     if (this.endpoint.kind === 'unix') this.docker = new Docker({ socketPath: this.endpoint.socketPath });
     else if (opts.tls) {
       const { ca, cert, key } = readTlsFiles(opts.tls.certPath);
@@ -342,8 +345,10 @@ export class DockerProvider implements ContainerProvider {
   }
 
   /**
-   * Runs one Engine API call with its own deadline, mapping failures to ContainersError
-   * (404 → NOT_FOUND; statuses in `ok` are success, e.g. 304 for a start of a running container).
+   * Runs one Engine API call with its own deadline per attempt, retried with backoff on a 429/502/503/504
+   * answer or a refused/reset connection (`retries`, never after a timeout), mapping failures to
+   * ContainersError (404 → NOT_FOUND; statuses in `ok` are success, e.g. 304 for a start of a
+   * running container).
    */
   private async call<T>(
     target: string,
@@ -352,8 +357,13 @@ export class DockerProvider implements ContainerProvider {
     opts: { ok?: number[]; timeoutMs?: number } = {},
   ): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
+    const statusOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
     try {
-      return await fn(AbortSignal.timeout(timeoutMs));
+      return await withRetries(
+        this.retry,
+        () => fn(AbortSignal.timeout(timeoutMs)),
+        (err) => !opts.ok?.includes(statusOf(err) as number) && isTransientFailure(err, statusOf(err)),
+      );
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
       if (status !== undefined && opts.ok?.includes(status)) return undefined as T;
@@ -365,7 +375,7 @@ export class DockerProvider implements ContainerProvider {
       const where = this.endpoint.kind === 'unix' ? this.endpoint.socketPath : `${this.endpoint.host}:${this.endpoint.port}`;
       throw new ContainersError(
         'PROVIDER_ERROR',
-        `Docker ${what}${target ? ` of '${target}'` : ''} failed at ${where}: ${reason}` +
+        `Docker ${what}${target ? ` of '${target}'` : ''} failed at ${where}: ${reason}${attemptsNote(err)}` +
           (status === undefined ? ' (is the Docker daemon running and DOCKER_HOST right?)' : ''),
         { cause: err, status },
       );

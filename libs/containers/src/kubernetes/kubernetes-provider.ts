@@ -16,9 +16,12 @@ import {
   type WorkloadHealth,
   type WorkloadStatus,
 } from '../provider';
+import { attemptsNote, isTransientFailure, retryPolicy, withRetries, type RetryOptions } from '../retry';
 import { describeWorkload, parseKubernetesTarget, replicasToRestore, type KubernetesKind, type KubernetesTarget, type ScalableWorkload } from './kubernetes-state';
 
-export interface KubernetesProviderOptions {
+export interface KubernetesProviderOptions extends RetryOptions {
+  /** How long one API call may take, in ms (each attempt). Default 30 000. */
+  timeoutMs?: number;
   /** Path of a kubeconfig file (e.g. from KUBECONFIG). */
   kubeconfig?: string;
   /** Context of the kubeconfig to use; default its current context. */
@@ -77,6 +80,8 @@ export class KubernetesProvider implements ContainerProvider {
   private readonly client: typeof KubernetesClient;
   private readonly kc: KubernetesClient.KubeConfig;
   private readonly mergePatch: KubernetesClient.ConfigurationOptions<KubernetesClient.ObservableMiddleware>;
+  private readonly timeoutMs: number;
+  private readonly retry: Required<RetryOptions>;
 
   constructor(opts: KubernetesProviderOptions = {}) {
     this.client = kubernetesClient();
@@ -112,6 +117,11 @@ export class KubernetesProvider implements ContainerProvider {
       throw new ContainersError('INVALID_CONFIG', `Kubernetes defaultReplicas must be a positive integer (got ${fallback})`);
     }
     this.defaultReplicas = fallback;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1) {
+      throw new ContainersError('INVALID_CONFIG', `Kubernetes timeoutMs must be a positive integer (got ${opts.timeoutMs})`);
+    }
+    this.retry = retryPolicy(opts);
   }
 
   /**
@@ -120,7 +130,10 @@ export class KubernetesProvider implements ContainerProvider {
    */
   async list(annotation: string): Promise<ListedWorkload[]> {
     try {
-      const [deployments, statefulsets] = await Promise.all([this.apps.listDeploymentForAllNamespaces({}), this.apps.listStatefulSetForAllNamespaces({})]);
+      const [deployments, statefulsets] = await Promise.all([
+        this.call('', 'list deployments', (o) => this.apps.listDeploymentForAllNamespaces({}, o)),
+        this.call('', 'list statefulsets', (o) => this.apps.listStatefulSetForAllNamespaces({}, o)),
+      ]);
       const of = (kind: KubernetesKind, items: Array<{ metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> }; spec?: { replicas?: number } }>) =>
         items
           .filter((i) => i.metadata?.annotations?.[annotation] !== undefined)
@@ -161,10 +174,10 @@ export class KubernetesProvider implements ContainerProvider {
     if (replicas === 0) return;
     // Remember the count first: if the scale fails, the annotation does no harm.
     const body = { metadata: { annotations: { [this.annotation]: String(replicas) } } };
-    await this.call(target, 'annotate', () =>
+    await this.call(target, 'annotate', (o) =>
       t.kind === 'deployment'
-        ? this.apps.patchNamespacedDeployment({ namespace: t.namespace, name: t.name, body }, this.mergePatch)
-        : this.apps.patchNamespacedStatefulSet({ namespace: t.namespace, name: t.name, body }, this.mergePatch),
+        ? this.apps.patchNamespacedDeployment({ namespace: t.namespace, name: t.name, body }, this.patchOptions(o))
+        : this.apps.patchNamespacedStatefulSet({ namespace: t.namespace, name: t.name, body }, this.patchOptions(o)),
     );
     await this.scale(target, t, 0);
   }
@@ -174,8 +187,8 @@ export class KubernetesProvider implements ContainerProvider {
     const timestamps = opts?.timestamps ?? false;
     const result: InstanceLogs[] = [];
     for (const { namespace, pod, container, instance } of await this.podContainers(target)) {
-      const text = await this.call(target, 'read logs', () =>
-        this.core.readNamespacedPodLog({ namespace, name: pod, container, tailLines, timestamps, ...sinceSecondsOf(opts?.since) }),
+      const text = await this.call(target, 'read logs', (o) =>
+        this.core.readNamespacedPodLog({ namespace, name: pod, container, tailLines, timestamps, ...sinceSecondsOf(opts?.since) }, o),
       );
       result.push({ instance, lines: splitLines(text, 'stdout', timestamps) });
     }
@@ -211,13 +224,18 @@ export class KubernetesProvider implements ContainerProvider {
         sink.once('finish', () => finished());
         sink.once('close', () => finished());
         sink.once('error', () => finished());
-        const controller = await this.call(target, 'follow logs', () =>
-          log.log(namespace, pod, container, sink, {
-            follow: true,
-            timestamps,
-            ...(opts.tail !== undefined ? { tailLines: opts.tail } : {}),
-            ...sinceTimeOf(opts.since),
-          }),
+        const controller = await this.call(
+          target,
+          'follow logs',
+          () =>
+            log.log(namespace, pod, container, sink, {
+              follow: true,
+              timestamps,
+              ...(opts.tail !== undefined ? { tailLines: opts.tail } : {}),
+              ...sinceTimeOf(opts.since),
+            }),
+          // A stream that opens after the call timed out is closed at once.
+          (late) => late.abort(),
         );
         controller.signal.addEventListener('abort', () => sink.destroy());
         controllers.push(controller);
@@ -242,7 +260,7 @@ export class KubernetesProvider implements ContainerProvider {
     const labelSelector = Object.entries(w.spec?.selector?.matchLabels ?? {})
       .map(([k, v]) => `${k}=${v}`)
       .join(',');
-    const pods = await this.call(target, 'list pods', () => this.core.listNamespacedPod({ namespace: t.namespace, labelSelector }));
+    const pods = await this.call(target, 'list pods', (o) => this.core.listNamespacedPod({ namespace: t.namespace, labelSelector }, o));
     const out: Array<{ namespace: string; pod: string; container: string; instance: string }> = [];
     for (const pod of [...pods.items].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))) {
       const name = pod.metadata?.name ?? '';
@@ -253,32 +271,43 @@ export class KubernetesProvider implements ContainerProvider {
   }
 
   async ping(): Promise<void> {
-    await this.call('', 'version', () => this.version.getCode());
+    await this.call('', 'version', (o) => this.version.getCode(o));
   }
 
   private read(target: string, t: KubernetesTarget): Promise<ScalableWorkload> {
     const params = { namespace: t.namespace, name: t.name };
-    return this.call(target, 'read', () =>
-      t.kind === 'deployment' ? this.apps.readNamespacedDeployment(params) : this.apps.readNamespacedStatefulSet(params),
+    return this.call(target, 'read', (o) =>
+      t.kind === 'deployment' ? this.apps.readNamespacedDeployment(params, o) : this.apps.readNamespacedStatefulSet(params, o),
     );
   }
 
   private async scale(target: string, t: KubernetesTarget, replicas: number): Promise<void> {
     const req = { namespace: t.namespace, name: t.name, body: { spec: { replicas } } };
-    await this.call(target, 'scale', () =>
+    await this.call(target, 'scale', (o) =>
       t.kind === 'deployment'
-        ? this.apps.patchNamespacedDeploymentScale(req, this.mergePatch)
-        : this.apps.patchNamespacedStatefulSetScale(req, this.mergePatch),
+        ? this.apps.patchNamespacedDeploymentScale(req, this.patchOptions(o))
+        : this.apps.patchNamespacedStatefulSetScale(req, this.patchOptions(o)),
     );
   }
 
-  /** Runs one API call, mapping failures to ContainersError (404 → NOT_FOUND; 401/403 hint at credentials and RBAC). */
-  private async call<T>(target: string, what: string, fn: () => Promise<T>): Promise<T> {
+  /** The merge-patch content type and the call's own middleware (its deadline). */
+  private patchOptions(o: CallOptions): CallOptions {
+    return { ...this.mergePatch, middleware: [...(this.mergePatch.middleware ?? []), ...(o.middleware ?? [])], middlewareMergeStrategy: 'append' };
+  }
+
+  /**
+   * Runs one API call with its own deadline per attempt (`timeoutMs`: the request is aborted through
+   * the options `fn` passes on), retried with backoff on a 429/502/503/504 answer or a refused/reset connection
+   * (`retries`, never after a timeout), mapping failures to ContainersError (404 → NOT_FOUND;
+   * 401/403 hint at credentials and RBAC). `onLate` gets a result that arrives after the deadline.
+   */
+  private async call<T>(target: string, what: string, fn: (options: CallOptions) => Promise<T>, onLate?: (late: T) => void): Promise<T> {
+    const statusOf = (err: unknown) => (err instanceof this.client.ApiException ? (err.code as number) : undefined);
     try {
-      return await fn();
+      return await withRetries(this.retry, () => this.attempt(fn, onLate), (err) => isTransientFailure(err, statusOf(err)));
     } catch (err) {
-      const status = err instanceof this.client.ApiException ? (err.code as number) : undefined;
-      const reason = apiMessage(err, this.client);
+      const status = statusOf(err);
+      const reason = (err as Error)?.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : apiMessage(err, this.client);
       if (status === 404) {
         throw new ContainersError('NOT_FOUND', `No Kubernetes workload '${target}' (${reason})`, { cause: err, status });
       }
@@ -288,13 +317,48 @@ export class KubernetesProvider implements ContainerProvider {
           : status === undefined
             ? ` (is the API server at ${this.server} reachable?)`
             : '';
-      throw new ContainersError('PROVIDER_ERROR', `Kubernetes ${what}${target ? ` of '${target}'` : ''} failed: ${reason}${hint}`, {
+      throw new ContainersError('PROVIDER_ERROR', `Kubernetes ${what}${target ? ` of '${target}'` : ''} failed: ${reason}${attemptsNote(err)}${hint}`, {
         cause: err,
         status,
       });
     }
   }
+
+  private attempt<T>(fn: (options: CallOptions) => Promise<T>, onLate?: (late: T) => void): Promise<T> {
+    const controller = new AbortController();
+    const { Observable } = this.client;
+    const deadline: KubernetesClient.ObservableMiddleware = {
+      pre: (context) => {
+        context.setSignal(controller.signal);
+        return new Observable(Promise.resolve(context));
+      },
+      post: (response) => new Observable(Promise.resolve(response)),
+    };
+    return new Promise<T>((resolve, reject) => {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        const err = new Error(`no answer within ${this.timeoutMs} ms`);
+        err.name = 'TimeoutError';
+        controller.abort(err);
+        reject(err);
+      }, this.timeoutMs);
+      fn({ middleware: [deadline], middlewareMergeStrategy: 'append' }).then(
+        (value) => {
+          clearTimeout(timer);
+          if (timedOut) onLate?.(value);
+          else resolve(value);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          if (!timedOut) reject(err);
+        },
+      );
+    });
+  }
 }
+
+type CallOptions = KubernetesClient.ConfigurationOptions<KubernetesClient.ObservableMiddleware>;
 
 /** `sinceTime` (RFC 3339; the API server keeps whole seconds) for a Date; nothing for undefined. */
 function sinceTimeOf(since: Date | undefined): { sinceTime?: string } {

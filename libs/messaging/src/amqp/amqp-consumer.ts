@@ -5,6 +5,7 @@ import type { EventHandler } from '../event-bus';
 import type { AmqpConnection } from './amqp-connection';
 import { consumerSetupHint, errorMessage, type ResolvedAmqpOptions } from './amqp-options';
 import type { DeliveryTarget, MessageSettler } from './message-settler';
+import { declareConsumerQueues } from './topology';
 
 /**
  * One consumer's life cycle on RabbitMQ: its own confirm channel with its prefetch, its queues
@@ -133,26 +134,9 @@ export class AmqpConsumer implements DeliveryTarget {
       this.link.watchChannel(own, `consumer ${name}`, (reason) => this.onChannelClosed(connection, own, reason));
       step = 'set its prefetch';
       await channel.prefetch(this.prefetch);
-      step = `declare queue "${name}"`;
-      await channel.assertQueue(name, {
-        durable: true,
-        arguments: { 'x-dead-letter-exchange': this.opts.dlx, 'x-dead-letter-routing-key': name },
+      const bound = await declareConsumerQueues(channel, name, this.types, this.opts, (what) => {
+        step = what;
       });
-      step = `declare queue "${name}.retry"`;
-      await channel.assertQueue(`${name}.retry`, {
-        durable: true,
-        arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': name },
-      });
-      step = `declare queue "${name}.dlq"`;
-      await channel.assertQueue(`${name}.dlq`, { durable: true });
-      step = `bind queue "${name}.dlq" to exchange "${this.opts.dlx}"`;
-      await channel.bindQueue(`${name}.dlq`, this.opts.dlx, name);
-      const bound = new Set<string>();
-      for (const type of this.types) {
-        step = `bind queue "${name}" to exchange "${this.opts.exchange}" with key "${type}"`;
-        await channel.bindQueue(name, this.opts.exchange, type);
-        bound.add(type);
-      }
       step = `consume from queue "${name}"`;
       const { consumerTag } = await channel.consume(name, (msg) => this.onMessage(connection, own, msg));
       if (this.link.current !== connection) {

@@ -3,10 +3,12 @@ import type { ChannelModel } from 'amqplib';
 import { createEnvelope, encodeEnvelope, EventContract, EventEnvelope, PublishOptions } from '../contracts/event-contract';
 import { BrokerUnavailableError, EventBus, EventHandler, SubscribeOptions, validateConsumerName } from '../event-bus';
 import { withContextCorrelation } from '../log-context';
+import { consumerQueuesOf } from '../contracts/consumers';
 import { AmqpConnection } from './amqp-connection';
 import { AmqpConsumer } from './amqp-consumer';
-import { resolveAmqpOptions, type AmqpEventBusOptions, type ResolvedAmqpOptions } from './amqp-options';
+import { errorMessage, resolveAmqpOptions, type AmqpEventBusOptions, type ResolvedAmqpOptions } from './amqp-options';
 import { MessageSettler } from './message-settler';
+import { declareConsumerQueues } from './topology';
 
 export { consumerSetupHint, redactUrl, type AmqpEventBusOptions } from './amqp-options';
 
@@ -30,19 +32,23 @@ export class AmqpEventBus extends EventBus {
   private readonly consumers = new Map<string, AmqpConsumer>();
   private readonly link: AmqpConnection;
   private readonly settler: MessageSettler;
+  /** Event types whose consumers' queues were declared (or tried) on the current connection. */
+  private declaredFor = new Map<string, Promise<void>>();
 
   constructor(options: AmqpEventBusOptions) {
     super();
     this.opts = resolveAmqpOptions(options);
     this.link = new AmqpConnection(this.opts, {
       onConnected: () => {
+        this.declaredFor = new Map();
         for (const c of this.consumers.values()) void c.sync();
       },
       onDisconnected: () => {
+        this.declaredFor = new Map();
         for (const c of this.consumers.values()) c.onConnectionLost();
       },
     });
-    this.settler = new MessageSettler(this.opts, this.link);
+    this.settler = new MessageSettler(this.opts, this.link, (consumer, outcome) => this.delivered(consumer, outcome));
   }
 
   /** True while a connection with its publish channel is open. */
@@ -82,6 +88,7 @@ export class AmqpEventBus extends EventBus {
   }
 
   async publishEnvelope(envelope: EventEnvelope<unknown>): Promise<void> {
+    await this.declareConsumersOf(envelope.type);
     const headers: Record<string, unknown> = {};
     if (envelope.correlationId) headers['x-correlation-id'] = envelope.correlationId;
     await this.link.publish(this.opts.exchange, envelope.type, encodeEnvelope(envelope), {
@@ -94,6 +101,43 @@ export class AmqpEventBus extends EventBus {
       correlationId: envelope.correlationId,
       headers,
     });
+  }
+
+  /**
+   * Declares the queues of the event's durable consumers (`consumerQueues`) once per connection and
+   * type, so the event is kept for a consumer that has not started yet. A declaration the broker
+   * refuses is logged and not tried again on this connection; publishing goes on.
+   */
+  private declareConsumersOf(type: string): Promise<void> {
+    const queues = consumerQueuesOf(type, this.opts.consumerQueues, this.opts.queuePrefix);
+    const connection = this.link.current;
+    if (queues.length === 0 || !connection) return Promise.resolve();
+    let done = this.declaredFor.get(type);
+    if (!done) {
+      const declared = this.declaredFor;
+      done = (async () => {
+        let channel: Awaited<ReturnType<typeof connection.createChannel>> | null = null;
+        let step = 'open a channel';
+        try {
+          channel = await connection.createChannel();
+          channel.on('error', () => undefined);
+          for (const queue of queues) {
+            await declareConsumerQueues(channel, queue, [type], this.opts, (what) => {
+              step = what;
+            });
+          }
+        } catch (err) {
+          this.logger.error(
+            `Could not declare the consumer queues of ${type} (${queues.join(', ')}): could not ${step}: ${errorMessage(err)}. ` +
+              'Publishing goes on; the event reaches only consumers whose queues exist.',
+          );
+        } finally {
+          await channel?.close().catch(() => undefined);
+        }
+      })();
+      declared.set(type, done);
+    }
+    return done;
   }
 
   async subscribe(
@@ -121,6 +165,40 @@ export class AmqpEventBus extends EventBus {
     // Resolves once the consumer consumes, or once its set-up failed: the failure is logged, retried
     // in the background and reported by check(), so one bad queue never stops the app's start-up.
     await state.sync();
+  }
+
+  override consumerNames(): string[] {
+    return [...this.consumers.keys()];
+  }
+
+  /**
+   * Messages in each consumer's `<consumer>.dlq` now (metrics), on a channel of its own; a queue
+   * that cannot be inspected is left out. Empty while disconnected.
+   */
+  override async deadLetterDepths(): Promise<Record<string, number>> {
+    const connection = this.link.current;
+    const depths: Record<string, number> = {};
+    if (!connection || this.consumers.size === 0) return depths;
+    let channel: Awaited<ReturnType<typeof connection.createChannel>> | null = null;
+    try {
+      for (const name of this.consumers.keys()) {
+        // A failed check closes the channel: open a new one for the next queue.
+        if (!channel) {
+          channel = await connection.createChannel();
+          channel.on('error', () => undefined);
+        }
+        try {
+          depths[name] = (await channel.checkQueue(`${name}.dlq`)).messageCount;
+        } catch {
+          channel = null;
+        }
+      }
+    } catch {
+      // Connection lost meanwhile: report what was read.
+    } finally {
+      await channel?.close().catch(() => undefined);
+    }
+    return depths;
   }
 
   /**

@@ -27,6 +27,14 @@ export interface AmqpEventBusOptions {
   shutdownTimeoutMs?: number;
   /** AMQP heartbeat in seconds, unless the URL sets one. Default 15. */
   heartbeatSeconds?: number;
+  /**
+   * Durable consumers per event type (`EVENT_CONSUMERS`): before an event type is first published on
+   * a connection, these queues (`queuePrefix` + name, with `.retry` and `.dlq`) are declared and
+   * bound to it, so the event waits for a consumer that has not started yet. Default none.
+   */
+  consumerQueues?: Readonly<Record<string, readonly string[]>>;
+  /** Prefix of the queues of `consumerQueues` (EVENTS_QUEUE_PREFIX). Default none. */
+  queuePrefix?: string;
 }
 
 export type ResolvedAmqpOptions = Required<AmqpEventBusOptions>;
@@ -45,6 +53,8 @@ export function resolveAmqpOptions(options: AmqpEventBusOptions): ResolvedAmqpOp
     publishTimeoutMs: 10_000,
     shutdownTimeoutMs: 10_000,
     heartbeatSeconds: 15,
+    consumerQueues: {},
+    queuePrefix: '',
     ...(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as AmqpEventBusOptions),
   };
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { decodeEnvelope, type EventEnvelope } from '../contracts/event-contract';
-import { retryDelay, type EventHandler } from '../event-bus';
+import { retryDelay, type DeliveryOutcome, type EventHandler } from '../event-bus';
 import { runInEventContext } from '../log-context';
 import type { AmqpConnection } from './amqp-connection';
 import type { ResolvedAmqpOptions } from './amqp-options';
@@ -29,6 +29,7 @@ export class MessageSettler {
   constructor(
     private readonly opts: ResolvedAmqpOptions,
     private readonly link: AmqpConnection,
+    private readonly onOutcome: (consumer: string, outcome: DeliveryOutcome) => void = () => undefined,
   ) {}
 
   async handle(c: DeliveryTarget, channel: ConfirmChannel, msg: ConsumeMessage): Promise<void> {
@@ -42,7 +43,9 @@ export class MessageSettler {
       envelope = decodeEnvelope(msg.content, correlationId);
     } catch (err) {
       this.logger.error(`Consumer ${c.name} received a malformed message, dead-lettered: ${(err as Error).message}`);
-      await this.republish(c, channel, msg, this.opts.dlx, c.name, { 'x-error': (err as Error).message });
+      if (await this.republish(c, channel, msg, this.opts.dlx, c.name, { 'x-error': (err as Error).message })) {
+        this.onOutcome(c.name, 'dead_lettered');
+      }
       return;
     }
     const handler = c.handlerFor(envelope.type);
@@ -71,7 +74,9 @@ export class MessageSettler {
         this.logger.error(
           `Consumer ${c.name} failed on ${envelope.type} ${envelope.id} after ${retries} retries, dead-lettered to ${c.name}.dlq: ${error}`,
         );
-        await this.republish(c, channel, msg, this.opts.dlx, c.name, { 'x-retries': retries, 'x-error': error.slice(0, 1000) });
+        if (await this.republish(c, channel, msg, this.opts.dlx, c.name, { 'x-retries': retries, 'x-error': error.slice(0, 1000) })) {
+          this.onOutcome(c.name, 'dead_lettered');
+        }
         return;
       }
       const attempt = retries + 1;
@@ -79,15 +84,19 @@ export class MessageSettler {
       this.logger.warn(
         `Consumer ${c.name} failed on ${envelope.type} ${envelope.id} (retry ${attempt}/${c.maxRetries} in ${delay} ms): ${error}`,
       );
-      await this.republish(c, channel, msg, '', `${c.name}.retry`, { 'x-retries': attempt, 'x-error': error.slice(0, 1000) }, delay);
+      if (await this.republish(c, channel, msg, '', `${c.name}.retry`, { 'x-retries': attempt, 'x-error': error.slice(0, 1000) }, delay)) {
+        this.onOutcome(c.name, 'retried');
+      }
       return;
     }
     this.settle(channel, msg, 'ack');
+    this.onOutcome(c.name, 'handled');
   }
 
   /**
    * Moves a message to the retry queue or the dead-letter exchange: publish (confirmed) first,
    * then ack the original. If the publish fails the original is requeued, so nothing is lost.
+   * Resolves true when the message was moved.
    */
   private async republish(
     c: DeliveryTarget,
@@ -97,7 +106,7 @@ export class MessageSettler {
     routingKey: string,
     extraHeaders: Record<string, unknown>,
     expirationMs?: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const headers: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(msg.properties.headers ?? {})) if (!BROKER_HEADERS.test(k)) headers[k] = v;
     if (exchange === this.opts.dlx) headers['x-original-routing-key'] = msg.fields.routingKey;
@@ -119,9 +128,10 @@ export class MessageSettler {
     } catch (err) {
       this.logger.warn(`Consumer ${c.name} could not move a message to ${routingKey}: ${(err as Error).message}; requeued`);
       this.settle(channel, msg, 'requeue');
-      return;
+      return false;
     }
     this.settle(channel, msg, 'ack');
+    return true;
   }
 
   /** Acks or requeues; on a closed channel the broker already requeued the message. */

@@ -11,6 +11,7 @@ import {
 import {
   BrokerUnavailableError,
   DEFAULT_MAX_RETRIES,
+  type DeliveryOutcome,
   DEFAULT_PREFETCH,
   EventBus,
   EventHandler,
@@ -18,6 +19,7 @@ import {
   SubscribeOptions,
   validateConsumerName,
 } from '../event-bus';
+import { consumerQueuesOf } from '../contracts/consumers';
 import { runInEventContext, withContextCorrelation } from '../log-context';
 
 interface QueuedMessage {
@@ -35,6 +37,8 @@ export interface DeadLetter {
 
 /** Dead letters kept per consumer (oldest dropped first): memory is all the in-process DLQ has. */
 const MAX_DEAD_LETTERS = 1000;
+/** Messages kept for a declared consumer that never subscribed (oldest dropped first). */
+const MAX_WAITING_FOR_CONSUMER = 10_000;
 
 class ConsumerQueue {
   readonly types = new Set<string>();
@@ -44,6 +48,10 @@ class ConsumerQueue {
   readonly timers = new Set<NodeJS.Timeout>();
   inFlight = 0;
   active = false;
+  /** True once a subscriber bound it (a queue declared by a publisher waits for its first one). */
+  everBound = false;
+  /** The subscribing bus's delivery observer. */
+  observe: (consumer: string, outcome: DeliveryOutcome) => void = () => undefined;
   /**
    * The async context of the subscriber (its app's logger): handlers run in it, not in the context
    * of whichever request published the event.
@@ -106,11 +114,33 @@ export class InProcessBroker {
     for (const queue of this.queues.values()) {
       if (!queue.types.has(envelope.type)) continue;
       queue.ready.push({ body, correlationId: envelope.correlationId, retries: 0 });
+      if (!queue.everBound && queue.ready.length > MAX_WAITING_FOR_CONSUMER) queue.ready.shift();
       this.schedule(queue);
     }
   }
 
-  bind(consumer: string, types: string[], handler: EventHandler, opts: SubscribeOptions = {}): void {
+  /**
+   * Creates the queues of consumers that have not subscribed yet, bound to `type`, so that events
+   * published now wait for them (as the AMQP adapter declares them on the broker).
+   */
+  declare(consumers: string[], type: string): void {
+    for (const consumer of consumers) {
+      let queue = this.queues.get(consumer);
+      if (!queue) {
+        queue = new ConsumerQueue(consumer, DEFAULT_PREFETCH, DEFAULT_MAX_RETRIES);
+        this.queues.set(consumer, queue);
+      }
+      queue.types.add(type);
+    }
+  }
+
+  bind(
+    consumer: string,
+    types: string[],
+    handler: EventHandler,
+    opts: SubscribeOptions = {},
+    observe?: (consumer: string, outcome: DeliveryOutcome) => void,
+  ): void {
     let queue = this.queues.get(consumer);
     if (!queue) {
       queue = new ConsumerQueue(
@@ -129,7 +159,9 @@ export class InProcessBroker {
       queue.handlers.set(type, handler);
     }
     queue.scope = new AsyncResource('InProcessConsumer');
+    if (observe) queue.observe = observe;
     queue.active = true;
+    queue.everBound = true;
     this.schedule(queue);
   }
 
@@ -201,6 +233,7 @@ export class InProcessBroker {
       envelope = decodeEnvelope(message.body, message.correlationId);
     } catch (err) {
       queue.addDead({ envelope: null, body: message.body, retries: message.retries, error: (err as Error).message });
+      queue.observe(queue.name, 'dead_lettered');
       return;
     }
     const handler = queue.handlers.get(envelope.type);
@@ -219,6 +252,7 @@ export class InProcessBroker {
   ): Promise<void> {
     try {
       await handler(envelope);
+      queue.observe(queue.name, 'handled');
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
       if (message.retries >= queue.maxRetries) {
@@ -226,6 +260,7 @@ export class InProcessBroker {
           `Consumer ${queue.name} failed on ${envelope.type} ${envelope.id} after ${message.retries} retries, dead-lettered: ${error}`,
         );
         queue.addDead({ envelope, body: message.body, retries: message.retries, error });
+        queue.observe(queue.name, 'dead_lettered');
         return;
       }
       const attempt = message.retries + 1;
@@ -240,6 +275,7 @@ export class InProcessBroker {
       }, delay);
       timer.unref();
       queue.timers.add(timer);
+      queue.observe(queue.name, 'retried');
     }
   }
 }
@@ -253,11 +289,15 @@ export class InProcessEventBus extends EventBus {
   private readonly consumers = new Set<string>();
   private closed = false;
 
-  /** `defaults`: prefetch and retries of a subscription that gives none (the app's EVENTS_* settings). */
+  /**
+   * `defaults`: prefetch and retries of a subscription that gives none (the app's EVENTS_* settings);
+   * `topology`: the durable consumers per event type whose queues a publish declares (as on RabbitMQ).
+   */
   constructor(
     private readonly source: string,
     readonly broker: InProcessBroker = InProcessBroker.shared(),
     private readonly defaults: SubscribeOptions = {},
+    private readonly topology: { consumerQueues?: Readonly<Record<string, readonly string[]>>; queuePrefix?: string } = {},
   ) {
     super();
   }
@@ -268,6 +308,10 @@ export class InProcessEventBus extends EventBus {
 
   async publishEnvelope(envelope: EventEnvelope<unknown>): Promise<void> {
     if (this.closed) throw new BrokerUnavailableError('The in-process event bus of this app is closed');
+    if (this.topology.consumerQueues) {
+      const queues = consumerQueuesOf(envelope.type, this.topology.consumerQueues, this.topology.queuePrefix);
+      if (queues.length > 0) this.broker.declare(queues, envelope.type);
+    }
     this.broker.publish(envelope);
   }
 
@@ -286,7 +330,16 @@ export class InProcessEventBus extends EventBus {
       events.map((e) => e.type),
       handler,
       { ...this.defaults, ...withoutUndefined(opts) },
+      (name, outcome) => this.delivered(name, outcome),
     );
+  }
+
+  override consumerNames(): string[] {
+    return [...this.consumers];
+  }
+
+  override async deadLetterDepths(): Promise<Record<string, number>> {
+    return Object.fromEntries([...this.consumers].map((c) => [c, this.broker.deadLetters(c).length]));
   }
 
   async check(): Promise<void> {

@@ -77,6 +77,15 @@ export class BaseConfig {
   @Max(3_600_000)
   EVENTS_MAX_RECONNECT_DELAY_MS = 30_000;
 
+  /**
+   * Declare the queues of the durable consumers of each event (the messaging lib's EVENT_CONSUMERS)
+   * before publishing it, so an event published before its consumer first started waits for it.
+   * Default true; false where a consumer's app is not deployed (its queue would only fill up).
+   */
+  @IsOptional()
+  @IsBoolean()
+  EVENTS_DECLARE_CONSUMERS?: boolean;
+
   /** How often the outbox relay looks for unsent events when no commit woke it. */
   @IsInt()
   @Min(10)
