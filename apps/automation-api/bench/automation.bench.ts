@@ -1,28 +1,37 @@
 /**
  * automation-api benchmark scenarios for `npm run bench` (tools/bench.ts), each against a baseline
- * measured in the same run on loopback:
+ * measured in the same run on loopback, by the same load generator running in a process of its own
+ * (./load-process), both sides warmed up alike, then rounds alternating the bare server and the
+ * service (a burst of other work on the machine weighs on both sides alike):
  *
  *  - `automation-api: webhook deliveries/s` — signed platform webhooks (one comment each, distinct
  *    ids) POSTed to /webhooks/instagram: signature check over the raw body, durable insert into the
  *    work queue, 200. Baseline: a bare Node HTTP server that reads the body and answers 200.
+ *    Every delivery answered 200 must be stored (work items counted afterwards), or the suite throws.
  *  - `automation-api: click redirects/s` — GET /r/{code} of tracked links (lookup, click row, run
  *    counter, contact tag, Event, outbox event), 302. Baseline: a bare Node server answering 302.
+ *    Every redirect must be counted (clicks, run counters and outbox rows afterwards), or the suite throws.
  *
  * Uses DATABASE_URL when set (a real PostgreSQL; the benchmark creates and drops its own schema),
  * else the embedded PGlite under a temporary DATA_DIR.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { automationApiService } from '../src/service';
-import { inParallel, listenOnLoopback as listen, sendRequest, startBenchService, type BenchMeasurement } from '@platform/bench';
+import { listenOnLoopback as listen, startBenchService, type BenchMeasurement } from '@platform/bench';
 
 export interface AutomationBenchOptions {
-  /** webhook deliveries (default 2000) */
+  /** requests per measured round and side (default 2000) */
   deliveries?: number;
-  /** click redirects (default 2000) */
+  /** requests per measured round and side (default 2000) */
   clicks?: number;
-  /** concurrent client requests (default 16) */
+  /** measured rounds per side (default 3) */
+  rounds?: number;
+  /** concurrent client connections (default 16) */
   concurrency?: number;
   databaseUrl?: string;
 }
@@ -46,14 +55,75 @@ function startBaseline() {
   );
 }
 
-const send = async (url: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<number> => (await sendRequest(url, method, body, headers)).status;
+interface LoadRequest {
+  method: string;
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
 
-function commentDelivery(i: number, runTag: string): { body: string; signature: string } {
+/** Answers of one load run (./load-process). */
+interface LoadResult {
+  seconds: number;
+  statuses: Record<string, number>;
+}
+
+/** The load generator in its own process (./load-process), driven over IPC, one run at a time. */
+class LoadProcess {
+  private constructor(private readonly child: ChildProcess) {}
+
+  static async start(): Promise<LoadProcess> {
+    const child = fork(join(__dirname, 'load-process.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    await once(child, 'message'); // ready
+    return new LoadProcess(child);
+  }
+
+  /** Every request once, over `concurrency` connections, timed from the first request to the last answer. */
+  async run(base: string, requests: LoadRequest[], concurrency: number): Promise<LoadResult> {
+    this.child.send({ base, requests, concurrency });
+    const [reply] = (await once(this.child, 'message')) as [LoadResult | { error: string }];
+    if ('error' in reply) throw new Error(`load generator: ${reply.error}`);
+    return reply;
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.kill();
+    await exited;
+  }
+}
+
+const answered = (runs: LoadResult[], status: number) => runs.reduce((n, r) => n + (r.statuses[String(status)] ?? 0), 0);
+const perSecond = (runs: LoadResult[], n: number) => (n * runs.length) / runs.reduce((s, r) => s + r.seconds, 0);
+
+/**
+ * Warm-up of both sides (not counted), then `rounds` rounds alternating the bare server and the
+ * service; `requests(side, round)` gives each run its requests (round -1: the warm-up).
+ */
+async function alternate(
+  loader: LoadProcess,
+  urls: { bare: string; service: string },
+  rounds: number,
+  concurrency: number,
+  requests: (side: 'bare' | 'service', round: number) => LoadRequest[],
+): Promise<{ bare: LoadResult[]; service: LoadResult[] }> {
+  await loader.run(urls.bare, requests('bare', -1), concurrency);
+  await loader.run(urls.service, requests('service', -1), concurrency);
+  const out = { bare: [] as LoadResult[], service: [] as LoadResult[] };
+  for (let r = 0; r < rounds; r++) {
+    out.bare.push(await loader.run(urls.bare, requests('bare', r), concurrency));
+    out.service.push(await loader.run(urls.service, requests('service', r), concurrency));
+  }
+  return out;
+}
+
+function commentDelivery(id: string): LoadRequest {
   const body = JSON.stringify({
     object: 'instagram',
-    entry: [{ id: IG_USER, time: Math.floor(Date.now() / 1000), changes: [{ field: 'comments', value: { id: `bench-${runTag}-${i}`, from: { id: `u${i % 500}`, username: `user${i % 500}` }, text: 'nothing matches this', media: { id: 'm1' } } }] }],
+    entry: [{ id: IG_USER, time: Math.floor(Date.now() / 1000), changes: [{ field: 'comments', value: { id, from: { id: `u${id.length % 500}`, username: `user${id.length % 500}` }, text: 'nothing matches this', media: { id: 'm1' } } }] }],
   });
-  return { body, signature: `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` };
+  return { method: 'POST', path: '/webhooks/instagram', body, headers: { 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` } };
 }
 
 async function withService<T>(opts: AutomationBenchOptions, fn: (url: string, ds: DataSource, schema: string) => Promise<T>): Promise<T> {
@@ -81,29 +151,31 @@ async function withService<T>(opts: AutomationBenchOptions, fn: (url: string, ds
 /** Webhook deliveries accepted per second (signature check + durable insert + 200). */
 export async function benchWebhookIngest(opts: AutomationBenchOptions = {}): Promise<BenchMeasurement> {
   const n = opts.deliveries ?? 2000;
+  const rounds = opts.rounds ?? 3;
   const concurrency = opts.concurrency ?? 16;
   const baseline = await startBaseline();
+  const loader = await LoadProcess.start();
   try {
     const tag = randomUUID().slice(0, 8);
-    const payloads = Array.from({ length: n }, (_v, i) => commentDelivery(i, tag));
-    const base = await inParallel(n, concurrency, async (i) => {
-      await send(baseline.url, 'POST', payloads[i].body, { 'x-hub-signature-256': payloads[i].signature });
+    const batch = (side: string, r: number) => Array.from({ length: r < 0 ? n / 4 : n }, (_v, i) => commentDelivery(`bench-${tag}-${side}-${r}-${i}`));
+    const { base, value, stored, ok } = await withService(opts, async (url, ds, schema) => {
+      const runs = await alternate(loader, { bare: baseline.url, service: url }, rounds, concurrency, batch);
+      const [{ count }] = (await ds.query(`SELECT count(*)::int AS count FROM ${schema}.inbound_events WHERE dedup_key LIKE $1`, [`%bench-${tag}-service-%`])) as Array<{ count: number }>;
+      return { base: perSecond(runs.bare, n), value: perSecond(runs.service, n), stored: count, ok: answered(runs.service, 200) };
     });
-    const value = await withService(opts, async (url) =>
-      inParallel(n, concurrency, async (i) => {
-        const status = await send(`${url}/webhooks/instagram`, 'POST', payloads[i].body, { 'x-hub-signature-256': payloads[i].signature });
-        if (status !== 200) throw new Error(`webhook answered ${status}`);
-      }),
-    );
+    const measured = n * rounds;
+    // The warm-up's deliveries are stored too.
+    if (ok !== measured || stored !== measured + n / 4) throw new Error(`bench: ${ok} of ${measured} deliveries answered 200, ${stored} stored (warm-up included)`);
     return {
       name: 'automation-api: webhook deliveries/s',
       value: round(value),
       unit: 'deliveries/s',
       baseline: round(base),
       ratio: round(value / base, 3),
-      detail: `${n} signed comment webhooks, ${concurrency} concurrent, stored in the work queue vs a bare Node server`,
+      detail: `${rounds} × ${n} signed comment webhooks alternating with the bare server, ${concurrency} connections from a load process of its own, each stored in the work queue before 200 (${stored} stored = answers + warm-up) vs a bare Node server`,
     };
   } finally {
+    await loader.close();
     await baseline.close();
   }
 }
@@ -111,14 +183,13 @@ export async function benchWebhookIngest(opts: AutomationBenchOptions = {}): Pro
 /** Click redirects per second (lookup + counted click + 302). */
 export async function benchClickRedirect(opts: AutomationBenchOptions = {}): Promise<BenchMeasurement> {
   const n = opts.clicks ?? 2000;
+  const rounds = opts.rounds ?? 3;
   const concurrency = opts.concurrency ?? 16;
   const links = 200;
   const baseline = await startBaseline();
+  const loader = await LoadProcess.start();
   try {
-    const base = await inParallel(n, concurrency, async () => {
-      await send(`${baseline.url}/r/abcdefghijkl`, 'GET');
-    });
-    const value = await withService(opts, async (url, ds, schema) => {
+    const { base, value, counted } = await withService(opts, async (url, ds, schema) => {
       const created = await fetch(`${url}/api/v1/automations`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
@@ -141,10 +212,16 @@ export async function benchClickRedirect(opts: AutomationBenchOptions = {}): Pro
         ]);
         codes.push(code);
       }
-      return inParallel(n, concurrency, async (i) => {
-        const status = await send(`${url}/r/${codes[i % links]}`, 'GET');
-        if (status !== 302) throw new Error(`redirect answered ${status}`);
-      });
+      const clicks = (r: number) => Array.from({ length: r < 0 ? n / 4 : n }, (_v, i): LoadRequest => ({ method: 'GET', path: `/r/${codes[i % links]}` }));
+      const runs = await alternate(loader, { bare: baseline.url, service: url }, rounds, concurrency, (_side, r) => clicks(r));
+      const total = n * rounds + n / 4;
+      if (answered(runs.service, 302) !== n * rounds) throw new Error(`bench: ${answered(runs.service, 302)} of ${n * rounds} clicks answered 302`);
+      const [row] = (await ds.query(
+        `SELECT (SELECT count(*)::int FROM ${schema}.clicks WHERE counted_at IS NOT NULL) AS clicks, (SELECT sum(click_count)::int FROM ${schema}.runs) AS counted,
+                (SELECT count(*)::int FROM ${schema}.events WHERE kind = 'link_clicked') AS events`,
+      )) as Array<{ clicks: number; counted: number; events: number }>;
+      if (row.clicks !== total || row.counted !== total || row.events !== total) throw new Error(`bench: ${total} clicks answered (warm-up included), ${JSON.stringify(row)} stored`);
+      return { base: perSecond(runs.bare, n), value: perSecond(runs.service, n), counted: total };
     });
     return {
       name: 'automation-api: click redirects/s',
@@ -152,9 +229,10 @@ export async function benchClickRedirect(opts: AutomationBenchOptions = {}): Pro
       unit: 'redirects/s',
       baseline: round(base),
       ratio: round(value / base, 3),
-      detail: `${n} GET /r/{code} over ${links} tracked links, ${concurrency} concurrent, each counted vs a bare Node server answering 302`,
+      detail: `${rounds} × ${n} GET /r/{code} over ${links} tracked links alternating with the bare server, ${concurrency} connections from a load process of its own, each counted before the 302 (${counted} counted = answers + warm-up) vs a bare Node server answering 302`,
     };
   } finally {
+    await loader.close();
     await baseline.close();
   }
 }

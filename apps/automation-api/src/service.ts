@@ -3,10 +3,15 @@ import { PlainErrorFilter } from '@platform/errors';
 import type { ServiceDefinition } from '@platform/platform';
 import { AccountsService } from './accounts/accounts.service';
 import { AutomationApiModule } from './app.module';
+import { clickRawRoute } from './clicks/click-raw-route';
+import { ClicksService } from './clicks/clicks.service';
+import { installRawRoutes } from './common/raw-routes';
 import { AutomationConfig } from './config';
 import { ConnectService } from './connect/connect.service';
 import { MCP_RESULT_MODELS } from './mcp/mcp-tools';
 import { McpService } from './mcp/mcp.service';
+import { webhookRawRoute } from './webhooks/webhook-raw-route';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 export const automationApiService: ServiceDefinition<AutomationConfig> = {
   name: 'automation-api',
@@ -15,8 +20,12 @@ export const automationApiService: ServiceDefinition<AutomationConfig> = {
   config: AutomationConfig,
   module: (config) => AutomationApiModule.forRoot(config),
   errorFilter: () => new PlainErrorFilter(),
-  // The MCP tools take their input schemas from the REST operations' OpenAPI description.
-  configure: (app) => app.get(McpService).useOpenApi(SwaggerModule.createDocument(app, new DocumentBuilder().build(), { extraModels: MCP_RESULT_MODELS })),
+  configure: (app, config) => {
+    // The MCP tools take their input schemas from the REST operations' OpenAPI description.
+    app.get(McpService).useOpenApi(SwaggerModule.createDocument(app, new DocumentBuilder().build(), { extraModels: MCP_RESULT_MODELS }));
+    // The click redirect and the platform's webhook deliveries skip Express's and Nest's per-request stack.
+    installRawRoutes(app, config, new PlainErrorFilter(), [clickRawRoute(app.get(ClicksService)), webhookRawRoute(app.get(WebhooksService))]);
+  },
   swagger: {
     title: 'Comment and DM automation API',
     version: '1.0.0',

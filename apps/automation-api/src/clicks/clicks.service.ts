@@ -4,6 +4,7 @@ import { OutboxRelay } from '@platform/messaging';
 import { SERVICE_NAME } from '@platform/platform';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
+import { ClickWriter } from './click-writer';
 import { ClicksRepository, newClickEnvelope, type CountedClick } from './clicks.repository';
 
 /** Tokens are 12 base62 characters (newClickCode, engine/engine-helpers.ts); anything else cannot be a link and costs no query. */
@@ -13,7 +14,7 @@ const TOKEN = /^[0-9A-Za-z]{10,64}$/;
  * The click redirect. Each click is stored and counted by one SQL statement before the 302 —
  * run counter, contact tag `link_clicked` (source `link_clicked:<date>`), Event, outbox event
  * `automation.link_clicked` — so an answered click is always counted, and the relay is woken to
- * publish the event. A sweep counts clicks that an earlier version of the service stored without
+ * publish the event. Concurrent clicks share one statement and one commit (ClickWriter). A sweep counts clicks that an earlier version of the service stored without
  * counting (it counted after the answer), once, on any replica.
  */
 @Injectable()
@@ -24,6 +25,7 @@ export class ClicksService implements OnApplicationBootstrap, BeforeApplicationS
 
   constructor(
     private readonly repo: ClicksRepository,
+    private readonly writer: ClickWriter,
     private readonly relay: OutboxRelay,
     private readonly clock: Clock,
     @Inject(SERVICE_NAME) private readonly serviceName: string,
@@ -46,7 +48,7 @@ export class ClicksService implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Stores and counts the click, answers the target URL; unknown code → 404. */
   async click(code: string, ip: string | null, userAgent: string | null): Promise<string> {
-    const counted = TOKEN.test(code) ? await this.repo.clickByToken(code, this.clock.now(), ip, userAgent, newClickEnvelope(this.serviceName)) : null;
+    const counted = TOKEN.test(code) ? await this.writer.click({ token: code, at: this.clock.now(), ip, userAgent, envelope: newClickEnvelope(this.serviceName) }) : null;
     if (!counted) throw new ApiError(404, 'NOT_FOUND', 'Unknown link', { suggestion: 'The link may be mistyped; ask the sender for a new one.' });
     this.published(counted);
     return counted.url;

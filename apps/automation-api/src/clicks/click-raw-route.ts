@@ -1,0 +1,32 @@
+import type { RawExchange, RawRoute } from '../common/raw-routes';
+import type { ClicksService } from './clicks.service';
+
+/**
+ * `GET|HEAD /r/{code}` whose code is written in the characters of a link token (nothing to
+ * percent-decode), with or without a query. Any other path under /r goes through ClicksController.
+ */
+const CLICK_PATH = /^\/r\/([0-9A-Za-z]{10,64})\/?(?:\?|$)/;
+
+/**
+ * The click redirect answered before Express and Nest (common/raw-routes.ts): the same work and
+ * answer as ClicksController.redirect — the click stored and counted before the 302 to the target
+ * (Express's `res.redirect`), an unknown code 404 in the app's error shape.
+ */
+export function clickRawRoute(clicks: ClicksService): RawRoute {
+  return {
+    match: (method, url) => ((method === 'GET' || method === 'HEAD') && CLICK_PATH.test(url) ? '/r/:code' : null),
+    handle: ({ req, res, fail }: RawExchange) => {
+      const code = CLICK_PATH.exec(req.url)![1];
+      clicks.click(code, req.ip ?? null, req.get('user-agent') ?? null).then(
+        (url) => {
+          try {
+            res.redirect(302, url);
+          } catch (err) {
+            fail(err);
+          }
+        },
+        fail,
+      );
+    },
+  };
+}

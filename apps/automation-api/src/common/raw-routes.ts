@@ -1,0 +1,137 @@
+import { IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Logger } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { databaseUnavailable, isDatabaseConnectionLoss } from '@platform/database';
+import { ApiError, type BaseErrorFilter } from '@platform/errors';
+import { MetricsService, requestIdFrom, securityHeaders, type BaseConfig } from '@platform/platform';
+import type { Request, Response } from 'express';
+
+/** What a raw route's handler gets: the request and response with Express's methods (`req.ip`, `res.redirect`, `res.send`). */
+export interface RawExchange {
+  req: Request;
+  res: Response;
+  /** Answers `err` as the app's routes do (DatabaseUnavailableInterceptor, then the app's error filter). */
+  fail(err: unknown): void;
+  /** Gives the request to Express and Nest after all (nothing may have been answered yet); `body` replays a body already read. */
+  handOn(body?: Buffer): void;
+}
+
+/**
+ * A hot public route answered before Express and Nest. `match` looks at the method and the raw URL
+ * only and returns the route template (counted in the metrics) or null; `handle` answers (or hands
+ * on) and must not throw.
+ */
+export interface RawRoute {
+  match(method: string, url: string): string | null;
+  handle(x: RawExchange): void;
+}
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The headers helmet (the platform's securityHeaders) puts on every answer of the app, in its order. */
+function securityHeaderList(production: boolean): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  const res = { setHeader: (name: string, value: string) => headers.push([name, String(value)]), removeHeader: () => undefined, getHeader: () => undefined };
+  (securityHeaders(production) as unknown as (req: unknown, res: unknown, next: () => void) => void)({ headers: {} }, res, () => undefined);
+  return headers;
+}
+
+/** A request whose body was read already, replayed for Express's body parsers. */
+function replayed(req: IncomingMessage, body: Buffer): IncomingMessage {
+  const copy = new IncomingMessage(req.socket);
+  Object.assign(copy, {
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    rawHeaders: req.rawHeaders,
+    httpVersion: req.httpVersion,
+    httpVersionMajor: req.httpVersionMajor,
+    httpVersionMinor: req.httpVersionMinor,
+    // Complete, or its end would destroy the socket (a request cut short) and the kept-alive connection with it.
+    complete: true,
+  });
+  copy.push(body);
+  copy.push(null);
+  return copy;
+}
+
+/**
+ * Answers the app's hottest public routes (the click redirect, the platform's webhook deliveries)
+ * without Express's and Nest's per-request stack, and hands every other request to Express. The
+ * answers are the routes' own, byte for byte: the same request id (`X-Request-Id`), the platform's
+ * security headers, Express's `res.redirect` / `res.send` (the request and response get Express's
+ * prototypes, as Express's own first step does), errors through DatabaseUnavailableInterceptor's
+ * rule and the app's error filter; each request is counted in `http_requests_total` /
+ * `http_request_duration_seconds` under its route template and logged at debug only (the access log
+ * line of the Express routes is not written for them).
+ */
+export function installRawRoutes(app: NestExpressApplication, config: Pick<BaseConfig, 'LOG_LEVEL' | 'NODE_ENV'>, filter: BaseErrorFilter, routes: RawRoute[]): void {
+  const server = app.getHttpServer() as Server;
+  const listeners = server.listeners('request') as RequestListener[];
+  if (listeners.length !== 1) throw new Error(`raw routes: expected one request listener (Express), found ${listeners.length}`);
+  const [express] = listeners;
+  const expressApp = app.getHttpAdapter().getInstance() as { request: object; response: object };
+  const metrics = app.get(MetricsService);
+  const logger = new Logger('RawRoutes');
+  const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
+  const production = config.NODE_ENV === 'production';
+  filter.production = production;
+  const security = securityHeaderList(production);
+
+  const serve = (route: RawRoute, template: string, req: IncomingMessage, res: ServerResponse) => {
+    const started = process.hrtime.bigint();
+    const id = requestIdFrom(req);
+    (req as IncomingMessage & { id?: string }).id = id;
+    res.setHeader('X-Request-Id', id);
+    for (const [name, value] of security) res.setHeader(name, value);
+    // What Express does first for every request: its request and response methods.
+    Object.assign(req, { res });
+    Object.assign(res, { req, locals: Object.create(null) as object });
+    Object.setPrototypeOf(req, expressApp.request);
+    Object.setPrototypeOf(res, expressApp.response);
+    let counted = false;
+    const count = (status: number) => {
+      if (counted) return;
+      counted = true;
+      metrics.observeHttp(req.method!, template, status, Number(process.hrtime.bigint() - started) / 1e9);
+      if (debug) logger.debug(`${req.method} ${template} ${status}`);
+    };
+    res.once('finish', () => count(res.statusCode));
+    res.once('close', () => count(res.writableFinished ? res.statusCode : 499));
+    const exchange: RawExchange = {
+      req: req as Request,
+      res: res as Response,
+      fail: (err) => {
+        try {
+          const error = isDatabaseConnectionLoss(err) && !(err instanceof ApiError) ? databaseUnavailable(err) : err;
+          filter.catch(error, { getType: () => 'http', switchToHttp: () => ({ getRequest: () => req, getResponse: () => res, getNext: () => undefined }) } as never);
+        } catch (e) {
+          logger.error(`${req.method} ${template}: ${(e as Error).message}`);
+          res.destroy();
+        }
+      },
+      handOn: (body) => {
+        counted = true; // Express's own middleware counts it
+        for (const [name] of security) res.removeHeader(name);
+        express(body ? replayed(req, body) : req, res);
+      },
+    };
+    route.handle(exchange);
+  };
+
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    for (const route of routes) {
+      const template = route.match(req.method ?? '', req.url ?? '');
+      if (template === null) continue;
+      try {
+        return serve(route, template, req, res);
+      } catch (err) {
+        logger.warn(`${req.method} ${template}: ${(err as Error).message}`);
+        if (!res.headersSent) res.destroy();
+        return;
+      }
+    }
+    express(req, res);
+  });
+}

@@ -1,0 +1,77 @@
+import type { RawExchange, RawRoute } from '../common/raw-routes';
+import type { WebhooksService } from './webhooks.service';
+
+const WEBHOOK_PATH = /^\/webhooks\/instagram\/?(?:\?|$)/;
+/** The JSON bodies body-parser reads as they are: no charset but UTF-8, nothing to inflate. */
+const JSON_TYPE = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
+/** Bodies read here at most; a larger one (up to the app's body limit) goes through Express. */
+const MAX_BYTES = 512 * 1024;
+/** The platform's MAX_JSON_DEPTH (rejectDeepJson): a body nested this deep goes through Express for its 400. */
+const MAX_DEPTH = 32;
+
+/** Whether an object or array is nested `max` levels deep in `value` (iterative). */
+function tooDeep(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * The platform's webhook deliveries (`POST /webhooks/instagram`) answered before Express and Nest
+ * (common/raw-routes.ts), with the same work and answers as WebhooksController.receive: a JSON body
+ * (UTF-8, not compressed, with a Content-Length) is read and parsed as the platform's parser does,
+ * then WebhooksService checks the signature over the raw bytes and stores the items (200
+ * `EVENT_RECEIVED` once committed; its errors in the app's error shape). Everything else — another
+ * content type or encoding, a chunked or large body, a body the parser would refuse (not an object
+ * at its first byte, malformed, nested too deep) — goes to Express with the body replayed, for the
+ * answers of the platform's parsers.
+ */
+export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
+  return {
+    match: (method, url) => (method === 'POST' && WEBHOOK_PATH.test(url) ? '/webhooks/instagram' : null),
+    handle: ({ req, res, fail, handOn }: RawExchange) => {
+      const length = req.headers['content-length'];
+      const encoding = req.headers['content-encoding'];
+      if (
+        !JSON_TYPE.test(req.headers['content-type'] ?? '') ||
+        (encoding !== undefined && encoding.toLowerCase() !== 'identity') ||
+        req.headers['transfer-encoding'] !== undefined ||
+        length === undefined ||
+        !/^\d{1,7}$/.test(length) ||
+        Number(length) === 0 ||
+        Number(length) > MAX_BYTES
+      ) {
+        return handOn();
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+        let body: unknown;
+        try {
+          // body-parser's strict mode: an object or an array from the first character.
+          body = raw[0] === 0x7b ? JSON.parse(raw.toString('utf8')) : undefined;
+        } catch {
+          body = undefined;
+        }
+        if (body === undefined || tooDeep(body, MAX_DEPTH)) return handOn(raw);
+        // As Nest does before the handler runs: the route's status and its @Header.
+        res.status(200);
+        res.setHeader('content-type', 'text/plain; charset=utf-8');
+        const signature = req.headers['x-hub-signature-256'];
+        webhooks.receive(raw, typeof signature === 'string' ? signature : undefined, body).then(() => {
+          try {
+            res.send('EVENT_RECEIVED');
+          } catch (err) {
+            fail(err);
+          }
+        }, fail);
+      });
+    },
+  };
+}
