@@ -1,11 +1,11 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { asDatabaseUnavailable } from '@platform/database';
 import { PlainErrorFilter } from '@platform/errors';
-import type { ServiceDefinition } from '@platform/platform';
+import { installRawRoutes, type ServiceDefinition } from '@platform/platform';
 import { AccountsService } from './accounts/accounts.service';
 import { AutomationApiModule } from './app.module';
 import { clickRawRoute } from './clicks/click-raw-route';
 import { ClicksService } from './clicks/clicks.service';
-import { installRawRoutes } from './common/raw-routes';
 import { AutomationConfig } from './config';
 import { ConnectService } from './connect/connect.service';
 import { MCP_RESULT_MODELS } from './mcp/mcp-tools';
@@ -24,7 +24,12 @@ export const automationApiService: ServiceDefinition<AutomationConfig> = {
     // The MCP tools take their input schemas from the REST operations' OpenAPI description.
     app.get(McpService).useOpenApi(SwaggerModule.createDocument(app, new DocumentBuilder().build(), { extraModels: MCP_RESULT_MODELS }));
     // The click redirect and the platform's webhook deliveries skip Express's and Nest's per-request stack.
-    installRawRoutes(app, config, new PlainErrorFilter(), [clickRawRoute(app.get(ClicksService)), webhookRawRoute(app.get(WebhooksService))]);
+    installRawRoutes(app, {
+      config,
+      filter: new PlainErrorFilter(),
+      routes: [clickRawRoute(app.get(ClicksService)), webhookRawRoute(app.get(WebhooksService))],
+      mapError: asDatabaseUnavailable,
+    });
   },
   swagger: {
     title: 'Comment and DM automation API',

@@ -37,6 +37,11 @@ export function databaseUnavailable(cause?: unknown): ApiError {
   return err;
 }
 
+/** `err` as the answer to a request: `databaseUnavailable(err)` when it is a lost connection (and not an ApiError already), else itself. */
+export function asDatabaseUnavailable(err: unknown): unknown {
+  return isDatabaseConnectionLoss(err) && !(err instanceof ApiError) ? databaseUnavailable(err) : err;
+}
+
 /**
  * Installed by DatabaseModule for every HTTP route: an error that is a lost database connection
  * (server restarted, connection killed, pool could not connect in time) becomes
@@ -49,7 +54,7 @@ export class DatabaseUnavailableInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     return next.handle().pipe(
       catchError((err: unknown) => {
-        throw isDatabaseConnectionLoss(err) && !(err instanceof ApiError) ? databaseUnavailable(err) : err;
+        throw asDatabaseUnavailable(err);
       }),
     );
   }

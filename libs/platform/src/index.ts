@@ -11,7 +11,8 @@ export { PlatformValidationPipe, PLATFORM_VALIDATION } from './http/validation';
 export { createServiceApp, loadServiceConfig, type CreateServiceAppOptions, type ServiceApp } from './create-service-app';
 export { startService, closeGracefully, DRAIN_TIMEOUT_MS, type RunningService, type StartServiceOptions } from './start-service';
 export { runService, migrate, usage, type RunServiceOptions } from './run-service';
-export { RejectNulPipe } from './http/input-safety';
+export { RejectNulPipe, MAX_JSON_DEPTH, firstTooDeep } from './http/input-safety';
+export { installRawRoutes, type RawRoute, type RawExchange, type RawRoutesOptions } from './http/raw-routes';
 export { BodyLimit, BODY_LIMIT_METADATA, DEFAULT_BODY_LIMIT } from './http/body-limits';
 export {
   securityHeaders,

@@ -1,4 +1,4 @@
-import type { RawExchange, RawRoute } from '../common/raw-routes';
+import type { RawExchange, RawRoute } from '@platform/platform';
 import type { ClicksService } from './clicks.service';
 
 /**
@@ -8,7 +8,7 @@ import type { ClicksService } from './clicks.service';
 const CLICK_PATH = /^\/r\/([0-9A-Za-z]{10,64})\/?(?:\?|$)/;
 
 /**
- * The click redirect answered before Express and Nest (common/raw-routes.ts): the same work and
+ * The click redirect answered before Express and Nest (@platform/platform's installRawRoutes): the same work and
  * answer as ClicksController.redirect — the click stored and counted before the 302 to the target
  * (Express's `res.redirect`), an unknown code 404 in the app's error shape.
  */

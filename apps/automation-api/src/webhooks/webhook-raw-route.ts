@@ -1,4 +1,4 @@
-import type { RawExchange, RawRoute } from '../common/raw-routes';
+import { firstTooDeep, MAX_JSON_DEPTH, type RawExchange, type RawRoute } from '@platform/platform';
 import type { WebhooksService } from './webhooks.service';
 
 const WEBHOOK_PATH = /^\/webhooks\/instagram\/?(?:\?|$)/;
@@ -6,24 +6,9 @@ const WEBHOOK_PATH = /^\/webhooks\/instagram\/?(?:\?|$)/;
 const JSON_TYPE = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 /** Bodies read here at most; a larger one (up to the app's body limit) goes through Express. */
 const MAX_BYTES = 512 * 1024;
-/** The platform's MAX_JSON_DEPTH (rejectDeepJson): a body nested this deep goes through Express for its 400. */
-const MAX_DEPTH = 32;
-
-/** Whether an object or array is nested `max` levels deep in `value` (iterative). */
-function tooDeep(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
 /**
  * The platform's webhook deliveries (`POST /webhooks/instagram`) answered before Express and Nest
- * (common/raw-routes.ts), with the same work and answers as WebhooksController.receive: a JSON body
+ * (@platform/platform's installRawRoutes), with the same work and answers as WebhooksController.receive: a JSON body
  * (UTF-8, not compressed, with a Content-Length) is read and parsed as the platform's parser does,
  * then WebhooksService checks the signature over the raw bytes and stores the items (200
  * `EVENT_RECEIVED` once committed; its errors in the app's error shape). Everything else — another
@@ -59,7 +44,8 @@ export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
         } catch {
           body = undefined;
         }
-        if (body === undefined || tooDeep(body, MAX_DEPTH)) return handOn(raw);
+        // nested too deep: Express's rejectDeepJson answers it
+        if (body === undefined || firstTooDeep(body, MAX_JSON_DEPTH) !== null) return handOn(raw);
         // As Nest does before the handler runs: the route's status and its @Header.
         res.status(200);
         res.setHeader('content-type', 'text/plain; charset=utf-8');

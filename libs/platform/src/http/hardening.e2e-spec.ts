@@ -1,4 +1,4 @@
-// Headers and limits of every app (issue 32): helmet's headers on pages and answers, body limits
+// Headers and limits of every app: helmet's headers on pages and answers, body limits
 // per route (JSON over the limit → 413 in the app's shape, multipart untouched), slow clients cut
 // off by the headers, request and keep-alive timeouts, and production answers without internal text.
 import { Body, Controller, Get, Header, InternalServerErrorException, Module, Post, Req, type DynamicModule } from '@nestjs/common';

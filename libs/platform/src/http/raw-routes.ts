@@ -1,16 +1,18 @@
 import { IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { databaseUnavailable, isDatabaseConnectionLoss } from '@platform/database';
-import { ApiError, type BaseErrorFilter } from '@platform/errors';
-import { MetricsService, requestIdFrom, securityHeaders, type BaseConfig } from '@platform/platform';
+import type { BaseErrorFilter } from '@platform/errors';
 import type { Request, Response } from 'express';
+import type { BaseConfig } from '../config/base.config';
+import { requestIdFrom } from '../logging/logging';
+import { MetricsService } from '../metrics/metrics.service';
+import { securityHeaders } from './security-headers';
 
 /** What a raw route's handler gets: the request and response with Express's methods (`req.ip`, `res.redirect`, `res.send`). */
 export interface RawExchange {
   req: Request;
   res: Response;
-  /** Answers `err` as the app's routes do (DatabaseUnavailableInterceptor, then the app's error filter). */
+  /** Answers `err` as the app's routes do (`mapError`, then the app's error filter). */
   fail(err: unknown): void;
   /** Gives the request to Express and Nest after all (nothing may have been answered yet); `body` replays a body already read. */
   handOn(body?: Buffer): void;
@@ -55,17 +57,27 @@ function replayed(req: IncomingMessage, body: Buffer): IncomingMessage {
   return copy;
 }
 
+export interface RawRoutesOptions {
+  config: Pick<BaseConfig, 'LOG_LEVEL' | 'NODE_ENV'>;
+  /** the app's error filter (the one its service definition installs) */
+  filter: BaseErrorFilter;
+  routes: RawRoute[];
+  /** what the app's interceptors would make of an error first (the database lib's `asDatabaseUnavailable`) */
+  mapError?: (err: unknown) => unknown;
+}
+
 /**
- * Answers the app's hottest public routes (the click redirect, the platform's webhook deliveries)
+ * Answers an app's hottest public routes (a click redirect, a platform's webhook deliveries)
  * without Express's and Nest's per-request stack, and hands every other request to Express. The
  * answers are the routes' own, byte for byte: the same request id (`X-Request-Id`), the platform's
  * security headers, Express's `res.redirect` / `res.send` (the request and response get Express's
- * prototypes, as Express's own first step does), errors through DatabaseUnavailableInterceptor's
- * rule and the app's error filter; each request is counted in `http_requests_total` /
- * `http_request_duration_seconds` under its route template and logged at debug only (the access log
- * line of the Express routes is not written for them).
+ * prototypes, as Express's own first step does), errors through `mapError` and the app's error
+ * filter; each request is counted in `http_requests_total` / `http_request_duration_seconds` under
+ * its route template and logged at debug only (the access log line of the Express routes is not
+ * written for them), and is not held by the graceful shutdown's drain. Call it from the service
+ * definition's `configure`, after the routes' services exist.
  */
-export function installRawRoutes(app: NestExpressApplication, config: Pick<BaseConfig, 'LOG_LEVEL' | 'NODE_ENV'>, filter: BaseErrorFilter, routes: RawRoute[]): void {
+export function installRawRoutes(app: NestExpressApplication, { config, filter, routes, mapError = (err) => err }: RawRoutesOptions): void {
   const server = app.getHttpServer() as Server;
   const listeners = server.listeners('request') as RequestListener[];
   if (listeners.length !== 1) throw new Error(`raw routes: expected one request listener (Express), found ${listeners.length}`);
@@ -103,8 +115,7 @@ export function installRawRoutes(app: NestExpressApplication, config: Pick<BaseC
       res: res as Response,
       fail: (err) => {
         try {
-          const error = isDatabaseConnectionLoss(err) && !(err instanceof ApiError) ? databaseUnavailable(err) : err;
-          filter.catch(error, { getType: () => 'http', switchToHttp: () => ({ getRequest: () => req, getResponse: () => res, getNext: () => undefined }) } as never);
+          filter.catch(mapError(err), { getType: () => 'http', switchToHttp: () => ({ getRequest: () => req, getResponse: () => res, getNext: () => undefined }) } as never);
         } catch (e) {
           logger.error(`${req.method} ${template}: ${(e as Error).message}`);
           res.destroy();

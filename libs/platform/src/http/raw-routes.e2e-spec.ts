@@ -1,0 +1,115 @@
+// installRawRoutes: a route answered before Express carries what an Express answer carries (request
+// id, security headers, the app's error shape, the HTTP metrics), hands a request on to Express (a
+// body it read replayed to the platform's parsers), and a handler that throws costs its connection,
+// never the process; every other request reaches Express untouched.
+import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
+import { ApiError, EnvelopeErrorFilter } from '@platform/errors';
+import request from 'supertest';
+import { BaseConfig } from '../config/base.config';
+import { createServiceApp } from '../create-service-app';
+import type { ServiceDefinition } from '../service-definition';
+import { installRawRoutes, type RawRoute } from './raw-routes';
+
+@Controller()
+class EchoController {
+  @Post('fast/body')
+  echo(@Body() body: Record<string, unknown>) {
+    return { via: 'express', body };
+  }
+
+  @Get('fast/handed')
+  handed() {
+    return { via: 'express' };
+  }
+
+  @Get('slow')
+  slow() {
+    return { via: 'express' };
+  }
+}
+
+@Module({ controllers: [EchoController] })
+class EchoModule {}
+
+class LostConnection extends Error {}
+
+const FAST: RawRoute = {
+  match: (method, url) => (url.startsWith('/fast/') ? `/fast/:x` : null),
+  handle: ({ req, res, fail, handOn }) => {
+    const x = req.url.slice('/fast/'.length);
+    if (x === 'handed') return handOn();
+    if (x === 'fail') return fail(new ApiError(409, 'ALREADY_DONE', 'The run already finished'));
+    if (x === 'lost') return fail(new LostConnection('connection terminated'));
+    if (x === 'throw') throw new Error('a bug in the handler');
+    if (x === 'body') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => handOn(Buffer.concat(chunks)));
+      return;
+    }
+    res.status(200).send({ via: 'raw', x });
+  },
+};
+
+const definition: ServiceDefinition = {
+  name: 'raw-routes-test',
+  port: 0,
+  config: BaseConfig,
+  module: (): DynamicModule => ({ module: EchoModule }),
+  swagger: { title: 'raw', description: 'test', version: '1' },
+  errorFilter: () => new EnvelopeErrorFilter(),
+  bodyLimit: '1kb',
+  configure: (app, config) =>
+    installRawRoutes(app, {
+      config,
+      filter: new EnvelopeErrorFilter(),
+      routes: [FAST],
+      mapError: (err) => (err instanceof LostConnection ? new ApiError(503, 'DATABASE_UNAVAILABLE', 'The database is unavailable') : err),
+    }),
+};
+
+describe('installRawRoutes', () => {
+  let app: Awaited<ReturnType<typeof createServiceApp>>['app'];
+
+  beforeAll(async () => {
+    ({ app } = await createServiceApp(definition, { env: { NODE_ENV: 'test', LOG_LEVEL: 'silent' }, logger: false }));
+    await app.init();
+  });
+  afterAll(() => app?.close());
+
+  it('answers a matched route itself, with the request id and the security headers of an Express answer', async () => {
+    const raw = await request(app.getHttpServer()).get('/fast/abc').set('X-Request-Id', 'req-raw-1').expect(200);
+    expect(raw.body).toEqual({ via: 'raw', x: 'abc' });
+    const viaExpress = await request(app.getHttpServer()).get('/slow').expect(200);
+    expect(viaExpress.body).toEqual({ via: 'express' });
+    expect(raw.headers['x-request-id']).toBe('req-raw-1');
+    for (const name of ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy']) {
+      expect([name, raw.headers[name]]).toEqual([name, viaExpress.headers[name]]);
+    }
+  });
+
+  it('answers errors in the app shape, after mapError', async () => {
+    const failed = await request(app.getHttpServer()).get('/fast/fail').expect(409);
+    expect(failed.body).toMatchObject({ success: false, error: { code: 'ALREADY_DONE', statusCode: 409 } });
+    const lost = await request(app.getHttpServer()).get('/fast/lost').expect(503);
+    expect(lost.body.error.code).toBe('DATABASE_UNAVAILABLE');
+  });
+
+  it('hands a request on to Express, a body it read replayed to the parsers (their limits too)', async () => {
+    expect((await request(app.getHttpServer()).get('/fast/handed').expect(200)).body).toEqual({ via: 'express' });
+    const echoed = await request(app.getHttpServer()).post('/fast/body').send({ a: 1, b: ['x'] }).expect(201);
+    expect(echoed.body).toEqual({ via: 'express', body: { a: 1, b: ['x'] } });
+    const big = await request(app.getHttpServer()).post('/fast/body').send({ data: 'x'.repeat(2000) }).expect(413);
+    expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('closes the connection of a handler that throws and keeps serving', async () => {
+    await expect(request(app.getHttpServer()).get('/fast/throw')).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect((await request(app.getHttpServer()).get('/fast/again').expect(200)).body).toEqual({ via: 'raw', x: 'again' });
+  });
+
+  it('counts its answers in the HTTP metrics under the route template', async () => {
+    const metrics = await request(app.getHttpServer()).get('/metrics').expect(200);
+    expect(metrics.text).toMatch(/http_requests_total\{[^}]*route="\/fast\/:x"[^}]*\} \d+/);
+  });
+});
