@@ -44,5 +44,6 @@ export const knowledgeApiService: ServiceDefinition<KnowledgeApiConfig> = {
     description,
     aliases: ['/docs'],
     redoc: '/redoc',
+    configure: (b) => b.addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'KNOWLEDGE_API_KEY (also as `Authorization: Bearer`)' }, 'api_key'),
   },
 };

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiConsumes, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { renderConnectPage } from './connect-page';
 import { CONNECT_COOKIE, CONNECT_PATH, ConnectService, STATE_TTL_MS, type PageResult } from './connect.service';
@@ -48,6 +48,9 @@ export class ConnectController {
   })
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'The page', content: HTML })
+  @ApiBadRequestResponse({ description: '`{error}`: `link` is not the shape of a connect link\'s secret' })
+  @ApiNotFoundResponse({ description: 'Page: unknown, used or expired link', content: HTML })
+  @ApiConflictResponse({ description: 'Page: the login is not configured', content: HTML })
   async page(@Query() q: ConnectLinkDto, @Res() res: Response): Promise<void> {
     send(res, await this.connect.page(q.link), this.connect.authorizeOrigin);
   }
@@ -60,7 +63,10 @@ export class ConnectController {
   })
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ type: ConnectLinkDto })
-  @ApiFoundResponse({ description: 'Redirect to the authorization window' })
+  @ApiResponse({ status: 303, description: 'Redirect to the authorization window' })
+  @ApiBadRequestResponse({ description: '`{error}`: `link` is not the shape of a connect link\'s secret' })
+  @ApiNotFoundResponse({ description: 'Page: unknown, used or expired link', content: HTML })
+  @ApiConflictResponse({ description: 'Page: the login is not configured', content: HTML })
   @ApiProduces('text/html')
   async start(@Body() body: ConnectLinkDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const result = await this.connect.start(body.link);
@@ -77,6 +83,9 @@ export class ConnectController {
   })
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'Result page', content: HTML })
+  @ApiBadRequestResponse({ description: 'Page: unknown, used or expired state, or the browser lacks the cookie of the start', content: HTML })
+  @ApiConflictResponse({ description: 'Page: that platform account is connected to another account', content: HTML })
+  @ApiResponse({ status: 502, description: 'Page: the platform refused (the link can be used again)', content: HTML })
   async callback(@Query() q: ConnectCallbackDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const result = await this.connect.callback(q, readCookie(req, CONNECT_COOKIE));
     res.clearCookie(CONNECT_COOKIE, { path: CONNECT_PATH });

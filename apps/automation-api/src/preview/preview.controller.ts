@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountAuth, CurrentAccount } from '../accounts/account-key.guard';
 import type { AccountEntity } from '../accounts/entities/account.entity';
 import { ErrorDto } from '../common/error.dto';
@@ -22,6 +22,7 @@ export class PreviewController {
   })
   @ApiOkResponse({ type: PreviewDto })
   @ApiBadRequestResponse({ type: ErrorDto })
+  @ApiNotFoundResponse({ type: ErrorDto, description: '`automation_id` names no automation of the account' })
   preview(@CurrentAccount() account: AccountEntity, @Body() body: PreviewRequestDto): Promise<PreviewDto> {
     return this.previews.preview(account.id, body);
   }

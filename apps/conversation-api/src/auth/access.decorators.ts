@@ -27,3 +27,8 @@ export function RequirePermission(permission?: Permission): MethodDecorator & Cl
     ...(permission ? [ApiResponse({ status: 403, description: `\`FORBIDDEN\`: the caller's role lacks \`${permission}\``, content: errorBody })] : []),
   );
 }
+
+/** An error answer of a route in the error envelope (Swagger only): `ApiErrorAnswer(404, '`CONTACT_NOT_FOUND`: …')`. */
+export function ApiErrorAnswer(status: number, description: string): MethodDecorator {
+  return applyDecorators(ApiExtraModels(ErrorEnvelopeDto), ApiResponse({ status, description, content: errorBody }));
+}

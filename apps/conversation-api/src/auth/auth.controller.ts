@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
 import { UserDto, userView } from '../users/dto/user.dto';
 import { UsersService } from '../users/users.service';
-import { Public, RequirePermission } from './access.decorators';
+import { ApiErrorAnswer, Public, RequirePermission } from './access.decorators';
 import { AuthService } from './auth.service';
 import { LoginDto, LogoutResultDto, PasswordResetConfirmDto, PasswordResetRequestDto, RefreshDto, ResetDoneDto, ResetRequestedDto, TokenPairDto } from './dto/auth.dto';
 import { CurrentPrincipal, type Principal } from './principal';
@@ -21,6 +21,7 @@ export class AuthController {
   @Public()
   @ApiOperation({ summary: 'Log in', description: 'Returns an access token (15 minutes) and a refresh token (7 days). 401 `INVALID_CREDENTIALS`.' })
   @ApiOkEnvelope(TokenPairDto)
+  @ApiErrorAnswer(401, '`INVALID_CREDENTIALS`')
   login(@Body() body: LoginDto) {
     return this.auth.login(body.email, body.password);
   }
@@ -33,6 +34,7 @@ export class AuthController {
     description: 'Uses the refresh token up and returns a new pair. 401 `INVALID_REFRESH_TOKEN` (unknown, expired, revoked); 401 `REFRESH_TOKEN_REUSED` when a used token is presented again: the whole session is revoked.',
   })
   @ApiOkEnvelope(TokenPairDto)
+  @ApiErrorAnswer(401, '`INVALID_REFRESH_TOKEN` or `REFRESH_TOKEN_REUSED`')
   refresh(@Body() body: RefreshDto) {
     return this.auth.refresh(body.refresh_token);
   }
@@ -71,6 +73,7 @@ export class AuthController {
   @Public()
   @ApiOperation({ summary: 'Set a new password with the mailed token', description: 'Ends every session of the user. 400 `INVALID_RESET_TOKEN` when the token is unknown, used or expired.' })
   @ApiOkEnvelope(ResetDoneDto)
+  @ApiErrorAnswer(400, '`INVALID_RESET_TOKEN`: unknown, used or expired')
   confirmReset(@Body() body: PasswordResetConfirmDto) {
     return this.auth.confirmPasswordReset(body.token, body.password);
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
+import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { pageOf } from '../common/pagination';
@@ -34,6 +34,7 @@ export class CannedResponsesController {
   @Get(':id')
   @RequirePermission('conversations:read')
   @ApiOkEnvelope(CannedResponseDto)
+  @ApiErrorAnswer(404, '`CANNED_RESPONSE_NOT_FOUND`: no such canned response in the caller\'s account (ids of another account answer 404 too)')
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return cannedView(await this.canned.get(p.accountId, id));
   }
@@ -45,6 +46,7 @@ export class CannedResponsesController {
     description: 'Variables from the conversation’s contact, the caller (`{{agent.*}}`), the conversation’s number and the account. The conversation must be one the caller sees (404 `CONVERSATION_NOT_FOUND` otherwise).',
   })
   @ApiOkEnvelope(RenderedCannedResponseDto)
+  @ApiErrorAnswer(404, '`CANNED_RESPONSE_NOT_FOUND`: no such canned response in the caller\'s account (ids of another account answer 404 too); `CONVERSATION_NOT_FOUND` for a `conversation_id` the caller cannot see')
   render(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Query() query: RenderQueryDto) {
     return this.rendering.execute(p, id, query.conversation_id);
   }
@@ -60,6 +62,7 @@ export class CannedResponsesController {
   @Patch(':id')
   @RequirePermission('recipes:write')
   @ApiOkEnvelope(CannedResponseDto)
+  @ApiErrorAnswer(404, '`CANNED_RESPONSE_NOT_FOUND`: no such canned response in the caller\'s account (ids of another account answer 404 too)')
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateCannedResponseDto) {
     return cannedView(await this.canned.update(p.accountId, id, body));
   }
@@ -68,6 +71,7 @@ export class CannedResponsesController {
   @RequirePermission('recipes:write')
   @ApiOperation({ summary: 'Delete a canned response', description: 'A published recipe replying with it logs that action as failed from then on.' })
   @ApiOkEnvelope(DeletedDto)
+  @ApiErrorAnswer(404, '`CANNED_RESPONSE_NOT_FOUND`: no such canned response in the caller\'s account (ids of another account answer 404 too)')
   delete(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.canned.delete(p.accountId, id);
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
+import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { ChannelsService } from './channels.service';
 import { ChannelDto, ChannelTestDto, channelView, CreateEmailChannelDto, CreateWhatsAppChannelDto, UpdateChannelDto } from './dto/channel.dto';
@@ -23,6 +23,7 @@ export class ChannelsController {
   @RequirePermission()
   @ApiOperation({ summary: 'A channel', description: '404 `CHANNEL_NOT_FOUND` for a channel of another account, or one the caller neither manages (`channels:manage`) nor is a member of.' })
   @ApiOkEnvelope(ChannelDto)
+  @ApiErrorAnswer(404, '`CHANNEL_NOT_FOUND`: no such channel in the caller\'s account (ids of another account answer 404 too), or one the caller (without channels:manage) is no member of')
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return channelView(await this.channels.getFor(p, id));
   }
@@ -61,6 +62,8 @@ export class ChannelsController {
     description: 'Logs in to IMAP and opens the mailbox, connects and authenticates to SMTP (STARTTLS when offered); reads and sends nothing. Each server’s outcome with its error. 422 `CHANNEL_TEST_UNSUPPORTED` for WhatsApp channels.',
   })
   @ApiOkEnvelope(ChannelTestDto)
+  @ApiErrorAnswer(404, '`CHANNEL_NOT_FOUND`: no such channel in the caller\'s account (ids of another account answer 404 too), or one the caller (without channels:manage) is no member of')
+  @ApiErrorAnswer(422, '`CHANNEL_TEST_UNSUPPORTED`: a WhatsApp channel')
   async test(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.channels.test(p.accountId, id);
   }
@@ -69,6 +72,7 @@ export class ChannelsController {
   @RequirePermission('channels:manage')
   @ApiOperation({ summary: 'Update a channel: name, credentials, automatic assignment (members, cap, team)' })
   @ApiOkEnvelope(ChannelDto)
+  @ApiErrorAnswer(404, '`CHANNEL_NOT_FOUND`: no such channel in the caller\'s account (ids of another account answer 404 too), or one the caller (without channels:manage) is no member of')
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateChannelDto) {
     return channelView(await this.channels.update(p.accountId, id, body));
   }

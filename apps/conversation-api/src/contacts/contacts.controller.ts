@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope, ApiPageEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
+import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { Deprecated } from '../common/deprecated.decorator';
@@ -68,6 +68,7 @@ export class ContactsController {
   @RequirePermission('attributes:manage')
   @ApiOperation({ summary: 'Remove an attribute definition (stored values stay until updated)' })
   @ApiOkEnvelope(DeletedDto)
+  @ApiErrorAnswer(404, '`ATTRIBUTE_NOT_FOUND`: no such attribute definition in the caller\'s account (ids of another account answer 404 too)')
   undefine(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.contacts.undefine(p.accountId, id);
   }
@@ -76,6 +77,7 @@ export class ContactsController {
   @RequirePermission('contacts:read')
   @ApiOperation({ summary: 'A contact with its conversations' })
   @ApiOkEnvelope(ContactWithConversationsDto)
+  @ApiErrorAnswer(404, '`CONTACT_NOT_FOUND`: no such contact in the caller\'s account (ids of another account answer 404 too)')
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     const { contact, conversations } = await this.contactWithConversations.execute(p, id);
     return { ...contactView(contact), conversations: conversations.map(conversationView) };
@@ -85,6 +87,7 @@ export class ContactsController {
   @RequirePermission('contacts:write')
   @ApiOperation({ summary: 'Update name, email or phone' })
   @ApiOkEnvelope(ContactDto)
+  @ApiErrorAnswer(404, '`CONTACT_NOT_FOUND`: no such contact in the caller\'s account (ids of another account answer 404 too)')
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateContactDto) {
     return contactView(await this.contacts.update(p.accountId, id, body));
   }
@@ -93,6 +96,7 @@ export class ContactsController {
   @RequirePermission('contacts:write')
   @ApiOperation({ summary: 'Update custom attributes', description: '422 `VALIDATION_ERROR` naming each undefined key or value of the wrong type.' })
   @ApiOkEnvelope(ContactDto)
+  @ApiErrorAnswer(404, '`CONTACT_NOT_FOUND`: no such contact in the caller\'s account (ids of another account answer 404 too)')
   async attributes(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateAttributesDto) {
     return contactView(await this.contacts.updateAttributes(p.accountId, id, body.custom_attributes));
   }

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPageEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
+import { ApiErrorAnswer, RequirePermission } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RawResponse } from '../common/envelope.interceptor';
 import { pageOf } from '../common/pagination';
@@ -24,6 +24,7 @@ export class MessagesController {
       'Not shown in the spec: the meta of a cursor page is `{total, limit, older, newer, has_newer}` instead of `{total, page, limit}`. 400 `INVALID_CURSOR` for a cursor of another conversation.',
   })
   @ApiOkResponse({ type: MessagePageDto })
+  @ApiErrorAnswer(404, '`CONVERSATION_NOT_FOUND`: no such conversation in the caller\'s account, or in a channel the caller (not an administrator) is no member of')
   async page(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Query() q: MessagePageQueryDto): Promise<MessagePageDto> {
     return messagePageView(await this.browsing.page(p, id, { before: q.before, after: q.after, limit: q.limit ?? 50 }));
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
+import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { CreateLabelDto, LabelDto, labelView, UpdateLabelDto } from './dto/label.dto';
@@ -28,6 +28,7 @@ export class LabelsController {
   @Get(':id')
   @RequirePermission('conversations:read')
   @ApiOkEnvelope(LabelDto)
+  @ApiErrorAnswer(404, '`LABEL_NOT_FOUND`: no such label in the caller\'s account (ids of another account answer 404 too)')
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return labelView(await this.labels.get(p.accountId, id));
   }
@@ -44,6 +45,7 @@ export class LabelsController {
   @RequirePermission('recipes:write')
   @ApiOperation({ summary: 'Rename, describe or recolour a label', description: 'Renaming does not rename the label on conversations that carry it. 409 `LABEL_NAME_TAKEN`.' })
   @ApiOkEnvelope(LabelDto)
+  @ApiErrorAnswer(404, '`LABEL_NOT_FOUND`: no such label in the caller\'s account (ids of another account answer 404 too)')
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateLabelDto) {
     return labelView(await this.labels.update(p.accountId, id, body));
   }
@@ -51,6 +53,7 @@ export class LabelsController {
   @Delete(':id')
   @RequirePermission('recipes:write')
   @ApiOkEnvelope(DeletedDto)
+  @ApiErrorAnswer(404, '`LABEL_NOT_FOUND`: no such label in the caller\'s account (ids of another account answer 404 too)')
   delete(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.labels.delete(p.accountId, id);
   }

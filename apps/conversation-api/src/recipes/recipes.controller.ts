@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, ParseIntPipe, 
 import { ApiBody, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
 import type { Response } from 'express';
-import { RequirePermission } from '../auth/access.decorators';
+import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { PageQueryDto, pageOf } from '../common/pagination';
@@ -45,6 +45,7 @@ export class RecipesController {
   @Get(':id')
   @RequirePermission('recipes:read')
   @ApiOkEnvelope(RecipeDto)
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return recipeView(await this.recipes.get(p.accountId, id), hasPermission(p.permissions, 'recipes:write'));
   }
@@ -53,6 +54,7 @@ export class RecipesController {
   @RequirePermission('recipes:write')
   @ApiOperation({ summary: 'Rename a recipe' })
   @ApiOkEnvelope(RecipeDto)
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async rename(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: CreateRecipeDto) {
     return recipeView(await this.recipes.rename(p.accountId, id, body.name), true);
   }
@@ -61,6 +63,7 @@ export class RecipesController {
   @RequirePermission('recipes:read')
   @ApiOperation({ summary: 'The draft, with its ETag header' })
   @ApiOkEnvelope(RecipeDraftDto)
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async draft(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Res({ passthrough: true }) res: Response) {
     const { draft, etag } = await this.recipes.draft(p.accountId, id);
     res.setHeader('ETag', etag);
@@ -77,6 +80,7 @@ export class RecipesController {
   @ApiBody({ type: RecipeDraftDto })
   @apply(...PRECONDITIONS)
   @ApiOkEnvelope(RecipeDraftDto)
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async saveDraft(
     @CurrentPrincipal() p: Principal,
     @Param('id', ParseUUIDPipe) id: string,
@@ -99,6 +103,7 @@ export class RecipesController {
   @ApiHeader(IF_MATCH)
   @apply(...PRECONDITIONS)
   @ApiOkEnvelope(RecipeVersionDto, { status: 201 })
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async publish(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Headers('if-match') ifMatch: string | undefined, @Res({ passthrough: true }) res: Response) {
     const { version, etag } = await this.recipes.publish(p, id, ifMatch);
     res.setHeader('ETag', etag);
@@ -109,6 +114,7 @@ export class RecipesController {
   @RequirePermission('recipes:read')
   @ApiOperation({ summary: 'Published versions, newest first' })
   @ApiOkEnvelope(RecipeVersionDto, { isArray: true })
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async versions(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return (await this.recipes.versions(p.accountId, id)).map(versionView);
   }
@@ -117,6 +123,7 @@ export class RecipesController {
   @RequirePermission('recipes:read')
   @ApiOperation({ summary: 'One published version', description: '404 `VERSION_NOT_FOUND`.' })
   @ApiOkEnvelope(RecipeVersionDto)
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too); `VERSION_NOT_FOUND`')
   async version(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Param('version', ParseIntPipe) version: number) {
     return versionView(await this.recipes.version(p.accountId, id, version));
   }
@@ -131,6 +138,7 @@ export class RecipesController {
   @ApiHeader({ ...IF_MATCH, required: false })
   @apply(...PRECONDITIONS)
   @ApiOkEnvelope(RecipeVersionDto, { status: 201 })
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async rollback(
     @CurrentPrincipal() p: Principal,
     @Param('id', ParseUUIDPipe) id: string,
@@ -148,6 +156,7 @@ export class RecipesController {
   @RequirePermission('recipes:publish')
   @ApiOperation({ summary: 'Stop running the recipe (its versions stay)' })
   @ApiOkEnvelope(RecipeDto)
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async disable(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return recipeView(await this.recipes.setEnabled(p.accountId, id, false), true);
   }
@@ -157,6 +166,7 @@ export class RecipesController {
   @RequirePermission('recipes:publish')
   @ApiOperation({ summary: 'Run the published version again' })
   @ApiOkEnvelope(RecipeDto)
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async enable(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return recipeView(await this.recipes.setEnabled(p.accountId, id, true), true);
   }
@@ -165,6 +175,7 @@ export class RecipesController {
   @RequirePermission('recipes:publish')
   @ApiOperation({ summary: 'Delete a recipe with its versions and run log' })
   @ApiOkEnvelope(DeletedDto)
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   delete(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.recipes.delete(p.accountId, id);
   }
@@ -173,6 +184,7 @@ export class RecipesController {
   @RequirePermission('recipes:read')
   @ApiOperation({ summary: 'The recipe’s runs, newest first (paginated)', description: 'One per triggering event whose conditions held (or that a loop guard stopped), with each action’s outcome.' })
   @ApiOkEnvelope(RecipeRunDto, { isArray: true })
+  @ApiErrorAnswer(404, '`RECIPE_NOT_FOUND`: no such recipe in the caller\'s account (ids of another account answer 404 too)')
   async runs(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Query() query: PageQueryDto) {
     const { page, limit, offset } = pageOf(query);
     const { items, total } = await this.recipes.runs(p.accountId, id, limit, offset);

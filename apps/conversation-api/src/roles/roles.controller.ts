@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
+import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { CreateRoleDto, PermissionDto, RoleDto, roleView, UpdateRoleDto } from './dto/role.dto';
@@ -32,6 +32,7 @@ export class RolesController {
   @Get(':id')
   @RequirePermission()
   @ApiOkEnvelope(RoleDto)
+  @ApiErrorAnswer(404, '`ROLE_NOT_FOUND`: no such role in the caller\'s account (ids of another account answer 404 too)')
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return roleView(await this.roles.get(p.accountId, id));
   }
@@ -48,6 +49,7 @@ export class RolesController {
   @RequirePermission('roles:manage')
   @ApiOperation({ summary: 'Update a custom role', description: '403 `BUILT_IN_ROLE` for administrator and agent; 403 `PERMISSION_NOT_GRANTABLE` when the role holds, before or after, a permission the caller lacks; 409 `LAST_ADMINISTRATOR` when taking `admin` away would leave no active administrator.' })
   @ApiOkEnvelope(RoleDto)
+  @ApiErrorAnswer(404, '`ROLE_NOT_FOUND`: no such role in the caller\'s account (ids of another account answer 404 too)')
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateRoleDto) {
     return roleView(await this.roles.update(p, id, body));
   }
@@ -56,6 +58,7 @@ export class RolesController {
   @RequirePermission('roles:manage')
   @ApiOperation({ summary: 'Delete a custom role', description: '409 `ROLE_IN_USE` while users hold it; 403 `BUILT_IN_ROLE`; 403 `PERMISSION_NOT_GRANTABLE` when it holds a permission the caller lacks.' })
   @ApiOkEnvelope(DeletedDto)
+  @ApiErrorAnswer(404, '`ROLE_NOT_FOUND`: no such role in the caller\'s account (ids of another account answer 404 too)')
   delete(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.roles.delete(p, id);
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, ParseUUIDPipe, Patch, Post, Put } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
+import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { CreateTeamDto, TeamDto, TeamMembersDto, teamView, UpdateTeamDto } from './dto/team.dto';
@@ -22,6 +22,7 @@ export class TeamsController {
   @Get(':id')
   @RequirePermission()
   @ApiOkEnvelope(TeamDto)
+  @ApiErrorAnswer(404, '`TEAM_NOT_FOUND`: no such team in the caller\'s account (ids of another account answer 404 too)')
   async get(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return teamView(await this.teams.get(p.accountId, id));
   }
@@ -37,6 +38,7 @@ export class TeamsController {
   @Patch(':id')
   @RequirePermission('teams:manage')
   @ApiOkEnvelope(TeamDto)
+  @ApiErrorAnswer(404, '`TEAM_NOT_FOUND`: no such team in the caller\'s account (ids of another account answer 404 too)')
   async update(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateTeamDto) {
     return teamView(await this.teams.update(p.accountId, id, body));
   }
@@ -45,6 +47,7 @@ export class TeamsController {
   @RequirePermission('teams:manage')
   @ApiOperation({ summary: 'Replace the members of a team' })
   @ApiOkEnvelope(TeamDto)
+  @ApiErrorAnswer(404, '`TEAM_NOT_FOUND`: no such team in the caller\'s account (ids of another account answer 404 too)')
   async members(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string, @Body() body: TeamMembersDto) {
     return teamView(await this.teams.setMembers(p.accountId, id, body.member_ids));
   }
@@ -52,6 +55,7 @@ export class TeamsController {
   @Delete(':id')
   @RequirePermission('teams:manage')
   @ApiOkEnvelope(DeletedDto)
+  @ApiErrorAnswer(404, '`TEAM_NOT_FOUND`: no such team in the caller\'s account (ids of another account answer 404 too)')
   delete(@CurrentPrincipal() p: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.teams.delete(p.accountId, id);
   }

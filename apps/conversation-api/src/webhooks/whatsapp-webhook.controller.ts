@@ -2,7 +2,7 @@ import { Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Req } f
 import { ApiBody, ApiOperation, ApiProperty, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
 import type { Request } from 'express';
-import { Public } from '../auth/access.decorators';
+import { ApiErrorAnswer, Public } from '../auth/access.decorators';
 import { RawResponse } from '../common/envelope.interceptor';
 import { WebhookRateLimit } from '../rate-limit/rate-limit';
 import { WhatsAppWebhookService } from './whatsapp-webhook.service';
@@ -30,6 +30,8 @@ export class WhatsAppWebhookController {
   @ApiQuery({ name: 'hub.verify_token', required: true })
   @ApiQuery({ name: 'hub.challenge', required: true, example: '1158201444' })
   @ApiResponse({ status: 200, content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiErrorAnswer(403, '`VERIFICATION_FAILED`: not `hub.mode=subscribe` with the channel\'s verify token')
+  @ApiErrorAnswer(404, '`CHANNEL_NOT_FOUND`')
   verify(@Param('channelId') channelId: string, @Query('hub.mode') mode?: string, @Query('hub.verify_token') token?: string, @Query('hub.challenge') challenge?: string) {
     return this.webhooks.verify(channelId, mode, token, challenge);
   }
@@ -45,6 +47,8 @@ export class WhatsAppWebhookController {
   })
   @ApiBody({ schema: { type: 'object', required: ['object', 'entry'], properties: { object: { type: 'string', example: 'whatsapp_business_account' }, entry: { type: 'array', items: { type: 'object' } } } } })
   @ApiOkEnvelope(DeliveryResultDto)
+  @ApiErrorAnswer(401, '`INVALID_SIGNATURE`: `X-Hub-Signature-256` missing or not the HMAC of the body with the channel\'s app secret')
+  @ApiErrorAnswer(404, '`CHANNEL_NOT_FOUND`')
   receive(@Param('channelId') channelId: string, @Req() req: Request & { rawBody?: Buffer }, @Headers('x-hub-signature-256') signature?: string) {
     return this.webhooks.receive(channelId, req.rawBody, signature, req.body as unknown);
   }

@@ -1,4 +1,5 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, applyDecorators } from '@nestjs/common';
+import { ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { safeEqual } from '@platform/auth';
 import { ApiError } from '@platform/errors';
 import { KnowledgeApiConfig } from '../config';
@@ -31,4 +32,12 @@ export class ApiKeyGuard implements CanActivate {
     if (keyAccepted(this.config.KNOWLEDGE_API_KEY, keyFromHeaders(req.headers))) return true;
     throw new ApiError(401, 'UNAUTHORIZED', 'A valid API key is required: send KNOWLEDGE_API_KEY in X-API-Key or Authorization: Bearer');
   }
+}
+
+/** Swagger of a controller behind {@link ApiKeyGuard}: the key (scheme `api_key`) and its 401 (when KNOWLEDGE_API_KEY is set). */
+export function ApiKeyDocs(): ClassDecorator {
+  return applyDecorators(
+    ApiSecurity('api_key'),
+    ApiUnauthorizedResponse({ description: '`{"error"}`: KNOWLEDGE_API_KEY is set and `X-API-Key` (or `Authorization: Bearer`) is missing or wrong' }),
+  );
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ProgressService } from '../progress/progress.service';
 import { BackfillEmbeddings } from './backfill-embeddings';
 import { classifyUrl } from './crawl-urls';
@@ -7,8 +7,10 @@ import { CrawlService, estimatedDuration } from './crawl.service';
 import { RefreshSource } from './refresh-source';
 import { CrawlWorker } from './crawl.worker';
 import { CrawlRequestDto, CrawlStartedDto } from './dto/crawl-request.dto';
+import { ApiKeyDocs } from '../common/api-key';
 
 @ApiTags('knowledge items')
+@ApiKeyDocs()
 @Controller('api/knowledge-items')
 export class CrawlController {
   constructor(
@@ -27,6 +29,7 @@ export class CrawlController {
       'Queues a recrawl of a crawled source with its stored URL and settings (as Archon\'s refresh): answers as `POST …/crawl` does; only changed pages are chunked again, pages no longer found are removed. 404 unknown source, 400 for an uploaded document, 409 while a crawl of it is queued or running.',
   })
   @ApiOkResponse({ type: CrawlStartedDto })
+  @ApiBadRequestResponse({ description: '`{"error"}`: the source is an uploaded document' })
   async refresh(@Param('source_id') sourceId: string): Promise<CrawlStartedDto> {
     const { progressId, url, maxDepth } = await this.refreshes.execute(sourceId);
     this.worker.wake();
@@ -40,6 +43,7 @@ export class CrawlController {
     description:
       'Queues the embeddings backfill: every chunk and code example without a vector (stored while the embeddings server was down) or with one of another model (`embedding_model`) is embedded with EMBEDDINGS_MODEL. Answers `{success, progress_id, message, started}` at once; follow it as a crawl (`GET /api/progress/{progress_id}`, Socket.IO). One runs at a time: while one is queued or running its progress_id is answered with `started: false`. 400 without EMBEDDINGS_URL.',
   })
+  @ApiBadRequestResponse({ description: '`{"error"}`: EMBEDDINGS_URL is not set' })
   async backfillEmbeddings(): Promise<{ success: boolean; progress_id: string; message: string; started: boolean }> {
     const { payload, created } = await this.backfill.queue();
     this.worker.wake();

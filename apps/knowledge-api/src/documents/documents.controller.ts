@@ -8,8 +8,10 @@ import { UploadAcceptedDto, UploadFormDto, UploadResultDto } from './dto/upload.
 import { DocumentsService } from './documents.service';
 import { MAX_UPLOAD_BYTES } from './extract-text';
 import { UploadLimitInterceptor } from './upload-limit.interceptor';
+import { ApiKeyDocs } from '../common/api-key';
 
 @ApiTags('documents')
+@ApiKeyDocs()
 @Controller('api/documents')
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}

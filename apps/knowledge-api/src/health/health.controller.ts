@@ -5,6 +5,7 @@ import { ContextualEmbeddings } from '../embeddings/contextual-embeddings';
 import { EmbeddingsService } from '../embeddings/embeddings.service';
 import { RerankService } from '../search/rerank.service';
 import { SourcesService } from '../sources/sources.service';
+import { ApiKeyDocs } from '../common/api-key';
 
 /**
  * Health detail: the readiness checks (database, broker, redis: what `/readyz` decides on) plus
@@ -12,6 +13,7 @@ import { SourcesService } from '../sources/sources.service';
  * make the service unready (without them search is full-text only).
  */
 @ApiTags('health')
+@ApiKeyDocs()
 @Controller('api')
 export class HealthController {
   constructor(

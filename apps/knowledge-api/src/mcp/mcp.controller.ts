@@ -6,12 +6,14 @@ import { McpConfigService } from './mcp-config.service';
 import { McpControlService } from './mcp-control.service';
 import { McpLogsService } from './mcp-logs.service';
 import { McpToolsService } from './mcp-tools.service';
+import { ApiKeyDocs } from '../common/api-key';
 
 const UNAVAILABLE =
   'With no engine reachable (Docker or the Kubernetes API server not configured, down or refusing) nothing here answers 5xx: the status is `docker_unavailable`.';
 
 /** `/api/mcp/*`: the MCP server's container (start, stop, status, logs), its configuration and its tools. */
 @ApiTags('mcp')
+@ApiKeyDocs()
 @Controller('api/mcp')
 export class McpController {
   constructor(

@@ -2,8 +2,10 @@ import { Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe } from '@nestjs
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ProgressPayload } from './progress-payload';
 import { ProgressService } from './progress.service';
+import { ApiKeyDocs } from '../common/api-key';
 
 @ApiTags('progress')
+@ApiKeyDocs()
 @Controller('api/progress')
 export class ProgressController {
   constructor(private readonly progress: ProgressService) {}

@@ -3,11 +3,13 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateDocDto, CreateVersionDto, ListVersionsQueryDto, RestoreVersionDto, UpdateDocDto, VersionParamsDto } from './dto/doc.dto';
 import { ProjectDocsService, type VersionView } from './project-docs.service';
 import type { Project, ProjectDoc } from './projects.types';
+import { ApiKeyDocs } from '../common/api-key';
 
 const uuid = new ParseUUIDPipe();
 
 /** A project's documents and the versions of its JSON fields (not in the spec; as Archon's document and version API). */
 @ApiTags('project documents and versions')
+@ApiKeyDocs()
 @Controller('api/projects/:project_id')
 export class ProjectDocsController {
   constructor(private readonly docs: ProjectDocsService) {}

@@ -7,10 +7,12 @@ import { ProjectsService } from './projects.service';
 import type { Feature, Project } from './projects.types';
 import { ProjectsHealth } from './projects-health.service';
 import { TasksService, type Task } from './tasks.service';
+import { ApiKeyDocs } from '../common/api-key';
 
 const uuid = new ParseUUIDPipe();
 
 @ApiTags('projects')
+@ApiKeyDocs()
 @Controller('api/projects')
 export class ProjectsController {
   constructor(

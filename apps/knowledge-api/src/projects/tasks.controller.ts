@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Pu
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateTaskDto, ListTasksQueryDto, UpdateTaskDto } from './dto/task.dto';
 import { TasksService, type Task } from './tasks.service';
+import { ApiKeyDocs } from '../common/api-key';
 
 const uuid = new ParseUUIDPipe();
 
@@ -10,6 +11,7 @@ const uuid = new ParseUUIDPipe();
  * task API). README "Projects and tasks" lists the fields.
  */
 @ApiTags('tasks')
+@ApiKeyDocs()
 @Controller('api/tasks')
 export class TasksController {
   constructor(private readonly tasks: TasksService) {}

@@ -2,8 +2,10 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CodeExamplesQueryDto, CodeExamplesResultDto, RagQueryDto, RagQueryResultDto } from './dto/rag-query.dto';
 import { SearchService } from './search.service';
+import { ApiKeyDocs } from '../common/api-key';
 
 @ApiTags('rag')
+@ApiKeyDocs()
 @Controller('api/rag')
 export class SearchController {
   constructor(private readonly search: SearchService) {}

@@ -1,10 +1,12 @@
 import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ItemsPageDto, ListItemsQueryDto, UpdateItemDto } from './dto/items.dto';
 import { DeleteSource } from './delete-source';
 import { SourcesService } from './sources.service';
+import { ApiKeyDocs } from '../common/api-key';
 
 @ApiTags('knowledge items')
+@ApiKeyDocs()
 @Controller('api/knowledge-items')
 export class KnowledgeItemsController {
   constructor(
@@ -35,6 +37,7 @@ export class KnowledgeItemsController {
 }
 
 @ApiTags('sources')
+@ApiKeyDocs()
 @Controller('api')
 export class SourcesController {
   constructor(
@@ -55,6 +58,7 @@ export class SourcesController {
     description:
       'Removes the source, its pages (chunks) and code examples, cancelling its queued or running crawl first. A missing source answers **404** `{"error": "Source not found"}` (the spec leaves the status open).',
   })
+  @ApiNotFoundResponse({ description: '`{"error": "Source not found"}`' })
   async remove(@Param('source_id') sourceId: string): Promise<{
     success: boolean;
     message: string;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { PublicRateLimit } from '../portal/public-rate-limit.guard';
 import { DASHBOARD_CSP, DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from './dashboard-assets';
@@ -62,6 +62,11 @@ export class DashboardController {
     summary: 'The dashboard\'s login (administrators of auth-api\'s logistics realm)',
     description: '`{email, password}` → `{success, access_token, expires_in, role}` from auth-api; 401 `INVALID_CREDENTIALS`, 403 `FORBIDDEN` for another role; 10 attempts per minute per IP.',
   })
+  @ApiOkResponse({ description: '`{success, access_token, expires_in, role}`' })
+  @ApiUnauthorizedResponse({ description: '`INVALID_CREDENTIALS`' })
+  @ApiForbiddenResponse({ description: '`FORBIDDEN`: the account is no administrator' })
+  @ApiResponse({ status: 502, description: '`AUTH_UNAVAILABLE`: auth-api did not answer as expected' })
+  @ApiResponse({ status: 503, description: '`AUTH_NOT_CONFIGURED`: neither AUTH_URL nor AUTH_JWKS_URL is set' })
   async login(@Body() dto: DashboardLoginDto): Promise<Record<string, unknown>> {
     return { success: true, ...(await this.dashboard.login(dto.email, dto.password)) };
   }

@@ -67,6 +67,7 @@ export class InvoicesController {
       '`expectations`: per shipment reference the expected invoice total and currency, departure and arrival dates (merged: fields sent replace the stored ones). ' +
       '`payments`: invoices already paid (supplier, invoice_number, paid_at). → `{success, expectations, payments}` (rows written).',
   })
+  @ApiOkResponse({ description: '`{success, expectations, payments}`: rows written' })
   async ingest(@Body() dto: ApExpectationsDto): Promise<Record<string, unknown>> {
     return { success: true, ...(await this.invoices.ingest(dto.expectations ?? [], dto.payments ?? [])) };
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PublicRateLimit } from './public-rate-limit.guard';
 import { ChatPublicDto, TrackPublicDto } from './dto/portal-requests.dto';
 import { PortalService } from './portal.service';
@@ -33,6 +33,8 @@ export class PortalController {
       'This is the only route with CORS headers (`*`, preflight included).',
   })
   @PublicRateLimit('track')
+  @ApiOkResponse({ description: 'The shipment facts (`available: false` when the carrier has none)' })
+  @ApiUnprocessableEntityResponse({ description: '`INVALID_TRACKING_NUMBER` (a wrong check digit) or `VALIDATION_ERROR`' })
   async track(@Body() dto: TrackPublicDto): Promise<Record<string, unknown>> {
     return { success: true, ...(await this.portal.track(dto.tracking_number)) };
   }
@@ -47,6 +49,7 @@ export class PortalController {
       'through the model when `LLM_URL` is set (given only the FAQ and the looked-up facts), by the rules otherwise or when it fails. `RateLimit-*` headers on every answer.',
   })
   @PublicRateLimit('chat')
+  @ApiOkResponse({ description: '`{success, reply, topic, answered_by, references, session_id?}`' })
   async chat(@Body() dto: ChatPublicDto): Promise<Record<string, unknown>> {
     return { success: true, ...(await this.portal.chat(dto.message)), ...(dto.session_id ? { session_id: dto.session_id } : {}) };
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res, type Type } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiError } from '@platform/errors';
 import { PlatformValidationPipe } from '@platform/platform';
 import type { Response } from 'express';
@@ -64,7 +64,8 @@ export class TasksController {
       oneOf: [ClassifyEmailDto, ListTasksDto, TaskIdDto, UpdateTaskDto, BulkUpdateTasksDto, RecapDto, PlainActionDto].map((m) => ({ $ref: getSchemaPath(m) })),
     },
   })
-  @ApiOkResponse({ description: 'The action\'s result with `success: true` (201 for a new task)' })
+  @ApiOkResponse({ description: 'The action\'s result with `success: true`; a retry of a known email: `deduplicated: true`' })
+  @ApiCreatedResponse({ description: 'A new task: `{success, task, evicted, deduplicated: false}`' })
   @ApiBadRequestResponse({ description: '`UNKNOWN_ACTION`, `INVALID_BODY`, `NOTHING_TO_UPDATE`' })
   @ApiNotFoundResponse({ description: '`TASK_NOT_FOUND`' })
   @ApiConflictResponse({ description: '`INVALID_STATUS_TRANSITION`' })
