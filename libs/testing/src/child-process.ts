@@ -105,49 +105,86 @@ export async function startBuiltApp(app: string, opts: BuiltAppOptions = {}): Pr
     execFileSync(process.execPath, ['tools/build.mjs', app], { cwd: ROOT, stdio: 'pipe' });
     const database: TestDatabase | null = opts.database ? await createTestDatabase() : null;
     const dataDir = mkdtempSync(path.join(tmpdir(), `${app}-built-`));
-    const port = opts.port ?? (await freePort());
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of [...(opts.unset ?? []), 'DATABASE_SCHEMA']) delete env[name];
-    Object.assign(env, {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      ...(database ? { DB_MIGRATE_ON_START: 'true', DATABASE_URL: database.url, ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}) } : {}),
-      ...opts.env,
-    });
-    const child: ChildProcess = spawn(process.execPath, [`dist/apps/${app}/main.js`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    for (const stream of ['stdout', 'stderr'] as const) {
-      let pending = '';
-      child[stream]!.on('data', (c: Buffer) => {
-        const text = c.toString();
-        output += text;
-        if (!opts.onLine) return;
-        pending += text;
-        let nl: number;
-        while ((nl = pending.indexOf('\n')) >= 0) {
-          opts.onLine(stream, pending.slice(0, nl));
-          pending = pending.slice(nl + 1);
-        }
-      });
-    }
-    const url = `http://127.0.0.1:${port}`;
-    const close = async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exited;
-      }
+    Object.assign(env, { NODE_ENV: 'test', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...(database ? databaseEnv(database) : {}), ...opts.env });
+    const cleanUp = async () => {
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     };
+    let spawned: SpawnedApp;
     try {
-      await waitHealthy(app, url, child, () => output, opts.timeoutMs ?? 90_000);
+      spawned = await spawnBuiltApp(app, env, { port: opts.port, onLine: opts.onLine, timeoutMs: opts.timeoutMs ?? 90_000, inherit: false });
     } catch (err) {
-      await close();
+      await cleanUp();
       throw err;
     }
-    return { url, port, output: () => output, close };
+    const close = async () => {
+      await spawned.kill('SIGTERM');
+      await cleanUp();
+    };
+    return { url: spawned.url, port: spawned.port, output: spawned.output, close };
   });
+}
+
+/** The settings of an app on a throwaway database: its URL, its schema when it has one, migrations at start. */
+export function databaseEnv(database: TestDatabase): Record<string, string> {
+  return { DB_MIGRATE_ON_START: 'true', DATABASE_URL: database.url, ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}) };
+}
+
+export interface SpawnedApp {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Everything the child wrote so far. */
+  output(): string;
+  /** Sends `signal` (a crash test's SIGKILL, an orchestrator's SIGTERM) and waits for the exit; nothing when it exited already. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * An app already built (buildForTest) started from `dist/apps/<app>/main.js` in a child process with
+ * `env` over this process's environment (`inherit: false`: `env` alone; `unset`: names the child must
+ * not get), on `port` or a free one;
+ * resolves once `/healthz` answers. For tests that stop and start the same service on one database
+ * (a replica killed mid-work and its successor): they keep the database, this keeps the process.
+ */
+export async function spawnBuiltApp(
+  app: string,
+  env: NodeJS.ProcessEnv,
+  opts: { port?: number; onLine?: BuiltAppOptions['onLine']; timeoutMs?: number; inherit?: boolean; unset?: string[] } = {},
+): Promise<SpawnedApp> {
+  const port = opts.port ?? (await freePort());
+  const childEnv: NodeJS.ProcessEnv = { ...(opts.inherit === false ? {} : process.env), ...env, PORT: String(port) };
+  for (const name of opts.unset ?? []) delete childEnv[name];
+  const child: ChildProcess = spawn(process.execPath, [`dist/apps/${app}/main.js`], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  for (const stream of ['stdout', 'stderr'] as const) {
+    let pending = '';
+    child[stream]!.on('data', (c: Buffer) => {
+      const text = c.toString();
+      output += text;
+      if (!opts.onLine) return;
+      pending += text;
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        opts.onLine(stream, pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+      }
+    });
+  }
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  };
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitHealthy(app, url, child, () => output, opts.timeoutMs ?? 120_000);
+  } catch (err) {
+    await kill();
+    throw err;
+  }
+  return { child, url, port, output: () => output, kill };
 }

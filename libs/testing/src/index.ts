@@ -1,7 +1,7 @@
 export { testServices, uniqueSuffix, DEFAULT_TEST_DATABASE_URL, type TestServices } from './services';
 export { createTestDatabase, type TestDatabase } from './test-database';
 export { createTestApp, type TestApp } from './test-app';
-export { buildForTest, freePort, startBuiltApp, waitHealthy, type BuiltApp, type BuiltAppOptions } from './child-process';
+export { buildForTest, databaseEnv, freePort, spawnBuiltApp, startBuiltApp, waitHealthy, type BuiltApp, type BuiltAppOptions, type SpawnedApp } from './child-process';
 export { createTestRabbit, type TestRabbit } from './test-rabbit';
 export { createTestRedisPrefix, deleteKeysByPrefix, testRedisDb, type TestRedisPrefix } from './test-redis';
 export * from './fakes/transcription-engine';

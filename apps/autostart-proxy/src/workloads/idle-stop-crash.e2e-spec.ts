@@ -4,14 +4,11 @@
  * lease runs out, the container is stopped exactly once (one stop call reached the engine) and the
  * shared state ends `stopped`, not `stopping`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { buildForTest, createTestDatabase, freePort, startFakeDockerEngine, waitHealthy, type FakeDockerEngine, type TestDatabase } from '@platform/testing';
+import { join } from 'node:path';
+import { buildForTest, createTestDatabase, databaseEnv, spawnBuiltApp, startFakeDockerEngine, type FakeDockerEngine, type SpawnedApp, type TestDatabase } from '@platform/testing';
 import { Client } from 'pg';
-
-const ROOT = resolve(__dirname, '../../../..');
 
 async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonNullable<T>> {
   for (let i = 0; i < 1200; i++) {
@@ -24,7 +21,7 @@ async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonN
 
 describe('autostart-proxy killed with SIGKILL during an idle stop (built service, fake Docker engine)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'autostart-crash-'));
-  const children: ChildProcess[] = [];
+  const children: SpawnedApp[] = [];
   let engine: FakeDockerEngine;
   let database: TestDatabase;
   let pg: Client;
@@ -53,27 +50,21 @@ describe('autostart-proxy killed with SIGKILL during an idle stop (built service
   });
 
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map((c) => c.kill()));
     await pg?.end();
     await database?.drop();
     await engine?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start(): Promise<ChildProcess> {
-    const port = await freePort();
-    let output = '';
-    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/autostart-proxy/main.js')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
+  async function start(): Promise<SpawnedApp> {
+    const app = await spawnBuiltApp(
+      'autostart-proxy',
+      {
         NODE_ENV: 'test',
         LOG_LEVEL: 'warn',
-        PORT: String(port),
         DATA_DIR: dir,
-        DB_MIGRATE_ON_START: 'true',
-        DATABASE_URL: database.url,
-        ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
+        ...databaseEnv(database),
         AMQP_URL: '',
         AUTOSTART_CONFIG: join(dir, 'services.yaml'),
         DOCKER_HOST: engine.dockerHost,
@@ -81,13 +72,10 @@ describe('autostart-proxy killed with SIGKILL during an idle stop (built service
         AUTOSTART_FLUSH_MS: '100',
         AUTOSTART_STOP_LEASE_MS: '300',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    children.push(child);
-    await waitHealthy('autostart-proxy', `http://127.0.0.1:${port}`, child, () => output, 60_000);
-    return child;
+      { timeoutMs: 60_000 },
+    );
+    children.push(app);
+    return app;
   }
 
   const row = async () =>
@@ -96,8 +84,7 @@ describe('autostart-proxy killed with SIGKILL during an idle stop (built service
   it('stops the container exactly once after the restart, and leaves nothing stopping', async () => {
     const first = await start();
     await until(() => engine.stopCalls('slow').length === 1, 'the idle stop to reach the engine');
-    first.kill('SIGKILL');
-    await new Promise((r) => first.once('exit', r));
+    await first.kill('SIGKILL');
     expect((await row()).status).toBe('stopping');
 
     await start();

@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { buildForTest, createTestDatabase, createTestRabbit, freePort, testServices, waitHealthy, type TestDatabase, type TestRabbit } from '@platform/testing';
+import { buildForTest, createTestDatabase, createTestRabbit, databaseEnv, spawnBuiltApp, testServices, type SpawnedApp, type TestDatabase, type TestRabbit } from '@platform/testing';
 import { startFakeWhatsApp, type FakeWhatsApp } from '../../test/fake-whatsapp';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, sign, textDelivery, WA } from '../../test/helpers';
-
-const ROOT = path.resolve(__dirname, '../../../..');
 
 /** Polls `probe` until it returns a value other than undefined. */
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
@@ -32,28 +28,13 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms 
   let rabbit: TestRabbit;
   let provider: FakeWhatsApp;
   let dataDir: string;
-  const children: ChildProcess[] = [];
+  const children: SpawnedApp[] = [];
   let env: Record<string, string>;
 
-  async function start(): Promise<{ child: ChildProcess; url: string }> {
-    const port = await freePort();
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port) };
-    delete childEnv.REDIS_URL;
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/conversation-api/main.js')], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitHealthy('conversation-api', url, child, () => output);
-    return { child, url };
-  }
-
-  async function kill(child: ChildProcess): Promise<void> {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
+  async function start(): Promise<SpawnedApp> {
+    const app = await spawnBuiltApp('conversation-api', env, { unset: ['REDIS_URL'] });
+    children.push(app);
+    return app;
   }
 
   async function call(url: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
@@ -74,9 +55,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms 
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
       DATA_DIR: dataDir,
-      DATABASE_URL: db.url,
-      ...(db.schema ? { DATABASE_SCHEMA: db.schema } : {}),
-      DB_MIGRATE_ON_START: 'true',
+      ...databaseEnv(db),
       CONVERSATION_JWT_SECRET: randomBytes(32).toString('hex'),
       CONVERSATION_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       CONVERSATION_ADMIN_EMAIL: ADMIN_EMAIL,
@@ -93,7 +72,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms 
   });
 
   afterAll(async () => {
-    await Promise.all(children.map(kill));
+    await Promise.all(children.map((c) => c.kill()));
     await provider?.close();
     await rabbit?.cleanup();
     await db?.drop();
@@ -138,7 +117,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms 
         const rows = (await pg.query('SELECT DISTINCT pid FROM pg_locks WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))')).rows as Array<{ pid: number }>;
         return rows[0]?.pid;
       });
-      await kill(first.child);
+      await first.kill();
       await pg.query('COMMIT');
     } finally {
       await pg.end();
