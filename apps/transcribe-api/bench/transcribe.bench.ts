@@ -5,7 +5,7 @@
  *  - `transcribe-api: queue jobs/s (faster-whisper)` and `(whisper)` — async jobs pushed through
  *    POST /transcribe/async, each queue and its workers to a fast engine (answers at once), until all
  *    are finished; baseline: the same number of direct engine calls with the same concurrency (no
- *    upload, no queue). Goal ≥ 0.5×.
+ *    upload, no queue). Both warmed up first with a tenth as many, untimed. Goal ≥ 0.5×.
  *  - `transcribe-api: subtitles of a 3-hour transcript` — SRT and VTT rendering (wrapping, splitting
  *    at word timings) of 2,700 segments with 32,400 words; baseline: JSON.stringify of the same
  *    transcript (what the `json` answer costs). Goal < 50 ms.
@@ -13,17 +13,20 @@
  *    parse, content sniffing, write to disk); baseline: the same bytes posted to a bare Node HTTP
  *    server that discards them.
  *
- * Uses the in-memory queue unless REDIS_URL is set (then BullMQ on Redis, under a throwaway prefix).
+ * The clients and the fake engine run in a process of their own (./load-process), the service in
+ * this one: the service shares its event loop with neither, as deployed. Uses the in-memory queue
+ * unless REDIS_URL is set (then BullMQ on Redis, under a throwaway prefix).
  */
 import { startService } from '@platform/platform';
+import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { deleteKeysByPrefix } from '@platform/testing';
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { EngineClient } from '../src/engines/engine-client';
+import type { LoadAnswer, LoadRequest } from './load-process';
 import { toSrt, toVtt } from '../src/formats/subtitles';
 import type { EngineName, TranscriptionSegment, TranscriptionWord } from '../src/jobs/job-record';
 import { transcribeApiService } from '../src/service';
@@ -42,40 +45,6 @@ export interface TranscribeBenchOptions {
   databaseUrl?: string;
 }
 
-/** A 16 kHz mono 16-bit WAV of `bytes` total size (silence). */
-function wavHeader(totalBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(Math.min(totalBytes - 8, 0xffffffff), 4);
-  h.write('WAVEfmt ', 8, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16_000, 24);
-  h.writeUInt32LE(32_000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(Math.min(totalBytes - 44, 0xffffffff), 40);
-  return h;
-}
-
-/** An OpenAI-compatible engine that drains the upload and answers at once. */
-async function startFastEngine(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    if (req.method === 'GET') {
-      res.end('{"status":"ok"}');
-      return;
-    }
-    req.resume();
-    req.on('end', () => {
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ text: 'benchmark', language: 'en', duration: 1, segments: [{ id: 0, start: 0, end: 1, text: 'benchmark' }] }));
-    });
-  });
-  return listen(server);
-}
-
 /** A bare Node server that discards request bodies (the upload baseline). */
 async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
@@ -85,49 +54,30 @@ async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
   return listen(server);
 }
 
-/** Posts a multipart body with a `file` of `size` bytes generated on the fly; resolves with the status and body. */
-function postMultipart(url: string, size: number, head: Buffer, filename = 'bench.wav', fields: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  const boundary = `----bench${randomUUID()}`;
-  const fieldParts = Object.entries(fields)
-    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
-    .join('');
-  const pre = Buffer.from(`${fieldParts}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: audio/wav\r\n\r\n`);
-  const post = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const chunk = Buffer.alloc(256 * 1024);
-  function* parts(): Generator<Buffer> {
-    yield pre;
-    yield head;
-    for (let left = size - head.length; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
-    yield post;
-  }
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': pre.length + size + post.length } },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    Readable.from(parts()).pipe(req);
-  });
-}
-
 async function getJson(url: string): Promise<any> {
   const res = await fetch(url);
   return res.json();
 }
 
-async function inParallel(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, total) }, async () => {
-      while (next < total) await task(next++);
-    }),
-  );
+/** The load generator and the engine in a process of their own (./load-process), driven over IPC, one request at a time. */
+async function startLoadProcess(): Promise<{ engineUrl: string; run(req: LoadRequest): Promise<number>; close(): Promise<void> }> {
+  const child = fork(join(__dirname, 'load-process.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const [ready] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => Promise.reject(new Error('the load process exited')))])) as [{ engineUrl: string }];
+  return {
+    engineUrl: ready.engineUrl,
+    async run(req) {
+      child.send(req);
+      const [answer] = (await once(child, 'message')) as [LoadAnswer];
+      if ('error' in answer) throw new Error(`load process: ${answer.error}`);
+      return answer.seconds;
+    },
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.disconnect();
+      await exited;
+    },
+  };
 }
 
 export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Promise<BenchMeasurement[]> {
@@ -139,7 +89,7 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
   const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const schema = prefix.replace('-', '_');
-  const engine = await startFastEngine();
+  const load = await startLoadProcess();
   const sink = await startSink();
   const dataDir = await mkdtemp(join(tmpdir(), 'transcribe-bench-'));
   const service = await startService(transcribeApiService, {
@@ -149,8 +99,8 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       DATA_DIR: dataDir,
-      FASTER_WHISPER_URL: engine.url,
-      WHISPER_URL: engine.url,
+      FASTER_WHISPER_URL: load.engineUrl,
+      WHISPER_URL: load.engineUrl,
       TRANSCRIBE_WORKER_CONCURRENCY: String(concurrency),
       TRANSCRIBE_QUEUE_PREFIX: prefix,
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
@@ -160,35 +110,25 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
   const backend = redisUrl ? 'BullMQ on Redis' : 'in-memory queue';
   const results: BenchMeasurement[] = [];
   try {
-    const wav = Buffer.concat([wavHeader(32_044), Buffer.alloc(32_000)]); // 1 s of silence
+    const wavBytes = 32_044; // 1 s of silence
 
-    // Baseline 1: direct engine calls, same concurrency.
-    const direct = new EngineClient({ engine: 'faster-whisper', baseUrl: engine.url, model: 'whisper-1', timeoutMs: 60_000, attempts: 1, retryBaseMs: 0 });
-    const filePath = join(dataDir, 'direct.wav');
-    await writeFile(filePath, wav);
-    let t0 = performance.now();
-    await inParallel(jobs, concurrency, async () => {
-      await direct.transcribe({ path: filePath, filename: 'direct.wav', mediaType: 'audio/wav' });
-    });
-    const directPerSecond = jobs / ((performance.now() - t0) / 1000);
-    await direct.close();
+    // Both sides warmed up first (compiled code, connection pools), a tenth of the jobs each, untimed.
+    const warmup = Math.max(1, Math.round(jobs / 10));
+    const direct = (n: number) => load.run({ kind: 'direct', jobs: n, concurrency, bytes: wavBytes, dir: dataDir });
+    const queued = async (engineName: EngineName, n: number) => {
+      const statsUrl = `${service.url}/queue/stats?engine=${engineName}`;
+      const before = ((await getJson(statsUrl)) as { finished: number }).finished;
+      return load.run({ kind: 'submit', url: `${service.url}/transcribe/async`, jobs: n, concurrency, bytes: wavBytes, fields: { engine: engineName }, statsUrl, finished: before + n });
+    };
+    await direct(warmup);
+    for (const engineName of ['faster-whisper', 'whisper'] as EngineName[]) await queued(engineName, warmup);
+
+    // Baseline 1: direct engine calls from the load process, same concurrency.
+    const directPerSecond = jobs / (await direct(jobs));
 
     // Scenario 1: jobs through upload + queue + worker, per queue.
     for (const engineName of ['faster-whisper', 'whisper'] as EngineName[]) {
-      const finished = async () => ((await getJson(`${service.url}/queue/stats?engine=${engineName}`)) as { finished: number; failed: number });
-      const before = (await finished()).finished;
-      t0 = performance.now();
-      await inParallel(jobs, concurrency, async () => {
-        const res = await postMultipart(`${service.url}/transcribe/async`, wav.length, wav, 'bench.wav', { engine: engineName });
-        if (res.status !== 200) throw new Error(`submit answered ${res.status}: ${res.body}`);
-      });
-      for (;;) {
-        const stats = await finished();
-        if (stats.finished - before >= jobs) break;
-        if (stats.failed > 0) throw new Error(`benchmark jobs failed: ${JSON.stringify(stats)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const queuedPerSecond = jobs / ((performance.now() - t0) / 1000);
+      const queuedPerSecond = jobs / (await queued(engineName, jobs));
       results.push({
         name: `transcribe-api: queue jobs/s (${engineName})`,
         value: round(queuedPerSecond),
@@ -200,16 +140,10 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
     }
 
     // Baseline 2: the same upload to a bare server.
-    const head = wavHeader(uploadBytes);
-    t0 = performance.now();
-    await postMultipart(sink.url, uploadBytes, head);
-    const sinkMBs = uploadBytes / 1048576 / ((performance.now() - t0) / 1000);
+    const sinkMBs = uploadBytes / 1048576 / (await load.run({ kind: 'upload', url: sink.url, bytes: uploadBytes }));
 
     // Scenario 2: upload to disk (multipart + sniffing + write) and enqueue.
-    t0 = performance.now();
-    const res = await postMultipart(`${service.url}/transcribe/async`, uploadBytes, head, 'large.wav');
-    const uploadMBs = uploadBytes / 1048576 / ((performance.now() - t0) / 1000);
-    if (res.status !== 200) throw new Error(`large upload answered ${res.status}: ${res.body}`);
+    const uploadMBs = uploadBytes / 1048576 / (await load.run({ kind: 'upload', url: `${service.url}/transcribe/async`, bytes: uploadBytes }));
     results.push({
       name: 'transcribe-api: upload MB/s',
       value: round(uploadMBs),
@@ -222,7 +156,7 @@ export async function runTranscribeBench(opts: TranscribeBenchOptions = {}): Pro
     results.push(subtitleRendering());
   } finally {
     await service.close();
-    await engine.close();
+    await load.close();
     await sink.close();
     await rm(dataDir, { recursive: true, force: true });
     if (redisUrl) await dropPrefix(redisUrl, prefix);

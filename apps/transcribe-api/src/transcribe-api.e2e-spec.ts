@@ -158,7 +158,8 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
     const bad = await t.http.post('/transcribe/async').field('engine', 'whisper').attach('file', wav, 'ev2.wav').expect(200);
     await waitForEnd(t, ok.body.job_id);
     await waitForEnd(t, bad.body.job_id);
-    for (let i = 0; i < 200 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    // the relay publishes after the outbox rows commit: on a loaded machine that can take a while
+    for (let i = 0; i < 1000 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     const byJob = Object.fromEntries(seen.map((e) => [e.data.jobId, e]));
     expect(byJob[ok.body.job_id]).toMatchObject({
       id: ok.body.job_id,

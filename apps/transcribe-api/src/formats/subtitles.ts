@@ -43,14 +43,20 @@ export interface Cue {
 
 /** `HH:MM:SS,mmm` (SRT: `marker` `,`) or `HH:MM:SS.mmm`; hours left out under an hour unless `alwaysHours`. */
 export function formatTimestamp(seconds: number, opts: { alwaysHours: boolean; marker: ',' | '.' }): string {
+  return stampOf(seconds, opts.alwaysHours, opts.marker);
+}
+
+const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
+const three = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
+
+/** formatTimestamp without the options object (called twice per cue). */
+function stampOf(seconds: number, alwaysHours: boolean, marker: string): string {
   const total = Math.round(Math.max(0, Number.isFinite(seconds) ? seconds : 0) * 1000);
   const h = Math.floor(total / 3_600_000);
   const m = Math.floor((total % 3_600_000) / 60_000);
   const s = Math.floor((total % 60_000) / 1000);
-  const ms = total % 1000;
-  const two = (n: number) => String(n).padStart(2, '0');
-  const hours = opts.alwaysHours || h > 0 ? `${two(h)}:` : '';
-  return `${hours}${two(m)}:${two(s)}${opts.marker}${String(ms).padStart(3, '0')}`;
+  const hours = alwaysHours || h > 0 ? `${two(h)}:` : '';
+  return `${hours}${two(m)}:${two(s)}${marker}${three(total % 1000)}`;
 }
 
 /** `SPEAKER_00` → `Speaker 1`; any other label is shown as the engine wrote it. */
@@ -135,6 +141,15 @@ function wordsBetween(index: WordIndex, from: number, to: number): Transcription
   return out;
 }
 
+/** `token === word.trim()` for ASCII blanks around `word`, without allocating the trimmed copy. */
+function asWritten(token: string, word: string): boolean {
+  let from = 0;
+  let to = word.length;
+  while (from < to && word.charCodeAt(from) <= 32) from++;
+  while (to > from && word.charCodeAt(to - 1) <= 32) to--;
+  return to - from === token.length && word.startsWith(token, from);
+}
+
 /** The text's words, timed by the engine's words when a run of them spells the text, else untimed. */
 function tokensOf(segment: TranscriptionSegment, text: string, words: WordIndex): Token[] {
   const tokens = text.split(' ');
@@ -142,9 +157,11 @@ function tokensOf(segment: TranscriptionSegment, text: string, words: WordIndex)
     ? segment.words
     : wordsBetween(words, time(segment.start) - 0.01, Math.max(time(segment.start), time(segment.end)) + 0.01);
   // The same word as written, or spelt alike (the regular expression only when the plain comparison fails).
-  const same = (token: string, word: string): boolean => token === word.trim() || spelling(token) === spelling(word);
+  const same = (token: string, word: string): boolean => asWritten(token, word) || spelling(token) === spelling(word);
   for (let offset = 0; offset + tokens.length <= candidates.length; offset++) {
-    if (tokens.every((t, i) => same(t, candidates[offset + i].word))) {
+    let all = true;
+    for (let i = 0; i < tokens.length && all; i++) all = same(tokens[i], candidates[offset + i].word);
+    if (all) {
       return tokens.map((t, i) => ({ text: t, start: time(candidates[offset + i].start), end: time(candidates[offset + i].end) }));
     }
   }
@@ -175,21 +192,26 @@ function cuesOfSegment(segment: TranscriptionSegment, layout: SubtitleLayout, wo
   let charsBefore = 0;
   for (let i = 0; i < lines.length; i += perCue) {
     const group = lines.slice(i, i + perCue);
-    const count = group.reduce((n, l) => n + l.length, 0);
-    const groupTokens = tokens.slice(tokenIndex, tokenIndex + count);
-    const chars = group.map((l) => l.join(' ')).join(' ').length;
-    const timed = groupTokens.every((t) => t.start !== undefined && t.end !== undefined);
+    const texts = group.map((l) => l.join(' '));
+    let count = 0;
+    let chars = texts.length - 1; // the spaces between the lines
+    for (let j = 0; j < group.length; j++) {
+      count += group[j].length;
+      chars += texts[j].length;
+    }
+    let timed = true;
+    for (let j = tokenIndex; j < tokenIndex + count && timed; j++) timed = tokens[j].start !== undefined && tokens[j].end !== undefined;
     let cueStart: number;
     let cueEnd: number;
     if (timed) {
-      cueStart = Math.max(start, groupTokens[0].start!);
-      cueEnd = Math.max(cueStart, Math.min(end, groupTokens[groupTokens.length - 1].end!));
+      cueStart = Math.max(start, tokens[tokenIndex].start!);
+      cueEnd = Math.max(cueStart, Math.min(end, tokens[tokenIndex + count - 1].end!));
     } else {
       cueStart = start + ((end - start) * charsBefore) / totalChars;
       // contiguous: this part ends where the next one starts (after the space between them)
       cueEnd = i + perCue >= lines.length ? end : start + ((end - start) * (charsBefore + chars + 1)) / totalChars;
     }
-    cues.push({ start: round3(cueStart), end: round3(cueEnd), lines: group.map((l) => l.join(' ')), speaker });
+    cues.push({ start: round3(cueStart), end: round3(cueEnd), lines: texts, speaker });
     tokenIndex += count;
     charsBefore += chars + 1;
   }
@@ -201,11 +223,23 @@ const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 /** Every segment's cues in start order (readable: an overlapping cue ending where the next one begins). `words`: the transcript's word timings. */
 export function buildCues(segments: readonly TranscriptionSegment[], layout: SubtitleLayout, words: readonly TranscriptionWord[] = []): Cue[] {
   const index = indexWords(layout.maxLineLength > 0 || layout.maxLines > 0 ? words : []);
-  const cues = segments
-    .map((segment, i) => ({ index: i, cues: cuesOfSegment(segment, layout, index) }))
-    .flatMap((s) => s.cues.map((cue) => ({ cue, index: s.index })))
-    .sort((a, b) => a.cue.start - b.cue.start || a.index - b.index)
-    .map((c) => c.cue);
+  let cues: Cue[] = [];
+  const segmentOf: number[] = [];
+  let ordered = true;
+  for (let i = 0; i < segments.length; i++) {
+    for (const cue of cuesOfSegment(segments[i], layout, index)) {
+      if (cues.length && cue.start < cues[cues.length - 1].start) ordered = false;
+      cues.push(cue);
+      segmentOf.push(i);
+    }
+  }
+  if (!ordered) {
+    // by start, then in segment order (a stable sort keeps each segment's cues in order)
+    cues = cues
+      .map((cue, i) => ({ cue, segment: segmentOf[i] }))
+      .sort((a, b) => a.cue.start - b.cue.start || a.segment - b.segment)
+      .map((c) => c.cue);
+  }
   for (let i = 0; layout.clampOverlaps && i + 1 < cues.length; i++) {
     if (cues[i].end > cues[i + 1].start) cues[i].end = cues[i + 1].start;
   }
@@ -216,19 +250,24 @@ const voiced = (cue: Cue): string[] => (cue.speaker ? [`<v ${cue.speaker}>${cue.
 
 /** SubRip: numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, the text, a blank line. */
 export function toSrt(segments: readonly TranscriptionSegment[], layout: SubtitleLayout = READABLE, words: readonly TranscriptionWord[] = []): string {
-  return buildCues(segments, layout, words)
-    .map((cue, i) => {
-      const stamp = (s: number) => formatTimestamp(s, { alwaysHours: true, marker: ',' });
-      return `${i + 1}\n${stamp(cue.start)} --> ${stamp(cue.end)}\n${voiced(cue).join('\n')}\n`;
-    })
-    .join('\n');
+  const cues = buildCues(segments, layout, words);
+  let out = '';
+  for (let i = 0; i < cues.length; i++) {
+    const cue = cues[i];
+    out += `${i ? '\n' : ''}${i + 1}\n${stampOf(cue.start, true, ',')} --> ${stampOf(cue.end, true, ',')}\n${voiced(cue).join('\n')}\n`;
+  }
+  return out;
 }
 
 /** WebVTT: the `WEBVTT` header, a blank line, then cues with `HH:MM:SS.mmm` times. */
 export function toVtt(segments: readonly TranscriptionSegment[], layout: SubtitleLayout = READABLE, words: readonly TranscriptionWord[] = []): string {
-  const stamp = (s: number) => formatTimestamp(s, { alwaysHours: layout.vttAlwaysHours, marker: '.' });
-  const cues = buildCues(segments, layout, words).map((cue) => `${stamp(cue.start)} --> ${stamp(cue.end)}\n${voiced(cue).join('\n')}\n`);
-  return `WEBVTT\n\n${cues.join('\n')}`;
+  const cues = buildCues(segments, layout, words);
+  let out = 'WEBVTT\n\n';
+  for (let i = 0; i < cues.length; i++) {
+    const cue = cues[i];
+    out += `${i ? '\n' : ''}${stampOf(cue.start, layout.vttAlwaysHours, '.')} --> ${stampOf(cue.end, layout.vttAlwaysHours, '.')}\n${voiced(cue).join('\n')}\n`;
+  }
+  return out;
 }
 
 /** Whisper's TSV: a `start end text` header, then integer milliseconds and the text (tabs as spaces), one segment a line. */

@@ -1,5 +1,8 @@
 import { makeWav } from '../../test/wav';
-import { audioSecondsOf, type ByteSource } from './audio-duration';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { audioSecondsOf, readAudioSeconds, type ByteSource } from './audio-duration';
 
 const source = (buf: Buffer): ByteSource => ({ size: buf.length, read: async (p, n) => buf.subarray(p, p + n) });
 
@@ -49,5 +52,25 @@ describe('audioSecondsOf', () => {
     ['too short', Buffer.from('RIFF'), null],
   ])('%s', async (_name, bytes, seconds) => {
     await expect(audioSecondsOf(source(bytes))).resolves.toBe(seconds);
+  });
+});
+
+describe('readAudioSeconds with the upload\'s first bytes in memory', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'audio-duration-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('answers from them without opening the file when the header lies in them', async () => {
+    const wav = makeWav({ seconds: 1.25, sampleRate: 8000 });
+    await expect(readAudioSeconds(join(dir, 'never-written.wav'), { size: wav.length, head: wav })).resolves.toBe(1.25);
+  });
+
+  it('reads the rest from the file when the header lies beyond them (MP4 with moov at the end)', async () => {
+    const mp4 = Buffer.concat([atom('ftyp', Buffer.from('M4A \0\0\0\0')), atom('mdat', Buffer.alloc(200_000)), atom('moov', mvhd(1000, 90500))]);
+    const path = join(dir, 'long.m4a');
+    await writeFile(path, mp4);
+    await expect(readAudioSeconds(path, { size: mp4.length, head: mp4.subarray(0, 64 * 1024) })).resolves.toBe(90.5);
   });
 });

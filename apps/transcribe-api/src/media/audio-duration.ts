@@ -4,31 +4,49 @@
  * constant bitrate over the file size), MP4/M4A/MOV (`moov/mvhd`). Null for other containers or a
  * header that does not say.
  */
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 export interface ByteSource {
   size: number;
   read(position: number, length: number): Promise<Buffer>;
 }
 
-/** Seconds of audio in the file at `path`, or null when its header does not tell. */
-export async function readAudioSeconds(path: string): Promise<number | null> {
+/**
+ * Seconds of audio in the file at `path`, or null when its header does not tell. `known`: the
+ * file's size and first bytes, already in memory (an upload's): the file is opened only for reads
+ * beyond them.
+ */
+export async function readAudioSeconds(path: string, known?: { size: number; head: Buffer }): Promise<number | null> {
+  if (known) {
+    let handle: FileHandle | undefined;
+    try {
+      return await audioSecondsOf({
+        size: known.size,
+        read: async (position, length) => {
+          const end = Math.min(position + length, known.size);
+          if (end <= known.head.length) return known.head.subarray(position, end);
+          handle ??= await open(path, 'r');
+          return readAt(handle, known.size, position, length);
+        },
+      });
+    } finally {
+      await handle?.close();
+    }
+  }
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    const source: ByteSource = {
-      size,
-      read: async (position, length) => {
-        const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
-        if (!buf.length) return buf;
-        const { bytesRead } = await handle.read(buf, 0, buf.length, position);
-        return buf.subarray(0, bytesRead);
-      },
-    };
-    return await audioSecondsOf(source);
+    return await audioSecondsOf({ size, read: (position, length) => readAt(handle, size, position, length) });
   } finally {
     await handle.close();
   }
+}
+
+async function readAt(handle: FileHandle, size: number, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
+  if (!buf.length) return buf;
+  const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+  return buf.subarray(0, bytesRead);
 }
 
 const round = (n: number): number | null => (Number.isFinite(n) && n > 0 ? Math.round(n * 1000) / 1000 : null);

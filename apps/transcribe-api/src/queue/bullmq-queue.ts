@@ -19,6 +19,17 @@ type TranscriptionJob = Job<JobInput, TranscriptionResult>;
 /** How many finished jobs the running average of job time looks at. */
 const AVERAGE_OVER = 20;
 
+/** How long a count of the queue's workers (Redis `CLIENT LIST`, which walks every connection) is reused. */
+const WORKERS_COUNT_MS = 1_000;
+
+/** What the workers note of each finished job, newest first, for the averages (never the result itself). */
+interface Timing {
+  /** seconds the worker spent on the job */
+  seconds: number;
+  processing_time: number;
+  duration: number | null;
+}
+
 /** BullMQ's reason for a job whose workers died too often, and what the job record says instead. */
 const STALLED_REASON = 'job stalled more than allowable limit';
 const ABANDONED_MESSAGE =
@@ -85,6 +96,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
   private subscriber?: Redis;
   private shuttingDown = false;
   private readonly cleaner: NodeJS.Timeout;
+  private workers?: { at: number; count: Promise<number> };
 
   constructor(
     readonly spec: QueueSpec,
@@ -119,6 +131,10 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
       removeOnComplete: { age: this.opts.ttlSeconds },
       removeOnFail: { age: this.opts.ttlSeconds },
     });
+    // Still in the wait list (the usual case): its position is the answer, in one round trip.
+    const position = await this.positionOf(job.id!);
+    if (position !== null) return { ...this.queuedSnapshot(input), position };
+    // A worker took it already (or it ended): its state says which.
     return (await this.toSnapshot(job, await job.getState())) ?? this.queuedSnapshot(input);
   }
 
@@ -249,8 +265,30 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
   }
 
   async realTimeFactor(): Promise<number | null> {
-    const jobs = await withTimeout(this.queue.getJobs(['completed'], 0, AVERAGE_OVER - 1, false), this.timeoutMs, 'when reading finished jobs');
-    return realTimeFactorOf(jobs.map((j) => j?.returnvalue));
+    return realTimeFactorOf(await this.timings());
+  }
+
+  /**
+   * The last AVERAGE_OVER finished jobs' timings, which the workers note in a short list: reading
+   * the finished jobs themselves would fetch their whole results (megabytes for long recordings).
+   */
+  private async timings(): Promise<Timing[]> {
+    const raw = await withTimeout(this.redis.lrange(this.key('timings'), 0, AVERAGE_OVER - 1), this.timeoutMs, 'when reading job timings');
+    return raw.map((r) => JSON.parse(r) as Timing);
+  }
+
+  /** Notes a finished job's timing (newest first, AVERAGE_OVER kept); a failure only leaves the averages rougher. */
+  private async noteTiming(seconds: number, result: TranscriptionResult): Promise<void> {
+    const timing: Timing = { seconds, processing_time: result.processing_time, duration: result.duration ?? null };
+    await withTimeout(
+      this.redis
+        .multi()
+        .lpush(this.key('timings'), JSON.stringify(timing))
+        .ltrim(this.key('timings'), 0, AVERAGE_OVER - 1)
+        .exec(),
+      this.timeoutMs,
+      'when noting a job timing',
+    ).catch(() => undefined);
   }
 
   async stats(): Promise<QueueStats> {
@@ -258,10 +296,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
   }
 
   private async statsNow(): Promise<QueueStats> {
-    const [counts, workers] = await Promise.all([
-      this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'),
-      this.queue.getWorkersCount(),
-    ]);
+    const [counts, workers] = await Promise.all([this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'), this.workersCount()]);
     return {
       queue_name: this.spec.queueName,
       engine: this.spec.engine,
@@ -273,11 +308,22 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     };
   }
 
+  /** Workers on this queue, counted at most once a WORKERS_COUNT_MS in this process (every submit asks). */
+  private workersCount(): Promise<number> {
+    const now = Date.now();
+    if (!this.workers || now - this.workers.at >= WORKERS_COUNT_MS) {
+      const count = this.queue.getWorkersCount();
+      const entry = { at: now, count };
+      count.catch(() => {
+        if (this.workers === entry) this.workers = undefined; // a failed count is not reused
+      });
+      this.workers = entry;
+    }
+    return this.workers.count;
+  }
+
   async averageJobSeconds(): Promise<number | null> {
-    const jobs = await withTimeout(this.queue.getJobs(['completed'], 0, AVERAGE_OVER - 1, false), this.timeoutMs, 'when reading finished jobs');
-    const times = jobs
-      .filter((j) => j?.processedOn && j.finishedOn)
-      .map((j) => (j.finishedOn! - j.processedOn!) / 1000);
+    const times = (await this.timings()).map((t) => t.seconds);
     return times.length ? times.reduce((a, b) => a + b, 0) / times.length : null;
   }
 
@@ -296,7 +342,10 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
         try {
           // Registered first, then the marker checked: a cancel is either seen here or heard on the channel.
           if (await this.redis.exists(this.key(`cancel:${job.id}`))) controller.abort(CANCELLED);
-          return await processor(job.data, { signal: controller.signal, attempt: job.attemptsStarted });
+          const started = performance.now();
+          const result = await processor(job.data, { signal: controller.signal, attempt: job.attemptsStarted });
+          void this.noteTiming((performance.now() - started) / 1000, result); // sent before the job is marked finished, not waited for
+          return result;
         } catch (err) {
           if (controller.signal.aborted && controller.signal.reason === CANCELLED) throw new Error(CANCELLED_REASON);
           if (this.shuttingDown && controller.signal.aborted) {
@@ -381,9 +430,10 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
 
   /** Jobs ahead of it in the wait list, 0 = next (BullMQ pushes on the left and takes from the right). */
   private async positionOf(jobId: string): Promise<number | null> {
-    const client = await this.queue.client;
     const key = this.queue.toKey('wait');
-    const [index, length] = await Promise.all([client.lpos(key, jobId), client.llen(key)]);
-    return index === null || index === undefined ? null : Math.max(0, length - Number(index) - 1);
+    const [lpos, llen] = ((await this.redis.pipeline().lpos(key, jobId).llen(key).exec()) ?? []) as Array<[Error | null, unknown] | undefined>;
+    if (!lpos || !llen || lpos[0] || llen[0]) throw lpos?.[0] ?? llen?.[0] ?? new Error('Redis did not answer LPOS/LLEN');
+    const index = lpos[1] as number | null;
+    return index === null || index === undefined ? null : Math.max(0, Number(llen[1]) - Number(index) - 1);
   }
 }

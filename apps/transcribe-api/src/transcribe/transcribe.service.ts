@@ -125,12 +125,17 @@ export class TranscribeService {
       created_at: new Date().toISOString(),
       request_id: requestId,
       ...(Object.keys(options).length ? { options } : {}),
-      audio_seconds: await readAudioSeconds(file.path).catch(() => null),
+      audio_seconds: await readAudioSeconds(file.path, file).catch(() => null),
     };
     let snapshot;
+    let estimates: Promise<[QueueStats, number | null]> | undefined;
     try {
       this.runner.assertCan(engine, options);
-      snapshot = await queue.add(input);
+      const added = queue.add(input);
+      // Read alongside the add (one round trip less): the running jobs and the workers do not depend on it.
+      estimates = Promise.all([queue.stats(), queue.averageJobSeconds()]);
+      estimates.catch(() => undefined); // awaited below, unless the add failed
+      snapshot = await added;
     } catch (err) {
       await removeUpload(file.path).catch(() => undefined);
       if (err instanceof EngineNotConfiguredError) throw notConfigured(err);
@@ -144,7 +149,7 @@ export class TranscribeService {
     let position = snapshot.status === 'queued' ? (snapshot.position ?? 0) : 0;
     let estimatedWait: number;
     try {
-      const [stats, average] = await Promise.all([queue.stats(), queue.averageJobSeconds()]);
+      const [stats, average] = await estimates!;
       if (snapshot.status === 'queued' && snapshot.position === null) position = Math.max(0, stats.queued - 1);
       // A job a worker already took waits for nothing.
       estimatedWait = snapshot.status === 'queued' ? estimateWaitSeconds(position, stats.started, stats.workers, average, QUEUES[engine]) : 0;

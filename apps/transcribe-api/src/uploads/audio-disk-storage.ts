@@ -15,7 +15,12 @@ export interface StoredAudioFile {
   size: number;
   /** the container found in the bytes, not the client's Content-Type */
   media: SniffedMedia;
+  /** the file's first HEAD_BYTES (all of it when smaller), kept so that its header is read without opening the file again */
+  head: Buffer;
 }
+
+/** How much of the start of each upload is kept in memory with it (what the duration reader looks at). */
+export const HEAD_BYTES = 64 * 1024;
 
 interface IncomingFile {
   fieldname: string;
@@ -84,14 +89,23 @@ export class AudioDiskStorage {
       };
       out.on('error', fail);
       stream.on('error', fail);
+      // The start of the file stays in memory with it, up to HEAD_BYTES.
+      const kept: Buffer[] = [head];
+      let keptBytes = head.length;
+      const keep = (chunk: Buffer): void => {
+        kept.push(chunk);
+        keptBytes += chunk.length;
+        if (keptBytes >= HEAD_BYTES) stream.off('data', keep);
+      };
       out.on('finish', () => {
-        if (!failed) cb(null, { path, size: out.bytesWritten, media });
+        if (!failed) cb(null, { path, size: out.bytesWritten, media, head: Buffer.concat(kept).subarray(0, HEAD_BYTES) });
       });
       out.write(head);
       if (ended) {
         out.end();
         return;
       }
+      if (keptBytes < HEAD_BYTES) stream.on('data', keep);
       stream.pipe(out);
     };
     const onData = (chunk: Buffer): void => {

@@ -77,11 +77,14 @@ export class TranscriptionWorker implements OnApplicationBootstrap {
       await this.failed(input, err instanceof Error ? err.message : String(err));
       throw err;
     }
-    await removeUpload(input.file_path).catch((err) => this.logger.warn(`could not remove ${input.file_path}: ${String(err)}`));
     this.logger.log(`job ${input.job_id} finished in ${result.processing_time} s`);
     this.jobsTotal.inc({ engine: input.engine, status: 'finished' });
     this.jobSeconds.observe({ engine: input.engine }, result.processing_time);
-    await this.publish(input, result, null);
+    // Both before the job is marked finished, side by side.
+    await Promise.all([
+      removeUpload(input.file_path).catch((err) => this.logger.warn(`could not remove ${input.file_path}: ${String(err)}`)),
+      this.publish(input, result, null),
+    ]);
     return result;
   }
 
