@@ -8,6 +8,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { SERVICES_BEHIND_GATEWAY } from '@platform/registry';
+import { makeWav } from '@platform/testing';
 import { FUZZ_SERVICES } from '../fuzz/services';
 import { ServiceStack } from '../fuzz/service-stack';
 import type { LoadMessage, LoadPath, LoadResult, LoadWindow } from './mixed-load-types';
@@ -64,25 +65,6 @@ function rssMb(pid: number): number {
   }
 }
 
-/** A 0.1 s silent 16 kHz mono WAV: what a client uploads to `/asr` (the engine is the fuzz stack's fake). */
-function silentWav(): Buffer {
-  const samples = 1600;
-  const b = Buffer.alloc(44 + samples * 2);
-  b.write('RIFF', 0);
-  b.writeUInt32LE(36 + samples * 2, 4);
-  b.write('WAVEfmt ', 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(16_000, 24);
-  b.writeUInt32LE(32_000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36);
-  b.writeUInt32LE(samples * 2, 40);
-  return b;
-}
-
 async function mcpSession(base: string, headers: Record<string, string>): Promise<string> {
   const post = (body: unknown, extra: Record<string, string> = {}) =>
     fetch(`${base}/mcp`, { method: 'POST', headers: { ...headers, ...extra, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
@@ -105,7 +87,7 @@ async function hotPaths(stack: ServiceStack, gateway: string): Promise<LoadPath[
   const json = { 'content-type': 'application/json' };
   const logisticsKey = stack.setups.get('logistics-hooks')?.fields?.api_key?.[0];
   const mcp = creds('knowledge-mcp', 'fuzzer');
-  const wav = silentWav();
+  const wav = makeWav({ seconds: 0.1, frequency: 0 });
   const boundary = 'bench-boundary-7d1f';
   const multipart = Buffer.concat([
     Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="audio_file"; filename="silence.wav"\r\ncontent-type: audio/wav\r\n\r\n`),

@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { EngineClient } from '../src/engines/engine-client';
+import { wavHeader } from '@platform/testing';
 
 export type LoadRequest =
   | { kind: 'direct'; jobs: number; concurrency: number; bytes: number; dir: string }
@@ -27,24 +28,6 @@ export type LoadRequest =
   | { kind: 'upload'; url: string; bytes: number };
 
 export type LoadAnswer = { seconds: number } | { error: string };
-
-/** A 16 kHz mono 16-bit WAV header for a file of `totalBytes` (silence follows). */
-function wavHeader(totalBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(Math.min(totalBytes - 8, 0xffffffff), 4);
-  h.write('WAVEfmt ', 8, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16_000, 24);
-  h.writeUInt32LE(32_000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(Math.min(totalBytes - 44, 0xffffffff), 40);
-  return h;
-}
 
 /** Posts a multipart body with a `file` of `size` bytes (a WAV header, then zeros) generated on the fly. */
 function postMultipart(url: string, size: number, fields: Record<string, string> = {}): Promise<{ status: number; body: string }> {
@@ -54,7 +37,7 @@ function postMultipart(url: string, size: number, fields: Record<string, string>
     .join('');
   const pre = Buffer.from(`${fieldParts}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
   const post = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const head = wavHeader(size);
+  const head = wavHeader(size - 44);
   const chunk = Buffer.alloc(Math.min(256 * 1024, size));
   function* parts(): Generator<Buffer> {
     yield pre;
@@ -98,7 +81,7 @@ async function answer(req: LoadRequest): Promise<LoadAnswer> {
   switch (req.kind) {
     case 'direct': {
       const filePath = join(req.dir, 'direct.wav');
-      await writeFile(filePath, Buffer.concat([wavHeader(req.bytes), Buffer.alloc(req.bytes - 44)]));
+      await writeFile(filePath, Buffer.concat([wavHeader(req.bytes - 44), Buffer.alloc(req.bytes - 44)]));
       const client = new EngineClient({ engine: 'faster-whisper', baseUrl: engineUrl, model: 'whisper-1', timeoutMs: 60_000, attempts: 1, retryBaseMs: 0 });
       try {
         const seconds = await inParallel(req.jobs, req.concurrency, async () => {

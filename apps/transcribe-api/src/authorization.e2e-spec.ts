@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createTestApp, describeAuthorizationMatrix, fetchDocument, operationsOf, startFakeTranscriptionEngine, type MatrixRow, type MatrixSetup } from '@platform/testing';
-import { makeWav } from '../test/wav';
+import { createTestApp, describeAuthorizationMatrix, fetchDocument, makeWav, operationsOf, startFakeTranscriptionEngine, type MatrixRow, type MatrixSetup } from '@platform/testing';
 import { transcribeApiService } from './service';
 
 /**

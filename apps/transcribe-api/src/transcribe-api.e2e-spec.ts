@@ -1,11 +1,10 @@
 import { EventBus, TranscribeJobFinished, type EventEnvelope } from '@platform/messaging';
-import { createTestApp, startFakeTranscriptionEngine, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
+import { createTestApp, makeWav, startFakeTranscriptionEngine, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { streamUpload, streamUploadRequest } from '../test/upload';
-import { makeWav } from '../test/wav';
 import { uploadDirOf as uploadDir } from './uploads/upload-dir';
 import type { TranscribeConfig } from './config';
 import { transcribeApiService } from './service';

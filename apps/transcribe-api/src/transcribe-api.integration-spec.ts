@@ -1,4 +1,4 @@
-import { createTestApp, deleteKeysByPrefix, startFakeTranscriptionEngine, testServices, uniqueSuffix, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
+import { createTestApp, deleteKeysByPrefix, makeWav, startFakeTranscriptionEngine, testServices, uniqueSuffix, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
 import { EventBus, TranscribeJobFinished, type EventEnvelope, type TranscribeJobFinishedData } from '@platform/messaging';
 import { redisOptions } from '@platform/rate-limit';
 import { Worker } from 'bullmq';
@@ -6,7 +6,6 @@ import Redis from 'ioredis';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { killHard, startWorkerProcess } from '../test/worker-process';
-import { makeWav } from '../test/wav';
 import type { TranscribeConfig } from './config';
 import { QUEUES } from './jobs/job-record';
 import { transcribeApiService } from './service';

@@ -1,8 +1,7 @@
-import { createTestApp, deleteKeysByPrefix, startFakeTranscriptionEngine, testServices, uniqueSuffix, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
+import { createTestApp, deleteKeysByPrefix, makeWav, startFakeTranscriptionEngine, testServices, uniqueSuffix, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeWav } from '../test/wav';
 import type { TranscribeConfig } from './config';
 import { EnginesService } from './engines/engines.service';
 import { Clock } from './jobs/clock';

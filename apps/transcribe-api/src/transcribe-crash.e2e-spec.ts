@@ -4,14 +4,13 @@
  * started again: the job is taken over and ends exactly once — one engine call that completed, one
  * result, one `transcribe.job_finished` in the outbox, nothing left started or queued.
  */
-import { buildForTest, createTestDatabase, deleteKeysByPrefix, freePort, startFakeTranscriptionEngine, testServices, uniqueSuffix, waitHealthy, type FakeTranscriptionEngine, type TestDatabase } from '@platform/testing';
+import { buildForTest, createTestDatabase, deleteKeysByPrefix, freePort, makeWav, startFakeTranscriptionEngine, testServices, uniqueSuffix, waitHealthy, type FakeTranscriptionEngine, type TestDatabase } from '@platform/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { makeWav } from '../test/wav';
 
 const ROOT = resolve(__dirname, '../../..');
 const { redisUrl } = testServices();

@@ -1,9 +1,8 @@
-import { startFakeTranscriptionEngine, type FakeTranscriptionEngine } from '@platform/testing';
+import { makeWav, startFakeTranscriptionEngine, type FakeTranscriptionEngine } from '@platform/testing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeWav } from '../../test/wav';
 import { backoffMs, EngineClient, EngineError, normaliseBaseUrl, parseEngineResponse, type EngineClientOptions } from './engine-client';
 
 describe('EngineClient against an OpenAI-compatible engine', () => {

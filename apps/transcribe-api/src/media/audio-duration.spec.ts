@@ -1,4 +1,4 @@
-import { makeWav } from '../../test/wav';
+import { makeWav } from '@platform/testing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

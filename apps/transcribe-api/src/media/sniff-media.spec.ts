@@ -1,4 +1,4 @@
-import { makeWav } from '../../test/wav';
+import { makeWav } from '@platform/testing';
 import { sniffMedia } from './sniff-media';
 
 const b = (...parts: Array<string | number[]>): Buffer =>
