@@ -4,15 +4,12 @@
  * started again: the job is taken over and ends exactly once — one engine call that completed, one
  * result, one `transcribe.job_finished` in the outbox, nothing left started or queued.
  */
-import { buildForTest, createTestDatabase, deleteKeysByPrefix, freePort, makeWav, startFakeTranscriptionEngine, testServices, uniqueSuffix, waitHealthy, type FakeTranscriptionEngine, type TestDatabase } from '@platform/testing';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { buildForTest, createTestDatabase, databaseEnv, deleteKeysByPrefix, freePort, makeWav, spawnBuiltApp, startFakeTranscriptionEngine, testServices, uniqueSuffix, type FakeTranscriptionEngine, type SpawnedApp, type TestDatabase } from '@platform/testing';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from 'pg';
 
-const ROOT = resolve(__dirname, '../../..');
 const { redisUrl } = testServices();
 
 async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonNullable<T>> {
@@ -28,7 +25,7 @@ async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonN
 (redisUrl ? describe : describe.skip)('transcribe-api killed with SIGKILL mid-job (built service, BullMQ on Redis)', () => {
   const prefix = `crash-${uniqueSuffix()}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'transcribe-crash-'));
-  const children: ChildProcess[] = [];
+  const children: SpawnedApp[] = [];
   let engine: FakeTranscriptionEngine;
   let database: TestDatabase;
   let pg: Client;
@@ -42,7 +39,7 @@ async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonN
   });
 
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map((c) => c.kill()));
     await pg?.end();
     await database?.drop();
     await engine?.close();
@@ -51,19 +48,14 @@ async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonN
   });
 
   /** The service on `port`, on the test's Redis prefix, database and data directory; resolves once /healthz answers. */
-  async function start(port: number): Promise<ChildProcess> {
-    let output = '';
-    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/transcribe-api/main.js')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
+  async function start(port: number): Promise<SpawnedApp> {
+    const app = await spawnBuiltApp(
+      'transcribe-api',
+      {
         NODE_ENV: 'test',
         LOG_LEVEL: 'warn',
-        PORT: String(port),
         DATA_DIR: dataDir,
-        DB_MIGRATE_ON_START: 'true',
-        DATABASE_URL: database.url,
-        ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
+        ...databaseEnv(database),
         AMQP_URL: '',
         REDIS_URL: redisUrl!,
         TRANSCRIBE_QUEUE_PREFIX: prefix,
@@ -72,13 +64,10 @@ async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonN
         TRANSCRIBE_LOCK_DURATION_MS: '1000',
         TRANSCRIBE_STALLED_INTERVAL_MS: '1000',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    children.push(child);
-    await waitHealthy('transcribe-api', `http://127.0.0.1:${port}`, child, () => output);
-    return child;
+      { port },
+    );
+    children.push(app);
+    return app;
   }
 
   it('takes the job over after a restart and ends it exactly once', async () => {
@@ -96,9 +85,7 @@ async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonN
     await until(() => engine.inFlight === 1, 'the worker to call the engine');
     expect(await json(`/transcribe/status/${jobId}`)).toMatchObject({ status: 'started', attempts: 1 });
 
-    const exited = once(first, 'exit');
-    first.kill('SIGKILL');
-    await exited;
+    await first.kill('SIGKILL');
     await until(() => engine.aborted.length === 1, 'the engine to see its caller gone');
     engine.delay(0);
     engine.respondWith({ text: 'transcribed after the restart' });
