@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { EmailApiConfig } from '../config';
 import {
   BILLING_CATEGORIES,
@@ -43,6 +44,9 @@ export interface LimitsView {
  */
 @Injectable()
 export class BillingUsage {
+  /** The units `consume` put off inside `batched(…)`, per project and category. */
+  private readonly putOff = new AsyncLocalStorage<Map<string, { projectId: string; category: BillingCategory; n: number }>>();
+
   constructor(
     private readonly repo: BillingRepository,
     private readonly config: EmailApiConfig,
@@ -52,9 +56,34 @@ export class BillingUsage {
     return Boolean(this.config.STRIPE_SECRET_KEY);
   }
 
-  /** Takes `n` units of the category now, or throws 429 BILLING_LIMIT_REACHED (nothing taken). */
+  /**
+   * Takes `n` units of the category now, or throws 429 BILLING_LIMIT_REACHED (nothing taken). Inside
+   * `batched(…)` the units are added up and taken when it ends.
+   */
   async consume(projectId: string, category: BillingCategory, n = 1): Promise<void> {
+    const putOff = this.putOff.getStore();
+    if (putOff && n > 0) {
+      const key = `${projectId}:${category}`;
+      const sum = putOff.get(key);
+      if (sum) sum.n += n;
+      else putOff.set(key, { projectId, category, n });
+      return;
+    }
     if (!(await this.tryConsume(projectId, category, n))) throw await this.limitReached(projectId, category, n);
+  }
+
+  /**
+   * Runs `fn` (in the caller's open transaction) with every `consume` of it put off, then takes the
+   * units added up, one statement per project and category: the counter row of a batch of mails is
+   * locked once, at the end of the transaction, not once per mail. All or nothing: when the sum does
+   * not fit in the cap this throws 429 BILLING_LIMIT_REACHED after `fn`, and the caller rolls the
+   * transaction back (and may write the mails one by one, each `consume` exact).
+   */
+  async batched<T>(fn: () => Promise<T>): Promise<T> {
+    const putOff = new Map<string, { projectId: string; category: BillingCategory; n: number }>();
+    const out = await this.putOff.run(putOff, fn);
+    for (const { projectId, category, n } of putOff.values()) await this.consume(projectId, category, n);
+    return out;
   }
 
   /** Takes `n` units of the category if they fit; false (nothing taken) when they do not. */

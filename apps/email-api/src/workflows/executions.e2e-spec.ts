@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { bearer, decodeQuotedPrintable, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 import { testRabbit, verifiedDomain } from '../../test/marketing';
+import { BillingUsage } from '../billing/billing-usage.service';
+import { newId } from '../common/ids';
 
 const BASE = 'https://mail.example.test/email';
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
@@ -339,6 +341,39 @@ describe('workflow executions (e2e: engine, API, RabbitMQ)', () => {
     // another project sees none of it
     const other = (await newProject(t, 'Other')).project;
     await t.http.get(`/workflows/${wf.id}/executions`).set(bearer(other.secretKey)).expect(404);
+  });
+
+  it('workflow mails over the cap: a batch whose mails do not fit goes one by one, exactly the units left are sent, the rest retried', async () => {
+    const { project: capped } = await newProject(t, 'Capped');
+    await verifiedDomain(t, dns, capped, 'capped.acme.test');
+    const key = bearer(capped.secretKey);
+    const tpl = (await t.http.post('/templates').set(key).send({ name: 'Capped', subject: 'Capped', body: '<p>Hi {{email}}</p><a href="{{unsubscribeUrl}}">unsubscribe</a>', from: 'hello@capped.acme.test' }).expect(201)).body.id;
+    const wf = (await t.http.post('/workflows').set(key).send({ name: 'Capped' }).expect(201)).body.id;
+    const trigger = (await t.http.get(`/workflows/${wf}`).set(key).expect(200)).body.steps.find((s: { type: string }) => s.type === 'TRIGGER').id;
+    const mail = (await t.http.post(`/workflows/${wf}/steps`).set(key).send({ type: 'SEND_EMAIL', name: 'mail', config: { templateId: tpl } }).expect(201)).body.id;
+    await t.http.post(`/workflows/${wf}/transitions`).set(key).send({ fromStepId: trigger, toStepId: mail }).expect(201);
+    await t.http.patch(`/workflows/${wf}`).set(key).send({ triggerType: 'MANUAL', enabled: true }).expect(200);
+    const billing = t.app.get(BillingUsage);
+    await billing.setLimits(capped.id, { workflows: 10, campaigns: null, transactional: null, inbound: null });
+    // 40 contacts enter at once (written in one statement): claimed together, advanced in batches of several
+    const ids = Array.from({ length: 40 }, () => newId('cnt'));
+    await q(`INSERT INTO ${db.table('contacts')} (id, project_id, email, subscribed, data) SELECT id, $2, 'capped' || n || '@example.com', true, '{}'::jsonb FROM unnest($1::text[]) WITH ORDINALITY AS x(id, n)`, [ids, capped.id]);
+    await q(
+      `INSERT INTO ${db.table('workflow_executions')} (project_id, workflow_id, contact_id, status, current_step_id, trigger, start_key, due_at)
+       SELECT $1, $2, id, 'RUNNING', $3, '{"type":"MANUAL","data":{}}'::jsonb, 'capped:' || id, now() FROM unnest($4::text[]) AS x(id)`,
+      [capped.id, wf, trigger, ids],
+    );
+    const runs = () => q<{ status: string; error: string | null }>(`SELECT status, error FROM ${db.table('workflow_step_runs')} WHERE step_id = $1`, [mail]);
+    await eventually(async () => (await runs()).length === 40, 'every execution to try its mail');
+    const tried = await runs();
+    expect(tried.filter((r) => r.status === 'COMPLETED')).toHaveLength(10);
+    const refused = tried.filter((r) => r.status === 'PENDING');
+    expect(refused).toHaveLength(30);
+    expect(refused.every((r) => /monthly workflows limit of 10/.test(r.error ?? ''))).toBe(true);
+    const [{ n }] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM ${db.table('emails')} WHERE project_id = $1`, [capped.id]);
+    expect(n).toBe(10);
+    expect((await billing.consumption(capped.id)).categories.workflows).toMatchObject({ used: 10, reached: true });
+    await t.http.post(`/workflows/${wf}/executions/cancel-all`).set(key).expect(200);
   });
 
   it('editing a step executions wait at is refused (409 naming the count) unless they exit', async () => {

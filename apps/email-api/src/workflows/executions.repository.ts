@@ -42,6 +42,16 @@ interface StepRunRow {
   completed_at: Date | null;
 }
 
+/** An event that may start workflows (`startForEvents`). */
+export interface TriggeringEvent {
+  projectId: string;
+  contactId: string;
+  eventName: string;
+  eventId: string;
+  data: Record<string, unknown>;
+  segment: { id: string; move: 'entry' | 'exit' } | null;
+}
+
 /** A step of a workflow as the engine runs it. */
 export interface StepDef {
   id: string;
@@ -187,38 +197,79 @@ export class ExecutionsRepository {
   // ── starts ──────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Starts every enabled workflow of the project whose trigger matches the event, for its contact,
-   * in one statement: `allowReentry` false → not if the contact ever had an execution of it; true →
-   * not while one is active (the partial unique index); the start key (the event id) makes a
-   * redelivered event start nothing twice. Answers the new executions' ids.
+   * A start's statement around `starts` (a SELECT of project_id, workflow_id, contact_id, context,
+   * trigger, start_key and the workflow's TRIGGER step `t`): the TRIGGER step's run (seq 1,
+   * COMPLETED, its output the trigger, as the engine would write it) is written with the execution,
+   * which starts at the step after the trigger (or COMPLETED when there is none). Answers the new
+   * executions.
    */
-  async startForEvent(e: { projectId: string; contactId: string; eventName: string; eventId: string; data: Record<string, unknown>; segment: { id: string; move: 'entry' | 'exit' } | null }): Promise<string[]> {
+  private start(starts: string): string {
+    return `WITH started AS (
+         INSERT INTO ${this.executions} (project_id, workflow_id, contact_id, status, current_step_id, step_seq, context, trigger, start_key, due_at, ended_at)
+         SELECT s.project_id, s.workflow_id, s.contact_id, CASE WHEN n.to_step_id IS NULL THEN 'COMPLETED' ELSE 'RUNNING' END, coalesce(n.to_step_id, s.trigger_step_id),
+                CASE WHEN n.to_step_id IS NULL THEN 1 ELSE 2 END, s.context, s.trigger, s.start_key,
+                CASE WHEN n.to_step_id IS NULL THEN NULL ELSE now() END, CASE WHEN n.to_step_id IS NULL THEN now() END
+           FROM (${starts}) s
+           LEFT JOIN ${this.db.table('workflow_transitions')} n ON n.from_step_id = s.trigger_step_id AND n.branch IS NULL
+         ON CONFLICT DO NOTHING RETURNING *),
+       run AS (
+         INSERT INTO ${this.runs} (execution_id, seq, step_id, step_type, step_name, status, output, attempts, completed_at)
+         SELECT e.id, 1, t.id, 'TRIGGER', t.name, 'COMPLETED', e.trigger, 1, now()
+           FROM started e JOIN ${this.db.table('workflow_steps')} t ON t.workflow_id = e.workflow_id AND t.type = 'TRIGGER')
+       SELECT * FROM started`;
+  }
+
+  /**
+   * Starts every enabled workflow of the project whose trigger matches an event, for its contact,
+   * for a list of events in one statement (with each TRIGGER step's run, see `start`): `allowReentry`
+   * false → not if the contact ever had an execution of it; true → not while one is active (the
+   * partial unique index); of the events of the list for the same workflow and contact, the first
+   * alone starts it; the start key (the event id) makes a redelivered event start nothing twice.
+   * Answers the new executions' ids.
+   */
+  async startForEvents(events: TriggeringEvent[]): Promise<string[]> {
+    if (!events.length) return [];
+    const list = events.map((e, n) => ({ project_id: e.projectId, contact_id: e.contactId, event_name: e.eventName, event_id: e.eventId, data: e.data, move: e.segment?.move ?? null, segment_id: e.segment?.id ?? null, n }));
     const rows = await this.db.rows<{ id: string }>(
-      `INSERT INTO ${this.executions} (project_id, workflow_id, contact_id, status, current_step_id, trigger, start_key, due_at)
-       SELECT w.project_id, w.id, c.id, 'RUNNING', t.id,
-              jsonb_build_object('type', w.trigger_type, 'eventName', $3::text, 'eventId', $4::text, 'data', $5::jsonb), $4::text, now()
-         FROM ${this.db.table('workflows')} w
-         JOIN ${this.db.table('workflow_steps')} t ON t.workflow_id = w.id AND t.type = 'TRIGGER'
-         JOIN ${this.db.table('contacts')} c ON c.id = $2 AND c.project_id = w.project_id
-        WHERE w.project_id = $1 AND w.enabled
-          AND ((w.trigger_type = 'EVENT' AND w.trigger_config->>'eventName' = $3::text)
-            OR (w.trigger_type = 'SEGMENT_ENTRY' AND $6::text = 'entry' AND w.trigger_config->>'segmentId' = $7::text)
-            OR (w.trigger_type = 'SEGMENT_EXIT' AND $6::text = 'exit' AND w.trigger_config->>'segmentId' = $7::text))
-          AND (w.allow_reentry OR NOT EXISTS (SELECT 1 FROM ${this.executions} x WHERE x.contact_id = c.id AND x.workflow_id = w.id))
-       ON CONFLICT DO NOTHING RETURNING id`,
-      [e.projectId, e.contactId, e.eventName, e.eventId, JSON.stringify(e.data), e.segment?.move ?? null, e.segment?.id ?? null],
+      this.start(
+        `SELECT DISTINCT ON (w.id, c.id) w.project_id, w.id AS workflow_id, c.id AS contact_id, '{}'::jsonb AS context, t.id AS trigger_step_id,
+                jsonb_build_object('type', w.trigger_type, 'eventName', ev.event_name, 'eventId', ev.event_id, 'data', ev.data) AS trigger, ev.event_id AS start_key
+           FROM jsonb_to_recordset($1::jsonb) AS ev(project_id uuid, contact_id text, event_name text, event_id text, data jsonb, move text, segment_id text, n int)
+           JOIN ${this.db.table('workflows')} w ON w.project_id = ev.project_id AND w.enabled
+            AND ((w.trigger_type = 'EVENT' AND w.trigger_config->>'eventName' = ev.event_name)
+              OR (w.trigger_type = 'SEGMENT_ENTRY' AND ev.move = 'entry' AND w.trigger_config->>'segmentId' = ev.segment_id)
+              OR (w.trigger_type = 'SEGMENT_EXIT' AND ev.move = 'exit' AND w.trigger_config->>'segmentId' = ev.segment_id))
+           JOIN ${this.db.table('workflow_steps')} t ON t.workflow_id = w.id AND t.type = 'TRIGGER'
+           JOIN ${this.db.table('contacts')} c ON c.id = ev.contact_id AND c.project_id = w.project_id
+          WHERE w.allow_reentry OR NOT EXISTS (SELECT 1 FROM ${this.executions} x WHERE x.contact_id = c.id AND x.workflow_id = w.id)
+          ORDER BY w.id, c.id, ev.n`,
+      ),
+      [JSON.stringify(list)],
     );
     return rows.map((r) => r.id);
   }
 
-  /** A manual start; null when re-entry rules refuse it (see startForEvent). */
+  /** Which of these events (their indexes) some execution of their contact waits for (WAIT_FOR_EVENT of that name): the ones `resumeWaiting` has to look at. */
+  async awaited(events: Array<{ projectId: string; contactId: string; eventName: string }>): Promise<Set<number>> {
+    if (!events.length) return new Set();
+    const list = events.map((e, n) => ({ project_id: e.projectId, contact_id: e.contactId, event_name: e.eventName, n }));
+    const rows = await this.db.rows<{ n: number }>(
+      `SELECT ev.n FROM jsonb_to_recordset($1::jsonb) AS ev(project_id uuid, contact_id text, event_name text, n int)
+        WHERE EXISTS (SELECT 1 FROM ${this.executions} e WHERE e.project_id = ev.project_id AND e.contact_id = ev.contact_id AND e.wait_event = ev.event_name AND e.status = 'WAITING')`,
+      [JSON.stringify(list)],
+    );
+    return new Set(rows.map((r) => r.n));
+  }
+
+  /** A manual start (with its TRIGGER step's run, see `start`); null when re-entry rules refuse it (see startForEvents). */
   async startManual(workflowId: string, contactId: string, context: Record<string, unknown>, startKey: string): Promise<ExecutionRow | null> {
     return this.db.one<ExecutionRow>(
-      `INSERT INTO ${this.executions} (project_id, workflow_id, contact_id, status, current_step_id, context, trigger, start_key, due_at)
-       SELECT w.project_id, w.id, $2, 'RUNNING', t.id, $3::jsonb, jsonb_build_object('type', 'MANUAL', 'data', $3::jsonb), $4, now()
-         FROM ${this.db.table('workflows')} w JOIN ${this.db.table('workflow_steps')} t ON t.workflow_id = w.id AND t.type = 'TRIGGER'
-        WHERE w.id = $1 AND (w.allow_reentry OR NOT EXISTS (SELECT 1 FROM ${this.executions} x WHERE x.contact_id = $2 AND x.workflow_id = w.id))
-       ON CONFLICT DO NOTHING RETURNING *`,
+      this.start(
+        `SELECT w.project_id, w.id AS workflow_id, $2::text AS contact_id, $3::jsonb AS context, t.id AS trigger_step_id,
+                jsonb_build_object('type', 'MANUAL', 'data', $3::jsonb) AS trigger, $4::text AS start_key
+           FROM ${this.db.table('workflows')} w JOIN ${this.db.table('workflow_steps')} t ON t.workflow_id = w.id AND t.type = 'TRIGGER'
+          WHERE w.id = $1 AND (w.allow_reentry OR NOT EXISTS (SELECT 1 FROM ${this.executions} x WHERE x.contact_id = $2 AND x.workflow_id = w.id))`,
+      ),
       [workflowId, contactId, JSON.stringify(context), startKey],
     );
   }
@@ -348,6 +399,67 @@ export class ExecutionsRepository {
       ],
     );
     return row ? { runId: row.id, attempts: row.attempts } : null;
+  }
+
+  /**
+   * `advance` for many executions in one statement (each checked as `advance` checks it, under its
+   * row lock): answers the ids of the executions moved (the others' writes were not made).
+   */
+  async advanceMany(writes: Array<{ executionId: string; seq: number; token: string | null; run: RunWrite; move: MoveWrite }>): Promise<Set<string>> {
+    if (!writes.length) return new Set();
+    const list = writes.map(({ executionId, seq, token, run, move }) => {
+      const ended = ['COMPLETED', 'EXITED', 'FAILED', 'CANCELLED'].includes(move.status);
+      return {
+        execution_id: executionId,
+        seq,
+        token,
+        step_id: run.step.id,
+        step_type: run.step.type,
+        step_name: run.step.name,
+        status: run.status,
+        input: run.input ?? null,
+        output: run.output ?? null,
+        error: run.error ?? null,
+        attempts: run.attempt ? 1 : 0,
+        finished: run.status === 'COMPLETED' || run.status === 'FAILED' || run.status === 'SKIPPED',
+        m_status: move.status,
+        m_step_id: move.stepId,
+        next_seq: move.nextSeq,
+        due_now: move.dueAt === 'now',
+        due_at: move.dueAt === 'now' ? null : move.dueAt,
+        wait_event: move.waitEvent ?? null,
+        exit_reason: move.exitReason ?? null,
+        m_error: move.error ?? null,
+        ended,
+        keep: move.keepLease && !ended,
+        lease_seconds: move.leaseSeconds ?? 60,
+      };
+    });
+    const rows = await this.db.rows<{ id: string }>(
+      `WITH w AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS w(execution_id uuid, seq int, token uuid, step_id uuid, step_type text, step_name text, status text, input jsonb, output jsonb,
+           error text, attempts int, finished boolean, m_status text, m_step_id uuid, next_seq boolean, due_now boolean, due_at timestamptz, wait_event text, exit_reason text,
+           m_error text, ended boolean, keep boolean, lease_seconds double precision)),
+       e AS (
+         SELECT w.* FROM ${this.executions} x JOIN w ON x.id = w.execution_id
+          WHERE x.step_seq = w.seq AND x.status IN ('RUNNING', 'WAITING') AND (w.token IS NULL OR x.claim_token = w.token) ORDER BY x.id FOR UPDATE OF x),
+       run AS (
+         INSERT INTO ${this.runs} AS r (execution_id, seq, step_id, step_type, step_name, status, input, output, error, attempts, completed_at)
+         SELECT e.execution_id, e.seq, e.step_id, e.step_type, e.step_name, e.status, e.input, e.output, e.error, e.attempts, CASE WHEN e.finished THEN now() END FROM e
+         ON CONFLICT (execution_id, seq) DO UPDATE SET status = EXCLUDED.status, output = EXCLUDED.output, error = EXCLUDED.error,
+           attempts = r.attempts + EXCLUDED.attempts, completed_at = EXCLUDED.completed_at, input = coalesce(r.input, EXCLUDED.input)
+         RETURNING r.execution_id),
+       moved AS (
+         UPDATE ${this.executions} x SET status = e.m_status, current_step_id = e.m_step_id, step_seq = x.step_seq + CASE WHEN e.next_seq THEN 1 ELSE 0 END,
+                due_at = CASE WHEN e.due_now THEN now() ELSE e.due_at END, wait_event = e.wait_event, exit_reason = coalesce(e.exit_reason, x.exit_reason),
+                error = e.m_error, ended_at = CASE WHEN e.ended THEN now() END, updated_at = now(),
+                claimed_until = CASE WHEN e.keep THEN now() + make_interval(secs => e.lease_seconds) END,
+                claim_token = CASE WHEN e.keep THEN x.claim_token END
+           FROM e WHERE x.id = e.execution_id RETURNING x.id)
+       SELECT moved.id FROM moved JOIN run ON run.execution_id = moved.id`,
+      [JSON.stringify(list)],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   /**

@@ -32,6 +32,18 @@ export class Inbox {
   }
 
   /**
+   * Marks a batch of events of the consumer in one statement, in the open `db.transaction` (refused
+   * outside one), for deliveries handled together in it: answers the ids not marked before (handle
+   * those; the others are duplicates). A concurrent duplicate waits for the other transaction.
+   */
+  async onceEach(consumer: string, eventIds: string[]): Promise<Set<string>> {
+    if (!this.db.inTransaction) throw new Error('Inbox.onceEach outside a transaction: call it in the db.transaction that handles the events');
+    if (!eventIds.length) return new Set();
+    const rows = (await this.mark(consumer, eventIds)) as Array<{ event_id: string }>;
+    return new Set(rows.map((r) => r.event_id));
+  }
+
+  /**
    * Wraps a handler for `EventBus.subscribe`: each event runs in its own transaction, once.
    * `bus.subscribe(queue, [AutomationEmailCaptured], inbox.handler('email-api', (e) => ...))`
    */
@@ -41,10 +53,12 @@ export class Inbox {
     };
   }
 
-  private async mark(consumer: string, eventId: string): Promise<unknown[]> {
+  private async mark(consumer: string, eventId: string | string[]): Promise<unknown[]> {
     try {
       return await this.db.rows(
-        `INSERT INTO ${this.db.table('processed_events')} (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`,
+        Array.isArray(eventId)
+          ? `INSERT INTO ${this.db.table('processed_events')} (consumer, event_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`
+          : `INSERT INTO ${this.db.table('processed_events')} (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`,
         [consumer, eventId],
       );
     } catch (err) {

@@ -205,6 +205,16 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     await expect(inbox.once(`${consumer}-other`, id, async () => undefined)).resolves.toBe(true);
   });
 
+  it('Inbox.onceEach marks a batch in the open transaction: answers the new ids; a rollback leaves no mark', async () => {
+    const inbox = new Inbox(database);
+    const consumer = consumerName('batch');
+    await expect(inbox.onceEach(consumer, ['a'])).rejects.toThrow(/outside a transaction/);
+    await database.transaction(() => inbox.once(consumer, 'a', async () => undefined));
+    await expect(database.transaction(() => inbox.onceEach(consumer, ['a', 'b', 'c', 'b']))).resolves.toEqual(new Set(['b', 'c']));
+    await expect(database.transaction(async () => { await inbox.onceEach(consumer, ['d']); throw new Error('rolled back'); })).rejects.toThrow('rolled back');
+    await expect(database.transaction(() => inbox.onceEach(consumer, ['b', 'd']))).resolves.toEqual(new Set(['d']));
+  });
+
   it('prunes sent rows past their retention and keeps unsent ones', async () => {
     const outbox = new Outbox('billing-api', database);
     const old = await database.transaction(() => outbox.enqueue(InvoicePaid, { invoiceId: 'old', amount: 1 }));

@@ -5,7 +5,7 @@ import { DomainsService } from '../../domains/domains.service';
 import { MailQueue } from '../../emails/mail-queue.service';
 import { renderTemplate } from '../../emails/render';
 import { UnsubscribeLinks } from '../../emails/unsubscribe-links';
-import { suppressedReasonText } from '../../suppressions/suppression';
+import { suppressedReasonText, type Suppression } from '../../suppressions/suppression';
 import { SuppressionsService } from '../../suppressions/suppressions.service';
 import { TemplatesService } from '../../templates/templates.service';
 import type { ExecutionTrigger } from '../execution';
@@ -14,6 +14,15 @@ import type { SendEmailConfig } from '../step-config';
 import { StepError } from './step-error';
 
 export type Template = Awaited<ReturnType<TemplatesService['get']>>;
+
+/** The suppressions that stop mail to some recipients of one project, per kind of mail (`blockingOf`). */
+export type Blocked = Record<'MARKETING' | 'TRANSACTIONAL', Map<string, Suppression>>;
+
+/** Who a SEND_EMAIL step writes to: the contact (marketing mail) or its fixed `to` (transactional). */
+function recipientOf(step: StepDef, contact: EngineContact): { to: string; kind: 'MARKETING' | 'TRANSACTIONAL' } {
+  const to = (step.config as unknown as SendEmailConfig).to;
+  return { to: (to ?? contact.email).toLowerCase(), kind: to ? 'TRANSACTIONAL' : 'MARKETING' };
+}
 
 export interface SentMail {
   emailId: string;
@@ -52,13 +61,15 @@ export class SendEmailStep {
    * writes the mail last in the same transaction, so that the project's usage counter (billing
    * caps), which every mail of the project updates, stays locked only for the end of the
    * transaction. `memo` (one per engine tick) keeps a template and its sender check for the mails
-   * of the same step written in that tick: many executions at one step read them once.
+   * of the same step written in that tick: many executions at one step read them once. `blocked`:
+   * the suppressions of the project's recipients looked up already (`blockingOf`), else looked up here.
    */
   async prepare(
     execution: { id: string; projectId: string; trigger: ExecutionTrigger; context: Record<string, unknown> },
     step: StepDef,
     contact: EngineContact,
     memo: Map<string, Promise<Template>> = new Map(),
+    blocked?: Blocked,
   ): Promise<{ mail: SentMail; write: () => Promise<void> }> {
     const config = step.config as unknown as SendEmailConfig;
     const projectId = execution.projectId;
@@ -71,9 +82,8 @@ export class SendEmailStep {
     }
     const template = await pending;
     const toContact = !config.to;
-    const to = (config.to ?? contact.email).toLowerCase();
-    const kind = toContact ? 'MARKETING' : 'TRANSACTIONAL';
-    const suppression = (await this.suppressions.blocking(projectId, [to], kind)).get(to);
+    const { to, kind } = recipientOf(step, contact);
+    const suppression = blocked ? blocked[kind].get(to) : (await this.suppressions.blocking(projectId, [to], kind)).get(to);
     const unsubscribeUrl = this.links.url(contact.id);
     const vars = {
       ...contact.data,
@@ -115,6 +125,19 @@ export class SendEmailStep {
       );
     };
     return { mail, write };
+  }
+
+  /** The suppressions stopping the mails of these SEND_EMAIL steps of one project, in one look-up per kind of mail (for `prepare`). */
+  async blockingOf(projectId: string, mails: Array<{ step: StepDef; contact: EngineContact }>): Promise<Blocked> {
+    const recipients = { MARKETING: [] as string[], TRANSACTIONAL: [] as string[] };
+    for (const m of mails) {
+      const { to, kind } = recipientOf(m.step, m.contact);
+      recipients[kind].push(to);
+    }
+    const [MARKETING, TRANSACTIONAL] = await Promise.all(
+      (['MARKETING', 'TRANSACTIONAL'] as const).map((kind) => (recipients[kind].length ? this.suppressions.blocking(projectId, recipients[kind], kind) : new Map<string, Suppression>())),
+    );
+    return { MARKETING, TRANSACTIONAL };
   }
 
   /** Prepares and writes at once (in the caller's transaction); answers what was written. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
+import { BillingUsage } from '../../billing/billing-usage.service';
 import { EmailApiConfig } from '../../config';
 import { ContactsService } from '../../contacts/contacts.service';
 import { MAX_STEP_ATTEMPTS, MAX_STEPS_PER_CLAIM, retryDelayMs, type ExecutionStatus, type ExecutionTrigger, type StepRun } from '../execution';
@@ -41,6 +42,29 @@ type Done = { kind: 'written'; moved: boolean; nextStepId: string | null };
 /** The execution moved on while this replica ran its step: the step's transaction is rolled back. */
 class Stale extends Error {}
 
+/** An execution of a batch needs to go alone: the batch's transaction is rolled back (see `advanceBatch`). */
+class GoAlone extends Error {}
+
+/** A claimed execution and its workflow's graph. */
+interface Claimed {
+  cursor: Cursor;
+  graph: WorkflowGraph;
+}
+
+/** Executions advanced together in one transaction (per lane of a tick). */
+const BATCH_MAX = 32;
+
+/** The items by key, in their order. */
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const list = out.get(key(item));
+    if (list) list.push(item);
+    else out.set(key(item), [item]);
+  }
+  return out;
+}
+
 /** Runs `task` over `items` with at most `lanes` at once. */
 async function inLanes<T>(items: T[], lanes: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -73,12 +97,13 @@ export class WorkflowEngine {
     private readonly mail: SendEmailStep,
     private readonly webhooks: WebhookStep,
     private readonly config: EmailApiConfig,
+    private readonly billing: BillingUsage,
   ) {}
 
   /** Claims due executions and advances each as far as it goes now; answers how many were claimed. */
   async tick(): Promise<number> {
     const lanes = this.config.WORKFLOW_CONCURRENCY;
-    const claimed = await this.executions.claimDue(Math.min(1000, lanes * 16), this.config.WORKFLOW_LEASE_SECONDS);
+    const claimed = await this.executions.claimDue(Math.min(1000, lanes * BATCH_MAX), this.config.WORKFLOW_LEASE_SECONDS);
     if (!claimed.length) return 0;
     const [graphs, contacts, runs] = await Promise.all([
       this.executions.graphs([...new Set(claimed.map((x) => x.workflow_id))]),
@@ -87,18 +112,138 @@ export class WorkflowEngine {
     ]);
     let sent = false;
     const memo: TickMemo = { templates: new Map(), keys: new Map() };
-    await inLanes(claimed, lanes, async (row) => {
+    const items: Claimed[] = [];
+    for (const row of claimed) {
       const contact = contacts.get(row.contact_id);
-      if (!contact) return; // deleted meanwhile: its executions went with it (cascade)
-      const cursor: Cursor = { row, seq: row.step_seq, stepId: row.current_step_id, token: row.claim_token, run: runs.get(row.id), contact, memo };
-      try {
-        sent = (await this.advance(cursor, graphs.get(row.workflow_id)!)) || sent;
-      } catch (err) {
-        this.logger.error(`execution ${row.id}: ${(err as Error).message}`, (err as Error).stack);
-      }
+      if (!contact) continue; // deleted meanwhile: its executions went with it (cascade)
+      items.push({ cursor: { row, seq: row.step_seq, stepId: row.current_step_id, token: row.claim_token, run: runs.get(row.id), contact, memo }, graph: graphs.get(row.workflow_id)! });
+    }
+    const size = Math.max(1, Math.min(BATCH_MAX, Math.ceil(items.length / lanes)));
+    const batches = Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+    await inLanes(batches, lanes, async (batch) => {
+      sent = (await this.advanceBatch(batch)) || sent;
     });
     if (sent) this.mail.flush();
     return claimed.length;
+  }
+
+  /**
+   * Advances a batch of claimed executions in one transaction: each runs its steps (the same writes,
+   * checks and effects as alone) until it waits, ends, or comes to a WEBHOOK step, and the mails'
+   * billing units are taken together at the end (`BillingUsage.batched`): one commit and one lock
+   * of the project's usage counter for the batch instead of one per step. Anything out of the
+   * ordinary — a step that fails, an execution that moved on meanwhile after an effect, mails that
+   * do not fit in the cap, any error — rolls the whole batch back, and each execution then goes
+   * alone from where it was (`advanceAlone`: its own transactions, the failure and retry rules, the
+   * exact cap). After the commit, the executions at a WEBHOOK step go on alone (a request is never
+   * made inside a transaction). Answers whether a mail was written.
+   */
+  private async advanceBatch(batch: Claimed[]): Promise<boolean> {
+    let after: Claimed[];
+    let sent = false;
+    try {
+      after = await this.transactions.transaction(() =>
+        this.billing.batched(async () => {
+          const out = await this.runBatch(batch);
+          sent = out.sent;
+          return out.alone;
+        }),
+      );
+    } catch (err) {
+      this.logger.debug(`a batch of ${batch.length} executions goes one by one: ${(err as Error).message}`);
+      sent = false;
+      after = batch;
+    }
+    for (const item of after) sent = (await this.advanceAlone(item)) || sent;
+    return sent;
+  }
+
+  /**
+   * The batch's steps, in rounds (in the batch's transaction): each round runs the step every
+   * execution of the batch is at — the steps without effect as they run alone, SEND_EMAIL with the
+   * suppressions of all its recipients looked up at once, UPDATE_CONTACT one by one — and writes all
+   * their step runs and moves in one statement (`advanceMany`, the same checks under the row locks);
+   * then the mails of the executions moved. An execution at a WEBHOOK step (or a deleted one) is
+   * left for after the commit (`alone`); an execution that moved on meanwhile after its contact was
+   * updated, or any failure, throws (the batch is rolled back).
+   */
+  private async runBatch(batch: Claimed[]): Promise<{ sent: boolean; alone: Claimed[] }> {
+    const alone: Claimed[] = [];
+    let sent = false;
+    let active: Claimed[] = batch.map((item) => ({ cursor: { ...item.cursor }, graph: item.graph }));
+    for (let i = 0; i < MAX_STEPS_PER_CLAIM && active.length; i++) {
+      const goOn = i < MAX_STEPS_PER_CLAIM - 1;
+      const round: Array<{ item: Claimed; step: StepDef; outcome: Outcome; mail?: () => Promise<void> }> = [];
+      const mails: Array<{ item: Claimed; step: StepDef }> = [];
+      for (const item of active) {
+        const step = item.cursor.stepId ? item.graph.steps.get(item.cursor.stepId) : undefined;
+        if (!step || step.type === 'WEBHOOK') alone.push(item);
+        else if (step.type === 'SEND_EMAIL') mails.push({ item, step });
+        else if (step.type === 'UPDATE_CONTACT') round.push({ item, step, outcome: await this.updateContact(item.cursor, step) });
+        else round.push({ item, step, outcome: (await this.run(item.cursor, step, item.graph, goOn)) as Outcome });
+      }
+      for (const [projectId, group] of groupBy(mails, (m) => m.item.cursor.row.project_id)) {
+        const blocked = await this.mail.blockingOf(projectId, group.map((m) => ({ step: m.step, contact: m.item.cursor.contact })));
+        for (const { item, step } of group) {
+          const row = item.cursor.row;
+          const { mail, write } = await this.mail.prepare({ id: row.id, projectId, trigger: row.trigger, context: row.context }, step, item.cursor.contact, item.cursor.memo.templates, blocked);
+          round.push({ item, step, outcome: { kind: 'complete', input: { templateId: (step.config as { templateId: string }).templateId }, output: mail }, mail: write });
+        }
+      }
+      const writes = round.map(({ item, step, outcome }) => {
+        const { cursor, graph } = item;
+        const write: { run: RunWrite; move: MoveWrite } =
+          outcome.kind === 'wait'
+            ? {
+                run: { step, status: 'WAITING', input: outcome.input, output: outcome.output, attempt: false },
+                move: { status: 'WAITING', stepId: step.id, nextSeq: false, dueAt: outcome.until, waitEvent: outcome.event, keepLease: false },
+              }
+            : this.completion(cursor, step, graph, outcome, goOn);
+        return { executionId: cursor.row.id, seq: cursor.seq, token: cursor.token, ...write };
+      });
+      const moved = await this.executions.advanceMany(writes);
+      const next: Claimed[] = [];
+      for (const [k, { item, step, mail }] of round.entries()) {
+        if (!moved.has(item.cursor.row.id)) {
+          // moved on meanwhile (another replica, an event, a cancel): nothing was written for it, but a contact update was
+          if (step.type === 'UPDATE_CONTACT') throw new GoAlone('the execution moved on meanwhile');
+          continue;
+        }
+        if (mail) {
+          await mail();
+          sent = true;
+        }
+        const move = writes[k].move;
+        if (move.status === 'RUNNING') next.push({ cursor: { ...item.cursor, seq: item.cursor.seq + 1, stepId: move.stepId, run: undefined }, graph: item.graph });
+      }
+      active = next;
+    }
+    return { sent, alone };
+  }
+
+  /** UPDATE_CONTACT's effect (in the open transaction); the cursor's contact becomes the updated one. */
+  private async updateContact(cursor: Cursor, step: StepDef): Promise<Extract<Outcome, { kind: 'complete' }>> {
+    const row = cursor.row;
+    const config = step.config as unknown as UpdateContactConfig;
+    let contact;
+    try {
+      contact = await this.contacts.update(row.project_id, row.contact_id, { data: config.data, subscribed: config.subscribed }, `workflow-execution:${row.id}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.getStatus() < 500) throw new StepError(err.message, true);
+      throw err;
+    }
+    cursor.contact = { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data };
+    return { kind: 'complete', input: config, output: { contact: { id: contact.id, subscribed: contact.subscribed, data: contact.data } } };
+  }
+
+  /** One execution in transactions of its own; errors are logged (the claim's lease runs out and it is taken again). */
+  private async advanceAlone({ cursor, graph }: Claimed): Promise<boolean> {
+    try {
+      return await this.advance(cursor, graph);
+    } catch (err) {
+      this.logger.error(`execution ${cursor.row.id}: ${(err as Error).message}`, (err as Error).stack);
+      return false;
+    }
   }
 
   /**
@@ -236,18 +381,7 @@ export class WorkflowEngine {
           return { outcome: { kind: 'complete', input: { templateId: (step.config as { templateId: string }).templateId }, output: mail }, last: write };
         });
       case 'UPDATE_CONTACT':
-        return this.inTransaction(cursor, step, graph, goOn, async () => {
-          const config = step.config as unknown as UpdateContactConfig;
-          let contact;
-          try {
-            contact = await this.contacts.update(row.project_id, row.contact_id, { data: config.data, subscribed: config.subscribed }, `workflow-execution:${row.id}`);
-          } catch (err) {
-            if (err instanceof ApiError && err.getStatus() < 500) throw new StepError(err.message, true);
-            throw err;
-          }
-          cursor.contact = { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data };
-          return { outcome: { kind: 'complete', input: config, output: { contact: { id: contact.id, subscribed: contact.subscribed, data: contact.data } } } };
-        });
+        return this.inTransaction(cursor, step, graph, goOn, async () => ({ outcome: await this.updateContact(cursor, step) }));
     }
   }
 
