@@ -57,6 +57,24 @@ export class ProjectDirectory {
     return this.projects.pause(id, reason);
   }
 
+  /**
+   * Disables the project with `reason` (billing's: sends and writes refused, reads, settings and
+   * billing kept — the access guard's rule for every disabled project); a project disabled already
+   * keeps its reason. Answers whether it was enabled.
+   */
+  disable(id: string, reason: string): Promise<boolean> {
+    return this.projects.pause(id, reason);
+  }
+
+  /** Re-enables the project if it was disabled with a reason starting with `reasonPrefix` (never one paused for another reason). */
+  enableIfDisabledFor(id: string, reasonPrefix: string): Promise<boolean> {
+    return this.projects.resume(id, reasonPrefix);
+  }
+
+  exists(id: string): Promise<boolean> {
+    return this.projects.exists(id);
+  }
+
   delete(id: string): Promise<boolean> {
     return this.projects.delete(id);
   }

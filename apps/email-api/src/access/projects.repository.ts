@@ -123,6 +123,20 @@ export class ProjectsRepository {
     return (await this.db.affected(`UPDATE ${this.db.table('projects')} SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled`, [id, reason])) > 0;
   }
 
+  /** Enables the project if it was disabled with a reason starting with `reasonPrefix` (never one paused for another reason). */
+  async resume(id: string, reasonPrefix: string): Promise<boolean> {
+    return (
+      (await this.db.affected(
+        `UPDATE ${this.db.table('projects')} SET disabled = false, disabled_reason = NULL, updated_at = now() WHERE id = $1 AND disabled AND starts_with(disabled_reason, $2)`,
+        [id, reasonPrefix],
+      )) > 0
+    );
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM ${this.db.table('projects')} WHERE id = $1`, [id])) !== null;
+  }
+
   async delete(id: string): Promise<boolean> {
     return (await this.db.affected(`DELETE FROM ${this.db.table('projects')} WHERE id = $1`, [id])) > 0;
   }

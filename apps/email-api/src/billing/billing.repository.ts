@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-import { BILLING_CATEGORIES, BILLING_DISABLED_PREFIX, isoDay, type BillingCategory, type BillingLimits, type BillingPlan } from './billing';
+import { BILLING_CATEGORIES, isoDay, type BillingCategory, type BillingLimits, type BillingPlan } from './billing';
 
 interface AccountRow {
   project_id: string;
@@ -114,10 +114,6 @@ export class BillingRepository {
 
   // ---- Stripe ----
 
-  async projectExists(projectId: string): Promise<boolean> {
-    return (await this.db.one(`SELECT 1 FROM ${this.db.table('projects')} WHERE id = $1`, [projectId])) !== null;
-  }
-
   async projectOfCustomer(customerId: string): Promise<string | null> {
     const row = await this.db.one<{ project_id: string }>(`SELECT project_id FROM ${this.accounts} WHERE stripe_customer_id = $1`, [customerId]);
     return row?.project_id ?? null;
@@ -154,29 +150,5 @@ export class BillingRepository {
       [projectId, plan, at, subscriptionId],
     );
     return rows.length > 0;
-  }
-
-  /**
-   * Disables the project for billing (sends and writes refused, reads, settings and billing kept: the
-   * access guard's rule for every disabled project); a project disabled already (a review pause)
-   * keeps its reason. Answers whether it was enabled.
-   */
-  async disableProject(projectId: string, reason: string): Promise<boolean> {
-    return (
-      (await this.db.affected(
-        `UPDATE ${this.db.table('projects')} SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled`,
-        [projectId, `${BILLING_DISABLED_PREFIX}${reason}`],
-      )) > 0
-    );
-  }
-
-  /** Re-enables the project if billing disabled it (never a project paused for another reason). */
-  async enableProject(projectId: string): Promise<boolean> {
-    return (
-      (await this.db.affected(
-        `UPDATE ${this.db.table('projects')} SET disabled = false, disabled_reason = NULL, updated_at = now() WHERE id = $1 AND disabled AND starts_with(disabled_reason, $2)`,
-        [projectId, BILLING_DISABLED_PREFIX],
-      )) > 0
-    );
   }
 }

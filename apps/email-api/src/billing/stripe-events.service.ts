@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import type Stripe from 'stripe';
-import type { BillingPlan } from './billing';
+import { ProjectDirectory } from '../access/project-directory.service';
+import { BILLING_DISABLED_PREFIX, type BillingPlan } from './billing';
 import { BillingRepository } from './billing.repository';
 import { StripeGateway } from './stripe-gateway';
 
@@ -47,6 +48,7 @@ export class StripeEvents {
     private readonly transactions: Transactions,
     private readonly repo: BillingRepository,
     private readonly stripe: StripeGateway,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   async receive(raw: Buffer, signature: string | undefined): Promise<StripeWebhookAnswer> {
@@ -85,8 +87,8 @@ export class StripeEvents {
 
   private async setPlan(projectId: string, plan: BillingPlan, at: Date, subscriptionId: string | null, disableReason?: string): Promise<StripeWebhookAnswer['outcome']> {
     if (!(await this.repo.setPlan(projectId, plan, at, subscriptionId))) return 'ignored';
-    if (plan === 'active') await this.repo.enableProject(projectId);
-    else await this.repo.disableProject(projectId, disableReason ?? plan);
+    if (plan === 'active') await this.projects.enableIfDisabledFor(projectId, BILLING_DISABLED_PREFIX);
+    else await this.projects.disable(projectId, `${BILLING_DISABLED_PREFIX}${disableReason ?? plan}`);
     return `plan_${plan}` as StripeWebhookAnswer['outcome'];
   }
 
@@ -98,7 +100,7 @@ export class StripeEvents {
     if (known) return known;
     if (object.object === 'checkout.session') {
       const reference = object.client_reference_id ?? object.metadata?.['projectId'] ?? null;
-      if (reference && UUID.test(reference) && (await this.repo.projectExists(reference))) return reference;
+      if (reference && UUID.test(reference) && (await this.projects.exists(reference))) return reference;
     }
     return null;
   }
