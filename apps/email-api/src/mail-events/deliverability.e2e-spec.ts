@@ -413,6 +413,7 @@ describe('mail events, tracking and suppressions (e2e)', () => {
         segments: [{ id: segment.body.id, name: 'Usage pros', where: ['condition'] }],
         templates: [{ id: template.body.id, name: 'Usage tpl', where: ['subject'] }],
         campaigns: [{ id: campaign.body.id, name: 'Usage camp', where: ['body'] }],
+        workflows: [],
       },
     });
     expect((await t.http.get('/events/usage_signed_up/usage').set(sk()).expect(200)).body).toMatchObject({
@@ -429,6 +430,6 @@ describe('mail events, tracking and suppressions (e2e)', () => {
     // referenced but never tracked: still answered
     await t.http.post('/segments').set(sk()).send({ name: 'Future', type: 'DYNAMIC', condition: { logic: 'AND', groups: [{ filters: [{ field: 'event.usage_future', operator: 'triggered' }] }] } }).expect(201);
     expect((await t.http.get('/events/usage_future/usage').set(sk()).expect(200)).body).toMatchObject({ count: 0, inUse: true, references: { segments: [{ name: 'Future' }] } });
-    expect((await t.http.get('/contacts/fields/usage_nothing/usage').set(sk()).expect(200)).body).toEqual({ field: 'usage_nothing', contacts: 0, inUse: false, references: { segments: [], templates: [], campaigns: [] } });
+    expect((await t.http.get('/contacts/fields/usage_nothing/usage').set(sk()).expect(200)).body).toEqual({ field: 'usage_nothing', contacts: 0, inUse: false, references: { segments: [], templates: [], campaigns: [], workflows: [] } });
   });
 });

@@ -5,7 +5,7 @@ export type { Reference, Referenced } from './usage';
 
 /**
  * Where a custom field or event name is referenced: segment conditions, template subjects and
- * bodies, campaign subjects, bodies and audience conditions. The features owning those resources
+ * bodies, campaign subjects, bodies and audience conditions, workflow triggers and steps. The features owning those resources
  * register a finder at start (they depend on contacts and events, which answer the usage routes,
  * so the lookup goes this way round).
  */

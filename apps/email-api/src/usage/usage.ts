@@ -5,11 +5,11 @@ export type Referenced = { kind: 'field'; name: string } | { kind: 'event'; name
 export interface Reference {
   id: string;
   name: string;
-  /** `condition` (segments), `audienceCondition`, `subject`, `body` (templates, campaigns). */
+  /** `condition` (segments), `audienceCondition`, `subject`, `body` (templates, campaigns), `trigger`, `step "<name>"` (workflows). */
   where: string[];
 }
 
-export const REFERENCE_KINDS = ['segments', 'templates', 'campaigns'] as const;
+export const REFERENCE_KINDS = ['segments', 'templates', 'campaigns', 'workflows'] as const;
 export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
 export type ReferenceFinder = (projectId: string, ref: Referenced) => Promise<Reference[]>;
 

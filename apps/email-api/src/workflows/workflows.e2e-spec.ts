@@ -295,6 +295,19 @@ describe('workflow definitions (e2e)', () => {
     await t.http.delete(`/templates/${own}`).set(sk()).expect(204);
   });
 
+  it('the usage pages of an event and a custom field list the workflows naming them, and where', async () => {
+    const wf = await create('Plan upgrade', { triggerConfig: { eventName: 'wf_usage_signed_up' } });
+    await addStep(wf.id, 'CONDITION', { field: 'contact.data.wf_usage_plan.tier', operator: 'equals', value: 'pro' }, 'Is pro');
+    await addStep(wf.id, 'UPDATE_CONTACT', { data: { wf_usage_plan: 'gold' } }, 'Upgrade');
+    await addStep(wf.id, 'WAIT_FOR_EVENT', { eventName: 'wf_usage_paid' }, 'Wait for payment');
+    await addStep(wf.id, 'CONDITION', { field: 'contact.data.wf_usage_planned', operator: 'exists' }, 'Unrelated');
+    const event = await t.http.get('/events/wf_usage_signed_up/usage').set(sk()).expect(200);
+    expect(event.body).toMatchObject({ count: 0, inUse: true, references: { workflows: [{ id: wf.id, name: 'Plan upgrade', where: ['trigger'] }] } });
+    expect((await t.http.get('/events/wf_usage_paid/usage').set(sk()).expect(200)).body.references.workflows).toEqual([{ id: wf.id, name: 'Plan upgrade', where: ['step "Wait for payment"'] }]);
+    const field = await t.http.get('/contacts/fields/wf_usage_plan/usage').set(sk()).expect(200);
+    expect(field.body).toMatchObject({ contacts: 0, inUse: true, references: { workflows: [{ id: wf.id, name: 'Plan upgrade', where: ['step "Is pro"', 'step "Upgrade"'] }] } });
+  });
+
   it('concurrent changes: one transition per branch, and a template deleted while a step picks it up answers 404 or 409, never a 500', async () => {
     const wf = await create('Races');
     const cond = await addStep(wf.id, 'CONDITION', { field: 'contact.subscribed', operator: 'equals', value: true });

@@ -147,6 +147,28 @@ export class WorkflowsRepository {
     );
   }
 
+  /**
+   * The workflows naming an event (their EVENT trigger, a WAIT_FOR_EVENT step) or a custom field (a
+   * CONDITION step on `contact.data.<field>` or a path below it, an UPDATE_CONTACT step setting it),
+   * newest first, with where: `trigger`, `step "<name>"`.
+   */
+  referencing(projectId: string, ref: { kind: 'field' | 'event'; name: string }): Promise<Array<{ id: string; name: string; where: string[] }>> {
+    return this.db.rows(
+      `WITH refs AS (
+         SELECT w.id, w.name, w.created_at, 'trigger' AS place FROM ${this.workflows} w
+          WHERE w.project_id = $1 AND $2 = 'event' AND w.trigger_type = 'EVENT' AND w.trigger_config->>'eventName' = $3
+         UNION ALL
+         SELECT w.id, w.name, w.created_at, 'step "' || s.name || '"' FROM ${this.steps} s JOIN ${this.workflows} w ON w.id = s.workflow_id
+          WHERE w.project_id = $1 AND (
+                ($2 = 'event' AND s.type = 'WAIT_FOR_EVENT' AND s.config->>'eventName' = $3)
+             OR ($2 = 'field' AND s.type = 'CONDITION' AND (s.config->>'field' = 'contact.data.' || $3 OR starts_with(s.config->>'field', 'contact.data.' || $3 || '.')))
+             OR ($2 = 'field' AND s.type = 'UPDATE_CONTACT' AND jsonb_exists(coalesce(s.config->'data', '{}'::jsonb), $3)))
+       )
+       SELECT id, name, array_agg(DISTINCT place ORDER BY place) AS "where" FROM refs GROUP BY id, name, created_at ORDER BY created_at DESC, id`,
+      [projectId, ref.kind, ref.name],
+    );
+  }
+
   /** SEND_EMAIL steps whose template sends from the domain. */
   async stepsUsingDomain(projectId: string, domainId: string): Promise<number> {
     const row = await this.db.one<{ n: number }>(

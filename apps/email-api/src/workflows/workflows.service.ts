@@ -4,6 +4,7 @@ import { ApiError, type FieldError } from '@platform/errors';
 import { isDeepStrictEqual } from 'node:util';
 import { DomainUsers } from '../domains/domain-users';
 import { TemplateUsers } from '../templates/template-users';
+import { References } from '../usage/references.service';
 import { CheckWorkflow } from './check-workflow';
 import { ExecutionsService } from './executions.service';
 import { allowedBranches, type WorkflowGraph } from './graph';
@@ -59,10 +60,12 @@ export class WorkflowsService implements OnModuleInit {
     private readonly check: CheckWorkflow,
     private readonly templateUsers: TemplateUsers,
     private readonly domainUsers: DomainUsers,
+    private readonly references: References,
   ) {}
 
-  /** Templates and domains count workflow steps in their usage and delete rules. */
+  /** Templates and domains count workflow steps in their usage and delete rules; the field and event usage pages list the workflows naming them. */
   onModuleInit(): void {
+    this.references.register('workflows', (projectId, ref) => this.workflows.referencing(projectId, ref));
     this.templateUsers.register((projectId, templateId) => this.stepsUsingTemplate(projectId, templateId));
     this.domainUsers.register((projectId, domainId) => this.stepsUsingDomain(projectId, domainId));
   }

@@ -21,4 +21,11 @@ export class ReferencesDto {
 
   @ApiProperty({ type: [ReferenceDto], description: 'Campaigns using it in a placeholder of subject or body, or in their audience condition' })
   campaigns: ReferenceDto[];
+
+  @ApiProperty({
+    type: [ReferenceDto],
+    description:
+      'Workflows naming it: an event as their EVENT trigger (`trigger`) or in a WAIT_FOR_EVENT step; a field in a CONDITION step (`contact.data.<field>` and paths below it) or set by an UPDATE_CONTACT step (`step "<step name>"`)',
+  })
+  workflows: ReferenceDto[];
 }
