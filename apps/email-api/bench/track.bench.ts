@@ -1,145 +1,196 @@
 /**
- * email-api benchmark scenario for `npm run bench` (tools/bench.ts): `POST /v1/track` events per
- * second and p99 latency, next to a bare Node HTTP server answering the same request on loopback
- * (the baseline, measured in the same run with the same load generator and concurrency).
+ * email-api benchmark suite for `npm run bench` (tools/bench.ts): `POST /v1/track` events per
+ * second and p99 latency, next to the database's own ceiling for the same write measured in the
+ * same run: `pgbench` (10 clients, prepared statements) running, on the bench's schema, the
+ * statement the service runs for a track (contact upsert, event insert and outbox row; the ids,
+ * email and outbox envelope made in SQL, the rest passed as parameters; the outbox row written as
+ * already sent, so that the service's relay and consumers leave it alone), each transaction a new
+ * contact, for as long as the service is loaded. The baseline is pgbench's transactions per second
+ * (and the p99 of its transaction latencies, from its per-transaction log).
  *
- * Every request tracks an event for a new contact (unique email), so each one is a full write:
- * key lookup, rate-limit count, then contact upsert, event insert and outbox row in one statement
- * (its own transaction).
+ * The service is loaded by a closed loop of POSTs from a process of its own (./load-process): each
+ * connection sends its next request when the previous one is answered, every request a new contact
+ * (unique email), so each one is a full write: key lookup, rate-limit count, contact upsert, event
+ * insert and outbox row; the workflow engine's consumer handles each `email.event_tracked` in the
+ * same process meanwhile, as in production. Rounds alternate pgbench and the service, summed: a burst
+ * of other work on the machine then weighs on both alike; each round starts once the outbox rows of
+ * the previous one have been published and handled.
  * No event may be lost: the number of stored events must equal the number of 2xx answers, or the
- * scenario throws.
+ * suite throws.
  *
- * Uses DATABASE_URL (a throwaway schema, dropped afterwards) or the embedded PostgreSQL, and
- * REDIS_URL for the rate-limit counters when set (else in memory), as the service would.
+ * Uses DATABASE_URL (a throwaway schema, dropped afterwards; pgbench needs it) and REDIS_URL for
+ * the rate-limit counters when set (else in memory), as the service would.
  */
-import { startService } from '@platform/platform';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { Database } from '@platform/database';
+import { startBenchService, type BenchMeasurement } from '@platform/bench';
+import { OutboxMessage } from '@platform/messaging';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { emailApiService } from '../src/service';
-import { dropBenchSchema, type BenchMeasurement } from '@platform/bench';
-import { benchEnv, benchProject, benchTag, json, round } from './bench-api';
+import { buildTrackStatement } from '../src/events/track.repository';
+import { WORKFLOWS_CONSUMER } from '../src/workflows/engine/workflow-triggers.consumer';
+import { benchEnv, benchProject, benchTag, LoadProcess, round, type PostLoadResult } from './bench-api';
 
 export interface EmailTrackBenchOptions {
-  /** Requests sent (default 3000). */
-  requests?: number;
-  /** Concurrent connections (default 20). */
+  /** Seconds of each load run, the service's and pgbench's alike (default 10). */
+  seconds?: number;
+  /** Load runs per side, alternating pgbench and the service (default 2). */
+  rounds?: number;
+  /** Concurrent connections of the load on the service (default 20). */
   connections?: number;
-  /** Default process.env.DATABASE_URL; embedded PostgreSQL when unset. */
+  /** pgbench clients (default 10, the service's pool size). */
+  clients?: number;
+  /** Default process.env.DATABASE_URL (required: pgbench runs against it). */
   databaseUrl?: string;
   /** Default process.env.REDIS_URL; in-memory counters when unset. */
   redisUrl?: string;
 }
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p90: number; p97_5: number; p99: number; average: number };
-  duration: number;
-  '2xx': number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-/** Called with a callback, autocannon returns the running instance (an EventEmitter). */
-interface AutocannonInstance {
-  on(event: 'response', listener: () => void): void;
-}
-interface Autocannon {
-  (opts: Record<string, unknown>): Promise<AutocannonResult>;
-  (opts: Record<string, unknown>, done: (err: Error | null, result: AutocannonResult) => void): AutocannonInstance;
-}
-// autocannon ships no type declarations; the shape used here is declared above.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as Autocannon;
+const PGBENCH = '/usr/bin/pgbench';
+/** The `source` of pgbench's outbox rows (written as sent: nothing handles them). */
+const PGBENCH_SOURCE = 'pgbench';
+const TRACK_BODY = { event: 'bench_event', data: { plan: 'pro' } };
 
+/**
+ * The pgbench script: TrackRepository's statement for a new contact with the body the service is
+ * sent, its parameters as pgbench variables (-D) or, for what is new in every transaction (email,
+ * ids, outbox envelope), made in SQL from a random number.
+ */
+function pgbenchScript(schema: string, outbox: string): string {
+  const values: Record<number, string> = {
+    1: ':project',
+    2: `('pgb-' || :n || '@bench.test')`,
+    3: `('cnt_pgb' || :n)`,
+    4: 'NULL',
+    5: ':data',
+    6: ':unset',
+    7: `('evt_pgb' || :n)`,
+    8: ':name',
+    9: ':data',
+    10: 'gen_random_uuid()',
+    11: ':type',
+    12: ':source',
+    13: 'now()',
+    14: 'NULL',
+  };
+  // The outbox row is written already sent: the service's relay and consumers are not pgbench's to load.
+  const sent = buildTrackStatement(schema, outbox)
+    .replace('correlation_id, data)', 'correlation_id, data, sent_at)')
+    .replace("'contactCreated', contact.inserted)", "'contactCreated', contact.inserted), now()");
+  if (!sent.includes('data, sent_at)') || !sent.includes('contact.inserted), now()')) throw new Error('email-api bench: the track statement changed shape; update pgbenchScript');
+  const statement = sent.replace(/\$(\d+)/g, (_, n: string) => values[Number(n)]);
+  return `\\set n random(1, 1000000000000000)\n${statement.replace(/\s*\n\s*/g, ' ')};\n`;
+}
 
-/** The baseline: a bare Node server that reads the JSON body and answers a small JSON envelope. */
-async function startBareServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { email?: string };
-      const json = JSON.stringify({ success: true, data: { contact: body.email ?? null, event: 'evt', timestamp: new Date().toISOString() } });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
-      res.end(json);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+interface PgbenchResult {
+  tps: number;
+  transactions: number;
+  p99: number;
+  average: number;
+}
+
+async function runPgbench(databaseUrl: string, dir: string, script: string, vars: Record<string, string>, clients: number, seconds: number): Promise<PgbenchResult> {
+  const logs = await mkdtemp(join(dir, 'log-'));
+  const args = ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', script, '-l', `--log-prefix=${join(logs, 'tx')}`];
+  for (const [k, v] of Object.entries(vars)) args.push('-D', `${k}=${v}`);
+  args.push(databaseUrl);
+  const { stdout } = await promisify(execFile)(PGBENCH, args, { cwd: logs, maxBuffer: 16 * 1024 * 1024 });
+  const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1]);
+  const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
+  if (!Number.isFinite(tps) || failed > 0) throw new Error(`pgbench: ${stdout}`);
+  // One line per transaction: client, transaction number, latency in µs, …
+  const latencies: number[] = [];
+  for (const file of await readdir(logs)) {
+    for (const line of (await readFile(join(logs, file), 'utf8')).split('\n')) {
+      const us = Number(line.split(' ')[2]);
+      if (line && Number.isFinite(us)) latencies.push(us / 1000);
+    }
+  }
+  await rm(logs, { recursive: true, force: true });
+  latencies.sort((a, b) => a - b);
+  return {
+    tps,
+    transactions: latencies.length,
+    p99: latencies[Math.min(latencies.length - 1, Math.ceil(0.99 * latencies.length) - 1)] ?? 0,
+    average: latencies.reduce((a, b) => a + b, 0) / Math.max(latencies.length, 1),
+  };
+}
+
+/**
+ * Waits until every `email.event_tracked` in the outbox has been published and handled by the
+ * workflow engine's consumer (in this process, off the request path), so that no round starts
+ * with the previous one's backlog.
+ */
+async function settle(db: Database): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const [{ behind }] = await db.rows<{ behind: number }>(
+      `SELECT (SELECT count(*) FROM ${db.table('outbox')} WHERE type = 'email.event_tracked' AND source <> $2)
+            - (SELECT count(*) FROM ${db.table('processed_events')} WHERE consumer = $1) AS behind`,
+      [WORKFLOWS_CONSUMER, PGBENCH_SOURCE],
+    );
+    if (Number(behind) <= 0) return;
+    if (Date.now() > deadline) throw new Error(`email-api bench: ${behind} tracked events still unhandled after 5 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Promise<BenchMeasurement[]> {
-  const requests = opts.requests ?? 3000;
+  const seconds = opts.seconds ?? 10;
+  const rounds = opts.rounds ?? 2;
   const connections = opts.connections ?? 20;
+  const clients = opts.clients ?? 10;
   const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
   const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
-  const schema = benchTag();
-  const dataDir = await mkdtemp(join(tmpdir(), 'email-bench-'));
-  const service = await startService(emailApiService, {
-    port: 0,
-    logger: false,
-    env: {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
-      ...benchEnv(schema),
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
-      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
-    },
-  });
-  const bare = await startBareServer();
+  if (!databaseUrl) throw new Error('email-api bench: DATABASE_URL is required (pgbench, the baseline, runs against it)');
+  const bench = await startBenchService(emailApiService, { ...benchEnv(benchTag()), ...(redisUrl ? { REDIS_URL: redisUrl } : {}) }, databaseUrl);
+  const { service } = bench;
+  const loader = await LoadProcess.start();
+  const dir = await mkdtemp(join(tmpdir(), 'email-track-bench-'));
   try {
-    const { project, auth } = await benchProject(service.url);
+    const { project } = await benchProject(service.url);
+    const db = service.app.get(Database);
+    const script = join(dir, 'track.sql');
+    await writeFile(script, pgbenchScript(db.schema, db.repository(OutboxMessage).metadata.tablePath));
+    const vars = { project: project.id, data: JSON.stringify(TRACK_BODY.data), unset: '{}', name: 'pgbench_event', type: 'email.event_tracked', source: PGBENCH_SOURCE };
+    const headers = { authorization: `Bearer ${project.publicKey}` };
+    const body = (prefix: string, event = TRACK_BODY.event) => JSON.stringify({ email: `${prefix}-[<id>]@bench.test`, ...TRACK_BODY, event });
 
-    // Timed here, from the start to the last response: with a fixed number of requests autocannon
-    // finishes (and measures `duration`) on its once-a-second sampling tick, not at the last answer.
-    const load = async (url: string, headers: Record<string, string>) => {
-      const started = performance.now();
-      let lastResponse = started;
-      const result = await new Promise<AutocannonResult>((resolve, reject) => {
-        const run = autocannon(
-          {
-            url,
-            method: 'POST',
-            connections,
-            amount: requests,
-            idReplacement: true,
-            headers: { 'content-type': 'application/json', ...headers },
-            body: JSON.stringify({ email: 'u-[<id>]@bench.test', event: 'bench_event', data: { plan: 'pro' } }),
-          },
-          (err, done) => (err ? reject(err) : resolve(done)),
-        );
-        run.on('response', () => (lastResponse = performance.now()));
-      });
-      return { ...result, seconds: (lastResponse - started) / 1000 };
-    };
+    // warm-up (pools, prepared statements, JIT) of both sides, not counted
+    await runPgbench(databaseUrl, dir, script, vars, clients, 2);
+    await loader.post(`${service.url}/v1/track`, 2, connections, body('warm', 'warmup'), headers);
+    await settle(db);
 
-    const baseline = await load(`${bare.url}/v1/track`, {});
-    // warm-up (connection pools, JIT), not counted
-    await autocannon({
-      url: `${service.url}/v1/track`,
-      method: 'POST',
-      connections,
-      amount: 200,
-      idReplacement: true,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${project.publicKey}` },
-      body: JSON.stringify({ email: 'warm-[<id>]@bench.test', event: 'warmup' }),
-    });
-    const track = await load(`${service.url}/v1/track`, { authorization: `Bearer ${project.publicKey}` });
-
-    const stats = (await json(`${service.url}/events/names`, { headers: auth })).body as Array<{ name: string; count: number }>;
-    const stored = stats.find((s) => s.name === 'bench_event')?.count ?? 0;
-    if (stored !== track['2xx']) {
-      throw new Error(`email-api bench lost events: ${track['2xx']} requests answered 2xx, ${stored} events stored`);
+    const base: PgbenchResult[] = [];
+    const track: PostLoadResult[] = [];
+    let cpuMs = 0; // the service's process (this one) during the service's rounds
+    for (let r = 0; r < rounds; r++) {
+      base.push(await runPgbench(databaseUrl, dir, script, vars, clients, seconds));
+      await settle(db);
+      const cpuBefore = process.cpuUsage();
+      track.push(await loader.post(`${service.url}/v1/track`, seconds, connections, body(`u${r}`), headers));
+      const used = process.cpuUsage(cpuBefore);
+      cpuMs += (used.user + used.system) / 1000;
+      await settle(db);
     }
-    if (track.non2xx > 0 || track.errors > 0) {
-      throw new Error(`email-api bench: ${track.non2xx} non-2xx answers and ${track.errors} errors out of ${requests}`);
-    }
-    const perSecond = track['2xx'] / track.seconds;
-    const basePerSecond = baseline['2xx'] / baseline.seconds;
+
+    const ok = track.reduce((a, t) => a + Object.entries(t.statuses).reduce((n, [s, c]) => n + (s.startsWith('2') ? c : 0), 0), 0);
+    const sent = track.reduce((a, t) => a + Object.values(t.statuses).reduce((n, c) => n + c, 0), 0);
+    const [{ n: stored }] = await db.rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${db.table('events')} WHERE project_id = $1 AND name = $2`, [project.id, TRACK_BODY.event]);
+    if (stored !== ok) throw new Error(`email-api bench lost events: ${ok} requests answered 2xx, ${stored} events stored`);
+    if (ok !== sent) throw new Error(`email-api bench: ${sent - ok} answers not 2xx out of ${sent} (${JSON.stringify(track.map((t) => t.statuses))}, e.g. ${track[0].bodies[0]})`);
+
+    const trackSeconds = track.reduce((a, t) => a + t.seconds, 0);
+    const perSecond = ok / trackSeconds;
+    const basePerSecond = base.reduce((a, b) => a + b.tps, 0) / base.length;
+    const p99 = Math.max(...track.map((t) => t.p99));
+    const baseP99 = Math.max(...base.map((b) => b.p99));
+    const average = track.reduce((a, t) => a + t.average * t.seconds, 0) / trackSeconds;
+    const baseAverage = base.reduce((a, b) => a + b.average, 0) / base.length;
+    const runs = `${rounds} × ${seconds} s alternating with pgbench`;
     return [
       {
         name: 'email-api: /v1/track events/s',
@@ -147,21 +198,20 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
         unit: 'events/s',
         baseline: round(basePerSecond),
         ratio: round(perSecond / basePerSecond, 3),
-        detail: `${requests} tracks of new contacts, ${connections} connections, ${databaseUrl ? 'PostgreSQL' : 'embedded PostgreSQL'}, ${redisUrl ? 'Redis' : 'in-memory'} rate limit; ${stored} events stored = ${track['2xx']} answered 2xx (none lost)`,
+        detail: `${runs}, ${connections} connections, each track a new contact, ${redisUrl ? 'Redis' : 'in-memory'} rate limit; ${stored} events stored = ${ok} answered 2xx (none lost); the service's process used ${round(cpuMs / ok, 2)} ms of CPU per event (${round(cpuMs / 1000 / trackSeconds, 2)} cores); baseline: pgbench -M prepared -c ${clients} running the same statement (${base.map((b) => round(b.tps)).join(' / ')} tps)`,
       },
       {
         name: 'email-api: /v1/track p99 latency',
-        value: round(track.latency.p99),
+        value: round(p99),
         unit: 'ms',
-        baseline: round(baseline.latency.p99),
-        ratio: round(track.latency.p99 / Math.max(baseline.latency.p99, 0.1), 3),
-        detail: `p99 of the same run (average ${round(track.latency.average)} ms, p50 ${track.latency.p50}, p90 ${track.latency.p90}, p97.5 ${track.latency.p97_5}) vs a bare Node server answering the same JSON`,
+        baseline: round(baseP99),
+        ratio: round(p99 / Math.max(baseP99, 0.1), 3),
+        detail: `worst p99 of ${runs} (average ${round(average)} ms, ${connections} connections) vs the worst p99 of pgbench's transactions (average ${round(baseAverage)} ms, ${clients} clients)`,
       },
     ];
   } finally {
-    await bare.close();
-    await service.close();
-    if (databaseUrl) await dropBenchSchema(databaseUrl, schema);
-    await rm(dataDir, { recursive: true, force: true });
+    await loader.close();
+    await bench.close();
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -13,11 +13,8 @@
  */
 import { Database } from '@platform/database';
 import { startBenchService, type BenchMeasurement } from '@platform/bench';
-import { benchEnv, benchProject, benchTag, json, round } from './bench-api';
-import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { benchEnv, benchProject, benchTag, json, LoadProcess, round, type LoadResult } from './bench-api';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { emailApiService } from '../src/service';
 import { MailEventsService } from '../src/mail-events/mail-events.service';
 import { TrackingLinks } from '../src/tracking/tracking-links';
@@ -34,39 +31,6 @@ export interface EmailTrackingBenchOptions {
   /** Time-series requests measured (default 100). */
   queries?: number;
   databaseUrl?: string;
-}
-
-/** Answers of one load run (./load-process). */
-interface LoadResult {
-  seconds: number;
-  p99: number;
-  statuses: Record<string, number>;
-}
-
-/** The load generator in its own process (./load-process), driven over IPC, one run at a time. */
-class LoadProcess {
-  private constructor(private readonly child: ChildProcess) {}
-
-  static async start(): Promise<LoadProcess> {
-    const child = fork(join(__dirname, 'load-process.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    await once(child, 'message'); // ready
-    return new LoadProcess(child);
-  }
-
-  /** `amount` GETs over `connections`, timed from the start to the last answer. */
-  async run(url: string, amount: number, connections: number, headers: Record<string, string> = {}): Promise<LoadResult> {
-    this.child.send({ url, amount, connections, headers });
-    const [reply] = (await once(this.child, 'message')) as [LoadResult | { error: string }];
-    if ('error' in reply) throw new Error(`load generator: ${reply.error}`);
-    return reply;
-  }
-
-  async close(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = once(this.child, 'exit');
-    this.child.kill();
-    await exited;
-  }
 }
 
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');

@@ -11,6 +11,7 @@ import { createTestRabbit, testServices, type TestRabbit } from '@platform/testi
 import { randomUUID } from 'node:crypto';
 import { Database } from '@platform/database';
 import { IdempotencyPruner } from '../idempotency/idempotency-pruner';
+import { TrackService } from './track.service';
 import { bearer, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 
 describe('events: /v1/track, /events/*, activity, and the event bus (e2e, RabbitMQ when available)', () => {
@@ -62,6 +63,40 @@ describe('events: /v1/track, /events/*, activity, and the event bus (e2e, Rabbit
     expect((await t.http.get(`/contacts/${res.body.data.contact}`).set(sk()).expect(200)).body.subscribed).toBe(false);
     const second = await eventually(async () => published.find((e) => e.data.event === 'upgraded'), 'second event');
     expect(second.data.contactCreated).toBe(false);
+  });
+
+  it('group-commits concurrent tracks: each write its own contact, event and bus event; a contact twice in one burst in order', async () => {
+    const { project: p } = await newProject(t, 'Track batches');
+    const tracking = t.app.get(TrackService);
+    await tracking.track(p.id, { email: 'old@example.com', event: 'seed', data: { keep: 'x', drop: 1 } });
+    // more writes at once than batches may run: the rest share one batch statement
+    const writes = [
+      { email: 'old@example.com', event: 'again', data: { plan: 'pro', drop: null } },
+      ...Array.from({ length: 6 }, (_, i) => ({ email: `b${i}@example.com`, event: 'batched', data: { i, tag: { value: 'once', persistent: false } } })),
+      { email: 'B0@example.com', event: 'second', data: { later: true } },
+    ];
+    const results = await Promise.all(writes.map((w) => tracking.track(p.id, w)));
+    expect(results.map((r) => r.contactCreated)).toEqual([false, true, true, true, true, true, true, false]);
+    expect(results[7].contact.id).toBe(results[1].contact.id);
+    expect(new Set(results.map((r) => r.eventId)).size).toBe(writes.length);
+    const db = t.app.get(Database);
+    const contacts = await db.rows<{ email: string; subscribed: boolean; data: Record<string, unknown> }>(
+      `SELECT email, subscribed, data FROM ${db.table('contacts')} WHERE project_id = $1 ORDER BY email`,
+      [p.id],
+    );
+    expect(contacts).toEqual([
+      { email: 'b0@example.com', subscribed: true, data: { i: 0, later: true } },
+      ...[1, 2, 3, 4, 5].map((i) => ({ email: `b${i}@example.com`, subscribed: true, data: { i } })),
+      { email: 'old@example.com', subscribed: true, data: { keep: 'x', plan: 'pro' } },
+    ]);
+    const stored = await db.rows<{ id: string; contact_id: string; name: string; data: unknown }>(`SELECT id, contact_id, name, data FROM ${db.table('events')} WHERE project_id = $1`, [p.id]);
+    expect(stored).toHaveLength(writes.length + 1);
+    for (const [i, r] of results.entries()) {
+      expect(stored.find((e) => e.id === r.eventId)).toMatchObject({ contact_id: r.contact.id, name: writes[i].event });
+      const bus = await eventually(async () => published.find((e) => e.data.eventId === r.eventId), `bus event of write ${i}`);
+      expect(bus.data).toMatchObject({ projectId: p.id, contactId: r.contact.id, email: writes[i].email.toLowerCase(), event: writes[i].event, contactCreated: r.contactCreated });
+    }
+    expect(stored.find((e) => e.id === results[1].eventId)?.data).toEqual({ i: 0, tag: 'once' });
   });
 
   it('updates an existing contact: data merged, subscription kept unless given, a change recorded as contact.subscribed|unsubscribed', async () => {
