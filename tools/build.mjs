@@ -3,12 +3,14 @@
 // gets its entry dist/apps/<app>/main.js and each tool dist/tools/<tool>.js.
 // `node tools/build.mjs` builds everything; `node tools/build.mjs auth-api gateway` the same files
 // (libs are shared, so the whole tree compiles in about a second either way).
+// `--if-stale` first compares the inputs (count and newest modification time) with those of the last
+// complete build (dist/.build-stamp) and does nothing when they are the same: what the tests that run
+// built apps call, since `npm test` has just built everything.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
-const swc = require('@swc/core');
 const { swcOptions, root } = require('../swc.config.cjs');
 
 const out = path.join(root, 'dist');
@@ -50,6 +52,26 @@ async function writeIfChanged(target, content) {
 
 const started = Date.now();
 const files = sourceDirs.flatMap((d) => [...walk(d)]);
+
+/** Every file the build reads: the sources, the assets, the registry and the compiler settings. */
+function inputsStamp() {
+  const assets = sourceDirs.map((d) => path.join(d, 'assets')).filter((d) => fs.existsSync(d));
+  const inputs = [
+    ...files,
+    ...assets.flatMap((d) => fs.readdirSync(d, { recursive: true }).map((f) => path.join(d, String(f)))),
+    ...['services.json', 'swc.config.cjs', 'tsconfig.base.json', 'tools/build.mjs'].map((f) => path.join(root, f)),
+  ];
+  let newest = 0;
+  for (const f of inputs) newest = Math.max(newest, fs.statSync(f).mtimeMs);
+  return `${inputs.length} ${newest}`;
+}
+const stampFile = path.join(out, '.build-stamp');
+const stamp = inputsStamp();
+if (process.argv.includes('--if-stale') && fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp) {
+  console.log('build: dist/ is up to date');
+  process.exit(0);
+}
+const swc = require('@swc/core');
 const options = swcOptions({ sourceMaps: true });
 await Promise.all(
   files.map(async (file) => {
@@ -95,4 +117,5 @@ for (const tool of fs.readdirSync(path.join(root, 'tools')).filter((f) => isSour
   const compiled = path.join(out, 'out', 'tools', tool.replace(/\.ts$/, '.js'));
   await writeIfChanged(path.join(dir, tool.replace(/\.ts$/, '.js')), entry(dir, compiled).replace('require("', 'require("./'));
 }
+fs.writeFileSync(stampFile, stamp);
 console.log(`build: ${files.length} files compiled to dist/ in ${Date.now() - started} ms`);

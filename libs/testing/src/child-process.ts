@@ -62,13 +62,13 @@ async function withBuildLock<T>(app: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Builds an app (`node tools/build.mjs <app>`) under the build lock, so that test files running in
+ * Builds an app (`node tools/build.mjs --if-stale <app>`: nothing when dist/ is up to date) under the build lock, so that test files running in
  * parallel never rewrite `dist/` under each other: for a test that spawns the built service itself
  * (several replicas on one database, SIGKILLs); `startBuiltApp` calls it too.
  */
 export function buildForTest(app: string): Promise<void> {
   return withBuildLock(app, async () => {
-    execFileSync(process.execPath, ['tools/build.mjs', app], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(process.execPath, ['tools/build.mjs', '--if-stale', app], { cwd: ROOT, stdio: 'pipe' });
   });
 }
 
@@ -102,7 +102,7 @@ export interface BuiltApp {
  */
 export async function startBuiltApp(app: string, opts: BuiltAppOptions = {}): Promise<BuiltApp> {
   return withBuildLock(app, async () => {
-    execFileSync(process.execPath, ['tools/build.mjs', app], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(process.execPath, ['tools/build.mjs', '--if-stale', app], { cwd: ROOT, stdio: 'pipe' });
     const database: TestDatabase | null = opts.database ? await createTestDatabase() : null;
     const dataDir = mkdtempSync(path.join(tmpdir(), `${app}-built-`));
     const env: NodeJS.ProcessEnv = { ...process.env };
