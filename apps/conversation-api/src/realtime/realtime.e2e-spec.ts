@@ -1,8 +1,7 @@
 // Real-time events to agents over Socket.IO, across two replicas sharing PostgreSQL and Redis: an
 // agent connected to replica B sees what happens on replica A.
 import { startService, type RunningService } from '@platform/platform';
-import { createTestDatabase, createTestRedisPrefix, freePort, waitHealthy, type TestDatabase, type TestRedisPrefix } from '@platform/testing';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { buildForTest, createTestDatabase, createTestRedisPrefix, spawnBuiltApp, type SpawnedApp, type TestDatabase, type TestRedisPrefix } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,8 +11,6 @@ import request from 'supertest';
 import { conversationApiService } from '../service';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, sign, textDelivery, WA } from '../../test/helpers';
 import { startFakeWhatsApp, type FakeWhatsApp } from '../../test/fake-whatsapp';
-
-const ROOT = path.resolve(__dirname, '../../../..');
 
 function connect(url: string, token?: string, socketPath?: string): Promise<Socket> {
   const client = io(`${url}/conversations`, { transports: ['websocket'], reconnection: false, auth: token ? { token } : {}, ...(socketPath ? { path: socketPath } : {}) });
@@ -33,7 +30,7 @@ describe('conversation-api real-time events', () => {
   let dataDir: string;
   const replicas: RunningService[] = [];
   const clients: Socket[] = [];
-  let gateway: ChildProcess | undefined;
+  let gateway: SpawnedApp | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -62,7 +59,7 @@ describe('conversation-api real-time events', () => {
 
   afterAll(async () => {
     for (const c of clients) c.disconnect();
-    gateway?.kill();
+    await gateway?.kill('SIGTERM');
     for (const r of replicas) await r.close();
     await provider?.close();
     await redis?.cleanup();
@@ -204,18 +201,14 @@ describe('conversation-api real-time events', () => {
   });
 
   it('reaches agents through the gateway (Socket.IO under /conversation/socket.io)', async () => {
-    // The built gateway (node tools/build.mjs gateway) in front of replica B.
-    execFileSync(process.execPath, ['tools/build.mjs', 'gateway'], { cwd: ROOT, stdio: 'pipe' });
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', PORT: String(port), GATEWAY_UPSTREAM_CONVERSATION_API: replicas[1].url };
-    for (const name of ['DATABASE_URL', 'DATABASE_SCHEMA', 'AMQP_URL', 'REDIS_URL']) delete env[name];
-    const child = spawn(process.execPath, ['dist/apps/gateway/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    gateway = child;
-    let output = '';
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    const gw = `http://127.0.0.1:${port}`;
-    await waitHealthy('gateway', gw, child, () => output, 60_000);
+    // The built gateway in front of replica B.
+    await buildForTest('gateway');
+    gateway = await spawnBuiltApp(
+      'gateway',
+      { NODE_ENV: 'test', LOG_LEVEL: 'warn', GATEWAY_UPSTREAM_CONVERSATION_API: replicas[1].url },
+      { unset: ['DATABASE_URL', 'DATABASE_SCHEMA', 'AMQP_URL', 'REDIS_URL'], timeoutMs: 60_000 },
+    );
+    const gw = gateway.url;
 
     const viaGateway = request(`${gw}/conversation`);
     const token = (await viaGateway.post('/api/v1/auth/login').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200)).body.data.access_token as string;
