@@ -160,6 +160,14 @@ export class KnowledgeApiConfig extends BaseConfig {
   @Min(50)
   CRAWL_POLL_MS = 2_000;
 
+  /**
+   * The lease of a running crawl (renewed every second while it runs): a replica that dies without
+   * handing its crawls back (killed, lost) has them taken over by another once it ran out.
+   */
+  @IsInt()
+  @Min(2)
+  CRAWL_LEASE_SECONDS = 60;
+
   // --- The MCP server's container (`/api/mcp/*`, src/mcp) ---
 
   /** Where the MCP server's workload runs: a Docker container (Docker Engine API) or a Kubernetes Deployment (scaled 0 ↔ 1). */

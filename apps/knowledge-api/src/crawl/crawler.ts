@@ -164,13 +164,13 @@ export class Crawler {
       await this.log(`Skipped ${item.url}: not HTML (${type})`);
       return null;
     }
-    const converted = htmlToMarkdown(res.text(), res.url);
-    const links =
-      item.depth < this.opts.maxDepth
-        ? converted.links
-            .map((l) => normalizeUrl(l))
-            .filter((l): l is string => !!l && followable(l, root))
-        : [];
+    const follow = item.depth < this.opts.maxDepth;
+    const converted = htmlToMarkdown(res.text(), res.url, { links: follow });
+    const links = follow
+      ? converted.links
+          .map((l) => normalizeUrl(l))
+          .filter((l): l is string => !!l && followable(l, root))
+      : [];
     if (!converted.markdown) {
       await this.log(`Skipped ${item.url}: no readable content`);
       return { page: null, links };

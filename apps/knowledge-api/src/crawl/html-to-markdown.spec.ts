@@ -16,5 +16,12 @@ describe('htmlToMarkdown', () => {
     expect(page.markdown).not.toContain('Navigation menu text');
     expect(page.markdown).not.toContain('Copyright footer');
     expect(page.links).toEqual(expect.arrayContaining(['https://x.dev/', 'https://x.dev/docs']));
+    const unfollowed = htmlToMarkdown(article('<pre><code class="language-TypeScript">const a = 1;\nconsole.log(a);</code></pre>'), 'https://x.dev/guide', { links: false });
+    expect(unfollowed).toEqual({ ...page, links: [] });
+  });
+
+  it('keeps text split at entities as one text (escaped as written)', () => {
+    const page = htmlToMarkdown(article('<p>Compare a &lt;b&gt; tag &amp; a &gt; sign.</p>'), 'https://x.dev/guide');
+    expect(page.markdown).toContain('Compare a <b> tag & a > sign.');
   });
 });

@@ -17,7 +17,7 @@ export interface ConvertedPage {
 /** The part of a DOM element used here (the project compiles without the DOM library). */
 interface El {
   getAttribute(name: string): string | null;
-  querySelector(selector: string): El | null;
+  getElementsByTagName(name: string): ArrayLike<El>;
   textContent: string | null;
   remove(): void;
 }
@@ -28,7 +28,7 @@ turndown.addRule('fencedWithLanguage', {
   filter: (node) => node.nodeName === 'PRE',
   replacement: (_content, node) => {
     const el = node as unknown as El;
-    const code = el.querySelector('code');
+    const code = el.getElementsByTagName('code')[0] ?? null;
     const classes = `${el.getAttribute('class') ?? ''} ${code?.getAttribute('class') ?? ''}`;
     const lang = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/.exec(classes)?.[1] ?? el.getAttribute('data-lang') ?? '';
     const text = (code ?? el).textContent ?? '';
@@ -38,38 +38,56 @@ turndown.addRule('fencedWithLanguage', {
   },
 });
 
-export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
+/**
+ * Readability's article element as Turndown takes it: adjacent text nodes (the parser splits text
+ * at entities) merged, as a serialise-and-parse would, so Turndown escapes each text as one.
+ */
+function articleNode(el: unknown): TurndownService.Node {
+  (el as { normalize(): void }).normalize();
+  return el as TurndownService.Node;
+}
+
+/**
+ * `links: false` skips collecting the links (a sitemap's pages, or the last depth of a crawl, whose
+ * links are not followed).
+ */
+export function htmlToMarkdown(html: string, pageUrl: string, opts: { links?: boolean } = {}): ConvertedPage {
   const { document } = parseHTML(html);
   const links: string[] = [];
-  for (const a of Array.from(document.querySelectorAll('a[href]'))) {
-    const href = (a as unknown as El).getAttribute('href');
-    if (!href) continue;
-    try {
-      links.push(new URL(href, pageUrl).href);
-    } catch {
-      // not a URL: skipped
+  if (opts.links !== false) {
+    for (const a of Array.from(document.getElementsByTagName('a'))) {
+      const href = (a as unknown as El).getAttribute('href');
+      if (!href) continue;
+      try {
+        links.push(new URL(href, pageUrl).href);
+      } catch {
+        // not a URL: skipped
+      }
     }
   }
-  const fallbackTitle = document.querySelector('title')?.textContent?.trim() ?? '';
+  // by tag name: linkedom runs a CSS selector as a compiled matcher over the whole tree
+  const fallbackTitle = document.getElementsByTagName('title')[0]?.textContent?.trim() ?? '';
   let title = fallbackTitle;
-  let contentHtml: string | null = null;
+  // Readability's article as its DOM element, which Turndown walks directly: no HTML string written
+  // out and parsed again per page.
+  let content: TurndownService.Node | string | null = null;
   try {
-    const article = new Readability(document as never, { keepClasses: true }).parse();
+    const article = new Readability<TurndownService.Node>(document as never, { keepClasses: true, serializer: articleNode }).parse();
     if (article?.content) {
-      contentHtml = article.content;
+      content = article.content;
       title = article.title?.trim() || fallbackTitle;
     }
   } catch {
-    contentHtml = null;
+    content = null;
   }
-  if (contentHtml === null) {
+  if (content === null) {
     const { document: again } = parseHTML(html);
     const main = again.querySelector('main, article, [role=main]') ?? again.body;
     for (const el of Array.from(main?.querySelectorAll('nav, header, footer, aside') ?? [])) (el as unknown as El).remove();
-    contentHtml = main?.innerHTML ?? '';
+    content = main?.innerHTML ?? '';
   }
   const markdown = turndown
-    .turndown(contentHtml)
+    .turndown(content)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   return { title, markdown, links };

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
+import { KnowledgeApiConfig } from '../config';
 import { RealtimeEvents } from '../realtime/realtime-events';
 import { CrawlGateway, RootGateway } from './progress.gateways';
 import { PhaseTracker, phasesFor, type PhaseStatus } from './progress-phases';
@@ -7,7 +8,6 @@ import { eventFor, toPayload, withMessage, type ProgressPayload } from './progre
 import { ProgressRepository } from './progress.repository';
 import type { CrawlRequest, ProgressRow, ProgressState } from './progress.types';
 
-export const LEASE_SECONDS = 60;
 /** Counter-only progress steps are written to the database at most this often (each is still emitted). */
 const PERSIST_EVERY_MS = 250;
 const MAX_LOGS = 200;
@@ -94,7 +94,7 @@ export class ProgressReporter {
         percentage: this.tracker.percentage,
         state: this.state,
         logs: this.logs,
-        leaseSeconds: LEASE_SECONDS,
+        leaseSeconds: this.service.leaseSeconds,
       });
       this.handle(res);
     });
@@ -149,7 +149,7 @@ export class ProgressReporter {
         state: this.state,
         logs: this.logs,
         finished,
-        leaseSeconds: LEASE_SECONDS,
+        leaseSeconds: this.service.leaseSeconds,
       });
       this.handle(res);
       if (!res) return;
@@ -182,12 +182,18 @@ export class ProgressReporter {
 export class ProgressService {
   private readonly logger = new Logger(ProgressService.name);
 
+  /** How long a claimed crawl stays this replica's without a renewal (CRAWL_LEASE_SECONDS). */
+  readonly leaseSeconds: number;
+
   constructor(
+    config: KnowledgeApiConfig,
     private readonly repo: ProgressRepository,
     private readonly crawl: CrawlGateway,
     private readonly root: RootGateway,
     private readonly realtime: RealtimeEvents,
-  ) {}
+  ) {
+    this.leaseSeconds = config.CRAWL_LEASE_SECONDS;
+  }
 
   async create(progressId: string, request: CrawlRequest, sourceId: string | null): Promise<ProgressPayload> {
     return toPayload(await this.repo.create(progressId, request, sourceId));
@@ -221,7 +227,7 @@ export class ProgressService {
 
   /** Claims up to `limit` crawls for this replica: queued ones, and running ones whose lease ran out. */
   claim(limit: number): Promise<ProgressRow[]> {
-    return this.repo.claim(limit, LEASE_SECONDS);
+    return this.repo.claim(limit, this.leaseSeconds);
   }
 
   /** Deletes the progress of crawls and jobs that ended more than `hours` ago (PROGRESS_RETENTION_HOURS). */

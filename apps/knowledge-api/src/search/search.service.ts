@@ -62,15 +62,20 @@ export class SearchService {
   ): Promise<{ results: Array<{ item: T; score: number }>; mode: 'full_text' | 'hybrid'; reranked: boolean; note: string | null }> {
     // with a reranker, 2 × limit candidates go to it and the best `limit` of its order are answered
     const candidates = this.reranker.enabled ? limit * 2 : limit;
+    // The full-text side needs no vector: with an embeddings server it runs while the query is
+    // embedded. Its 2 × limit rows (ordered by score, then id) start with the `candidates` a
+    // full-text-only answer takes (the server failing or slow).
+    const lexicalRows = fullText(this.embeddings.enabled ? limit * 2 : candidates);
+    lexicalRows.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     const embedded = await this.embeddings.embedQuery(query);
     let results: Array<{ item: T; score: number }>;
     let mode: 'full_text' | 'hybrid' = 'full_text';
     if (embedded.vector) {
-      const [lexical, near] = await Promise.all([fullText(limit * 2), nearest(embedded.vector, limit * 2)]);
+      const [lexical, near] = await Promise.all([lexicalRows, nearest(embedded.vector, limit * 2)]);
       results = reciprocalRankFusion([lexical, near], (r) => r.id).slice(0, candidates);
       mode = 'hybrid';
     } else {
-      results = (await fullText(candidates)).map((item) => ({ item, score: item.score ?? 0 }));
+      results = (await lexicalRows).slice(0, candidates).map((item) => ({ item, score: item.score ?? 0 }));
     }
     const notes = embedded.vector ? [] : [embedded.note].filter((n): n is string => !!n);
     let reranked = false;

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { KnowledgeMcpConfig } from '../config';
 import { KnowledgeApiClient, KnowledgeApiError } from '../knowledge/knowledge-api.client';
@@ -11,7 +11,7 @@ export const SERVER_INFO = { name: 'knowledge-mcp', version: '1.0.0' };
 
 interface OpenSession {
   server: McpServer;
-  transport: StreamableHTTPServerTransport | SSEServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport | SSEServerTransport;
   kind: ToolSession['transport'];
   lastSeen: number;
 }

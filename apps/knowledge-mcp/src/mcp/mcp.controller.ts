@@ -14,7 +14,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '@platform/errors';
 import type { Request, Response } from 'express';
@@ -22,6 +22,7 @@ import { KnowledgeMcpConfig } from '../config';
 import { McpAccessGuard } from './mcp-access.guard';
 import { McpServerService } from './mcp-server.service';
 import { TransportChoiceService } from './transport-choice';
+import { serveWeb } from './web-bridge';
 
 const SESSION_HEADER = 'mcp-session-id';
 
@@ -67,13 +68,13 @@ export class McpController {
     if (id) {
       const session = this.mcp.get(id, 'streamable-http');
       if (!session) return rpcError(res, 404, -32001, `Session ${id} not found (closed or expired): initialize a new one`);
-      return (session.transport as StreamableHTTPServerTransport).handleRequest(req, res, req.body);
+      return serveWeb(session.transport as WebStandardStreamableHTTPServerTransport, req, res);
     }
     if (!isInitializeRequest(req.body)) return rpcError(res, 400, -32000, `Bad Request: send an initialize request first, then its ${SESSION_HEADER} header`);
     if (this.mcp.full) return rpcError(res, 503, -32000, 'Too many open sessions: try again later');
     const session = { transport: 'streamable-http' as const, mode: 'stateful' as const, startedAt: new Date(), sessionId: undefined as string | undefined };
     const server = this.mcp.create(session);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // Answers to POSTs as one JSON body rather than a one-event stream (less framing per call); the
       // session's GET stream still carries what the server sends on its own.
@@ -87,7 +88,7 @@ export class McpController {
       if (transport.sessionId) this.mcp.remove(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await serveWeb(transport, req, res);
   }
 
   @Get('mcp')
@@ -152,18 +153,18 @@ export class McpController {
     if (!id) return rpcError(res, 400, -32000, `Bad Request: the ${SESSION_HEADER} header is required`);
     const session = this.mcp.get(id, 'streamable-http');
     if (!session) return rpcError(res, 404, -32001, `Session ${id} not found (closed or expired)`);
-    await (session.transport as StreamableHTTPServerTransport).handleRequest(req, res, req.body);
+    await serveWeb(session.transport as WebStandardStreamableHTTPServerTransport, req, res);
   }
 
   private async stateless(req: Request, res: Response): Promise<void> {
     const server = this.mcp.create({ transport: 'streamable-http', mode: 'stateless', startedAt: new Date() });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await serveWeb(transport, req, res);
   }
 
   private requireTransport(kind: 'streamable-http' | 'sse'): void {
