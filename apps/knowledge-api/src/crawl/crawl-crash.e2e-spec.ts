@@ -1,14 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { buildForTest, createTestDatabase, freePort, waitHealthy, type TestDatabase } from '@platform/testing';
+import { buildForTest, createTestDatabase, databaseEnv, spawnBuiltApp, type SpawnedApp, type TestDatabase } from '@platform/testing';
 
-const ROOT = path.resolve(__dirname, '../../../..');
 const PAGES = 40;
 
 /**
@@ -23,7 +20,7 @@ describe('crawl killed mid-crawl (e2e, built app)', () => {
   let origin: string;
   let served = 0;
   let halfway: () => void = () => undefined;
-  const children: ChildProcess[] = [];
+  const children: SpawnedApp[] = [];
   let env: NodeJS.ProcessEnv;
 
   const page = (i: number) =>
@@ -31,23 +28,10 @@ describe('crawl killed mid-crawl (e2e, built app)', () => {
 <p>${`Page ${i} explains the semaphore relay of station ${i} in plain words. `.repeat(8)}</p>
 <pre><code class="language-js">${`const station${i} = relay(signal, ${i});\n`.repeat(10)}</code></pre></article></main></body></html>`;
 
-  async function start(): Promise<{ child: ChildProcess; url: string }> {
-    const port = await freePort();
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/knowledge-api/main.js')], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitHealthy('knowledge-api', url, child, () => output);
-    return { child, url };
-  }
-
-  async function kill(child: ChildProcess): Promise<void> {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
+  async function start(): Promise<SpawnedApp> {
+    const app = await spawnBuiltApp('knowledge-api', env, { inherit: false });
+    children.push(app);
+    return app;
   }
 
   beforeAll(async () => {
@@ -73,9 +57,7 @@ describe('crawl killed mid-crawl (e2e, built app)', () => {
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
       DATA_DIR: dataDir,
-      DATABASE_URL: db.url,
-      ...(db.schema ? { DATABASE_SCHEMA: db.schema } : {}),
-      DB_MIGRATE_ON_START: 'true',
+      ...databaseEnv(db),
       CRAWL_ALLOW_PRIVATE: 'true',
       CRAWL_HOST_DELAY_MS: '0',
       CRAWL_POLL_MS: '100',
@@ -84,7 +66,7 @@ describe('crawl killed mid-crawl (e2e, built app)', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(children.map((c) => kill(c)));
+    await Promise.all(children.map((c) => c.kill()));
     await new Promise((r) => site?.close(r));
     await db?.drop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -101,7 +83,7 @@ describe('crawl killed mid-crawl (e2e, built app)', () => {
     expect(queued.status).toBe(200);
     const { progress_id: id } = (await queued.json()) as { progress_id: string };
     await reachedHalf;
-    await kill(first.child);
+    await first.kill();
     const servedBeforeKill = served;
     expect(servedBeforeKill).toBeLessThan(PAGES);
 
