@@ -1,7 +1,7 @@
 /**
  * automation-api benchmark scenarios for `npm run bench` (tools/bench.ts), each against a baseline
  * measured in the same run on loopback, by the same load generator running in a process of its own
- * (./load-process), both sides warmed up alike, then rounds alternating the bare server and the
+ * (LoadProcess of @platform/bench), both sides warmed up alike, then rounds alternating the bare server and the
  * service (a burst of other work on the machine weighs on both sides alike):
  *
  *  - `automation-api: webhook deliveries/s` — signed platform webhooks (one comment each, distinct
@@ -15,14 +15,11 @@
  * Uses DATABASE_URL when set (a real PostgreSQL; the benchmark creates and drops its own schema),
  * else the embedded PGlite under a temporary DATA_DIR.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { automationApiService } from '../src/service';
-import { listenOnLoopback as listen, startBenchService, type BenchMeasurement } from '@platform/bench';
+import { listenOnLoopback as listen, LoadProcess, perSecond, startBenchService, type BenchMeasurement, type LoadRequest, type LoadResult } from '@platform/bench';
 
 export interface AutomationBenchOptions {
   /** requests per measured round and side (default 2000) */
@@ -55,47 +52,7 @@ function startBaseline() {
   );
 }
 
-interface LoadRequest {
-  method: string;
-  path: string;
-  body?: string;
-  headers?: Record<string, string>;
-}
-
-/** Answers of one load run (./load-process). */
-interface LoadResult {
-  seconds: number;
-  statuses: Record<string, number>;
-}
-
-/** The load generator in its own process (./load-process), driven over IPC, one run at a time. */
-class LoadProcess {
-  private constructor(private readonly child: ChildProcess) {}
-
-  static async start(): Promise<LoadProcess> {
-    const child = fork(join(__dirname, 'load-process.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    await once(child, 'message'); // ready
-    return new LoadProcess(child);
-  }
-
-  /** Every request once, over `concurrency` connections, timed from the first request to the last answer. */
-  async run(base: string, requests: LoadRequest[], concurrency: number): Promise<LoadResult> {
-    this.child.send({ base, requests, concurrency });
-    const [reply] = (await once(this.child, 'message')) as [LoadResult | { error: string }];
-    if ('error' in reply) throw new Error(`load generator: ${reply.error}`);
-    return reply;
-  }
-
-  async close(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = once(this.child, 'exit');
-    this.child.kill();
-    await exited;
-  }
-}
-
 const answered = (runs: LoadResult[], status: number) => runs.reduce((n, r) => n + (r.statuses[String(status)] ?? 0), 0);
-const perSecond = (runs: LoadResult[], n: number) => (n * runs.length) / runs.reduce((s, r) => s + r.seconds, 0);
 
 /**
  * Warm-up of both sides (not counted), then `rounds` rounds alternating the bare server and the

@@ -1,17 +1,11 @@
-// The automation-api bench's load generator in a process of its own, as the platform and the
-// browsers are: neither the service nor the bare server shares its event loop with the client.
-// Started with fork(); prints nothing, says `{ ready: true }`, then answers each
+// A bench's load generator in a process of its own (forked by LoadProcess, load-generator.ts):
+// neither the service nor the baseline server shares its event loop with the client. Prints
+// nothing, says `{ ready: true }`, then answers each
 //   { base, requests: [{ method, path, body?, headers? }], concurrency } → { seconds, statuses } (or { error })
 // sending every request once over `concurrency` kept-alive connections; `seconds` runs from the
 // first request to the last answer and `statuses` counts the answers by status.
 import { Agent, request } from 'node:http';
-
-interface LoadRequest {
-  method: string;
-  path: string;
-  body?: string;
-  headers?: Record<string, string>;
-}
+import type { LoadRequest, LoadResult } from './load-generator';
 
 interface LoadRun {
   base: string;
@@ -33,7 +27,7 @@ function send(base: string, r: LoadRequest): Promise<number> {
   });
 }
 
-async function run(job: LoadRun): Promise<{ seconds: number; statuses: Record<string, number> }> {
+async function run(job: LoadRun): Promise<LoadResult> {
   const statuses: Record<string, number> = {};
   let next = 0;
   const started = performance.now();
