@@ -1,10 +1,13 @@
 /**
  * conversation-api benchmark for `npm run bench` (tools/bench.ts): inbound WhatsApp webhook messages
- * processed per second. Each request is a signed delivery of one text message with a new provider id,
- * from one of 200 senders: signature check over the raw body, the per-tenant rate limit, then in one
- * transaction the contact (created on a sender's first message), its conversation (created, with
- * round-robin assignment among two agents), the message and the waiting time — answered 200 once
- * stored. Baseline: a bare Node HTTP server that reads the body and answers 200, same load.
+ * processed per second. Each request is a signed delivery of one text message with a new provider id:
+ * signature check over the raw body, the per-tenant rate limit, then in one transaction the contact
+ * (created on a sender's first message), its conversation (created, with round-robin assignment among
+ * two agents), the message and the waiting time — answered 200 once stored. Each run has 200 senders
+ * of its own (so a tenth of a 2000-message run opens conversations). Baseline: a bare Node HTTP server
+ * that reads the body and answers 200. Both are loaded by the same generator in a process of its own
+ * (LoadProcess of @platform/bench), warmed up alike, then in rounds alternating the bare server and the service (a
+ * burst of other work on the machine weighs on both sides alike).
  * Every message must be stored exactly once, or the benchmark throws.
  *
  * Uses DATABASE_URL when set (a throwaway schema, dropped afterwards), else the embedded PGlite, and
@@ -14,14 +17,16 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { DataSource } from 'typeorm';
 import { conversationApiService } from '../src/service';
-import { inParallel, listenOnLoopback, sendRequest, startBenchService, type BenchMeasurement } from '@platform/bench';
+import { listenOnLoopback, LoadProcess, perSecond, sendRequest, startBenchService, type BenchMeasurement, type LoadRequest, type LoadResult } from '@platform/bench';
 
 export interface ConversationBenchOptions {
-  /** Messages delivered (default 2000). */
+  /** Messages per measured round and side (default 2000). */
   messages?: number;
-  /** Concurrent requests (default 16). */
+  /** Measured rounds per side (default 3). */
+  rounds?: number;
+  /** Concurrent client connections (default 16). */
   concurrency?: number;
-  /** Distinct senders (default 200). */
+  /** Distinct senders per round (default 200). */
   senders?: number;
   databaseUrl?: string;
 }
@@ -31,22 +36,26 @@ const APP_SECRET = 'bench-app-secret';
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 const send = sendRequest;
 
-function delivery(i: number, senders: number, tag: string): { body: string; signature: string } {
-  const from = String(4917000000000 + (i % senders));
+/** Message `i` of run `run` (-1: the warm-up), from one of that run's `senders` senders. */
+function delivery(path: string, run: number, i: number, senders: number, tag: string): LoadRequest {
+  const sender = (run + 1) * senders + (i % senders);
+  const from = String(4917000000000 + sender);
   const body = JSON.stringify({
     object: 'whatsapp_business_account',
-    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: PHONE_NUMBER_ID }, contacts: [{ profile: { name: `Sender ${i % senders}` }, wa_id: from }], messages: [{ from, id: `wamid.bench-${tag}-${i}`, timestamp: '1700000000', type: 'text', text: { body: `message ${i}` } }] } }] }],
+    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: PHONE_NUMBER_ID }, contacts: [{ profile: { name: `Sender ${sender}` }, wa_id: from }], messages: [{ from, id: `wamid.bench-${tag}-${run}-${i}`, timestamp: '1700000000', type: 'text', text: { body: `message ${i}` } }] } }] }],
   });
-  return { body, signature: `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` };
+  return { method: 'POST', path, body, headers: { 'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` } };
 }
+
 
 /** Inbound webhook messages stored per second, next to a bare Node server. */
 export async function benchInboundWebhooks(opts: ConversationBenchOptions = {}): Promise<BenchMeasurement> {
   const n = opts.messages ?? 2000;
+  const rounds = opts.rounds ?? 3;
   const concurrency = opts.concurrency ?? 16;
   const senders = opts.senders ?? 200;
+  const warmUp = Math.ceil(n / 4);
   const tag = randomUUID().slice(0, 8);
-  const payloads = Array.from({ length: n }, (_v, i) => delivery(i, senders, tag));
 
   const baseline = await listenOnLoopback(
     createServer((req, res) => {
@@ -54,15 +63,7 @@ export async function benchInboundWebhooks(opts: ConversationBenchOptions = {}):
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}'));
     }),
   );
-  let base: number;
-  try {
-    base = await inParallel(n, concurrency, async (i) => {
-      await send(baseline.url, 'POST', payloads[i].body, { 'x-hub-signature-256': payloads[i].signature });
-    });
-  } finally {
-    await baseline.close();
-  }
-
+  const loader = await LoadProcess.start();
   const bench = await startBenchService(
     conversationApiService,
     {
@@ -102,24 +103,45 @@ export async function benchInboundWebhooks(opts: ConversationBenchOptions = {}):
       ),
       201,
     );
-    const hook = `${service.url}/api/v1/webhooks/whatsapp/${channel.data.id as string}`;
-    const value = await inParallel(n, concurrency, async (i) => {
-      const r = await send(hook, 'POST', payloads[i].body, { 'x-hub-signature-256': payloads[i].signature });
-      if (r.status !== 200 || !r.body.includes('"received":1')) throw new Error(`webhook answered ${r.status}: ${r.body}`);
-    });
+    const path = `/api/v1/webhooks/whatsapp/${channel.data.id as string}`;
+    const requests = (run: number) => Array.from({ length: run < 0 ? warmUp : n }, (_v, i) => delivery(path, run, i, senders, tag));
+    const check = (r: LoadResult, expected: number) => {
+      if (r.statuses['200'] !== expected) throw new Error(`webhook answers ${JSON.stringify(r.statuses)}, expected ${expected} × 200`);
+    };
+
+    // Warm-up of both sides (not counted), then rounds alternating the bare server and the service.
+    await loader.run(baseline.url, requests(-1), concurrency);
+    check(await loader.run(service.url, requests(-1), concurrency), warmUp);
+    const bare: LoadResult[] = [];
+    const served: LoadResult[] = [];
+    for (let r = 0; r < rounds; r++) {
+      bare.push(await loader.run(baseline.url, requests(r), concurrency));
+      const run = await loader.run(service.url, requests(r), concurrency);
+      check(run, n);
+      served.push(run);
+    }
+
     const ds = service.app.get(DataSource);
     const [stored] = (await ds.query(`SELECT count(*)::int AS n FROM ${schema}.messages WHERE message_type = 'incoming'`)) as Array<{ n: number }>;
     const [conversations] = (await ds.query(`SELECT count(*)::int AS n FROM ${schema}.conversations`)) as Array<{ n: number }>;
-    if (stored.n !== n || conversations.n !== Math.min(n, senders)) throw new Error(`stored ${stored.n} messages in ${conversations.n} conversations, expected ${n} in ${Math.min(n, senders)}`);
+    const expectedMessages = warmUp + rounds * n;
+    const expectedConversations = Math.min(warmUp, senders) + rounds * Math.min(n, senders);
+    if (stored.n !== expectedMessages || conversations.n !== expectedConversations) {
+      throw new Error(`stored ${stored.n} messages in ${conversations.n} conversations, expected ${expectedMessages} in ${expectedConversations}`);
+    }
+    const value = perSecond(served, n);
+    const base = perSecond(bare, n);
     return {
       name: 'conversation-api: inbound webhook messages/s',
       value: round(value),
       unit: 'messages/s',
       baseline: round(base),
       ratio: round(value / base, 3),
-      detail: `${n} signed WhatsApp text deliveries from ${senders} senders, ${concurrency} concurrent, each stored (contact, conversation with round-robin assignment, message) before 200, vs a bare Node server`,
+      detail: `${rounds} × ${n} signed WhatsApp text deliveries (${senders} new senders a round) alternating with the bare server, ${concurrency} connections from a load process of its own, each stored (contact, conversation with round-robin assignment, message) before 200, vs a bare Node server`,
     };
   } finally {
     await bench.close();
+    await loader.close();
+    await baseline.close();
   }
 }
