@@ -33,18 +33,8 @@ const serverOf = (dto: MailServerDto): MailServer => ({ host: dto.host, port: dt
 /** How long a replica keeps a mailbox it polls before another may take it (it crashed meanwhile). */
 const MAILBOX_LEASE_SECONDS = 300;
 
-/**
- * How long a replica answers webhooks from its copy of a channel: an update made through this
- * replica takes effect at once, one made through another replica within this time (credentials,
- * assignment settings, team).
- */
-export const WEBHOOK_CHANNEL_TTL_MS = 5_000;
-
 @Injectable()
 export class ChannelsService {
-  /** Channels as webhooks read them (WEBHOOK_CHANNEL_TTL_MS), by id; unknown ids are not kept. */
-  private readonly webhookChannels = new Map<string, { channel: Promise<Channel | null>; until: number }>();
-
   constructor(
     private readonly transactions: Transactions,
     private readonly channels: ChannelsRepository,
@@ -94,25 +84,6 @@ export class ChannelsService {
   /** Any account's channel (webhooks: the channel id is the only key); null for unknown ids and ids that are not UUIDs. */
   findById(id: string): Promise<Channel | null> {
     return this.channels.findById(id);
-  }
-
-  /**
-   * `findById` for webhooks, which read the channel on every delivery: this replica's copy for up to
-   * WEBHOOK_CHANNEL_TTL_MS (an update through this replica drops it at once); concurrent deliveries share one read.
-   */
-  findForWebhook(id: string): Promise<Channel | null> {
-    const now = Date.now();
-    const kept = this.webhookChannels.get(id);
-    if (kept && kept.until > now) return kept.channel;
-    if (this.webhookChannels.size > 10_000) this.webhookChannels.clear();
-    const channel = this.channels.findById(id);
-    const entry = { channel, until: now + WEBHOOK_CHANNEL_TTL_MS };
-    this.webhookChannels.set(id, entry);
-    const drop = () => {
-      if (this.webhookChannels.get(id) === entry) this.webhookChannels.delete(id);
-    };
-    channel.then((found) => !found && drop(), drop);
-    return channel;
   }
 
   /** The account owning a channel, cached (webhook rate limits look it up on every delivery). */
@@ -278,16 +249,6 @@ export class ChannelsService {
   }
 
   async update(accountId: string, id: string, dto: UpdateChannelDto): Promise<Channel> {
-    this.webhookChannels.delete(id);
-    try {
-      return await this.updateChannel(accountId, id, dto);
-    } finally {
-      // After the commit: a webhook read meanwhile may hold the old settings.
-      this.webhookChannels.delete(id);
-    }
-  }
-
-  private updateChannel(accountId: string, id: string, dto: UpdateChannelDto): Promise<Channel> {
     return this.transactions.transaction(async () => {
       const current = await this.get(accountId, id);
       await this.checkRefs(accountId, dto.team_id, dto.member_ids);

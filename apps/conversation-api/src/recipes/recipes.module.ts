@@ -7,7 +7,6 @@ import { ConversationsModule } from '../conversations/conversations.module';
 import { LabelsModule } from '../labels/labels.module';
 import { TeamsModule } from '../teams/teams.module';
 import { UsersModule } from '../users/users.module';
-import { ActiveRecipeAccounts } from './active-recipe-accounts';
 import { RecipeEventsConsumer } from './recipe-events.consumer';
 import { RecipeWebhookCaller } from './recipe-webhook';
 import { RecipesController } from './recipes.controller';
@@ -18,7 +17,7 @@ import { RunRecipes } from './run-recipes';
 @Module({
   imports: [LabelsModule, CannedResponsesModule, UsersModule, TeamsModule, ChannelsModule, ConversationsModule, ContactsModule, AccountsModule],
   controllers: [RecipesController],
-  providers: [RecipesRepository, RecipesService, RunRecipes, RecipeWebhookCaller, ActiveRecipeAccounts, RecipeEventsConsumer],
+  providers: [RecipesRepository, RecipesService, RunRecipes, RecipeWebhookCaller, RecipeEventsConsumer],
   exports: [RecipesService],
 })
 export class RecipesModule {}

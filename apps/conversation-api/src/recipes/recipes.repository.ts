@@ -222,16 +222,6 @@ export class RecipesRepository {
   }
 
   /** The account's enabled recipes with a published version on `trigger`, oldest first (their actions apply in that order). */
-  /** Whether the account has a published, enabled recipe (of any trigger). */
-  async hasActive(accountId: string): Promise<boolean> {
-    const rows = await this.db.prepared<{ one: number }>(
-      'conversation_recipes_has_active',
-      `SELECT 1 AS one FROM ${this.t} WHERE account_id = $1 AND enabled AND published_version IS NOT NULL LIMIT 1`,
-      [accountId],
-    );
-    return rows.length > 0;
-  }
-
   async active(accountId: string, trigger: Trigger): Promise<ActiveRecipe[]> {
     const rows = await this.db.rows<{ id: string; name: string; version: number; definition: RecipeDefinition; webhook_secret: string }>(
       `SELECT r.id, r.name, v.version, v.definition, r.webhook_secret

@@ -120,7 +120,7 @@ export class WhatsAppWebhookService {
   }
 
   private async channelWithCredentials(channelId: string): Promise<{ channel: Channel; creds: WhatsAppCredentials }> {
-    const channel = await this.channels.findForWebhook(channelId);
+    const channel = await this.channels.findById(channelId);
     if (!channel || channel.type !== 'whatsapp') throw channelNotFound();
     return { channel, creds: this.credentials.open(channel.id, channel.credentials) };
   }
