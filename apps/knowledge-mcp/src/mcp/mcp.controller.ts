@@ -22,7 +22,7 @@ import { KnowledgeMcpConfig } from '../config';
 import { McpAccessGuard } from './mcp-access.guard';
 import { McpServerService } from './mcp-server.service';
 import { TransportChoiceService } from './transport-choice';
-import { serveWeb } from './web-bridge';
+import { dropAnsweredStreams, serveWeb } from './web-bridge';
 
 const SESSION_HEADER = 'mcp-session-id';
 
@@ -84,6 +84,7 @@ export class McpController {
         this.mcp.add(sid, server, transport, 'streamable-http');
       },
     });
+    dropAnsweredStreams(transport);
     transport.onclose = () => {
       if (transport.sessionId) this.mcp.remove(transport.sessionId);
     };

@@ -51,3 +51,28 @@ export async function serveWeb(transport: WebStandardStreamableHTTPServerTranspo
   }
   if (!res.destroyed) res.end();
 }
+
+type StreamEntry = { resolveJson?: (answer: globalThis.Response) => void };
+
+/**
+ * The SDK's transport (1.32) in JSON response mode answers a POST through its stream entry's
+ * `resolveJson` but never removes the entry, so a long session keeps every answer it gave (about
+ * 13 KB a ping, found by the soak). This drops each JSON-mode entry as it answers; SSE entries are
+ * left to the SDK, which removes them itself. A transport without that map is left alone.
+ */
+export function dropAnsweredStreams(transport: WebStandardStreamableHTTPServerTransport): void {
+  const streams = (transport as unknown as { _streamMapping?: unknown })._streamMapping;
+  if (!(streams instanceof Map)) return;
+  const map = streams as Map<string, StreamEntry>;
+  const set = map.set.bind(map);
+  map.set = (id: string, entry: StreamEntry) => {
+    const resolve = entry.resolveJson;
+    if (resolve) {
+      entry.resolveJson = (answer) => {
+        map.delete(id);
+        resolve(answer);
+      };
+    }
+    return set(id, entry);
+  };
+}
