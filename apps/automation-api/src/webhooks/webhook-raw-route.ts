@@ -33,10 +33,7 @@ export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
       ) {
         return handOn();
       }
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const answer = (raw: Buffer) => {
         let body: unknown;
         try {
           // body-parser's strict mode: an object or an array from the first character.
@@ -57,6 +54,15 @@ export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
             fail(err);
           }
         }, fail);
+      };
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        try {
+          answer(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        } catch (err) {
+          fail(err);
+        }
       });
     },
   };

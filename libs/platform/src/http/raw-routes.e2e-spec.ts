@@ -4,6 +4,8 @@
 // never the process; every other request reaches Express untouched.
 import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
 import { ApiError, EnvelopeErrorFilter } from '@platform/errors';
+import { once } from 'node:events';
+import net from 'node:net';
 import request from 'supertest';
 import { BaseConfig } from '../config/base.config';
 import { createServiceApp } from '../create-service-app';
@@ -106,6 +108,19 @@ describe('installRawRoutes', () => {
   it('closes the connection of a handler that throws and keeps serving', async () => {
     await expect(request(app.getHttpServer()).get('/fast/throw')).rejects.toThrow(/socket hang up|ECONNRESET/);
     expect((await request(app.getHttpServer()).get('/fast/again').expect(200)).body).toEqual({ via: 'raw', x: 'again' });
+  });
+
+  it('survives a client that goes away while a route reads its body', async () => {
+    const server = app.getHttpServer() as import('node:http').Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    const socket = net.connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write('POST /fast/body HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"a":');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await request(server).get('/fast/after').expect(200)).body).toEqual({ via: 'raw', x: 'after' });
   });
 
   it('counts its answers in the HTTP metrics under the route template', async () => {

@@ -127,6 +127,9 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
         express(body ? replayed(req, body) : req, res);
       },
     };
+    // Should the request emit 'error' while a route reads its body (its socket failing), no listener
+    // would make that end the process; the answer has nowhere to go then.
+    req.on('error', () => res.destroy());
     route.handle(exchange);
   };
 
