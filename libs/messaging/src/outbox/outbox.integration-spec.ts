@@ -113,6 +113,24 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     expect(row).toMatchObject({ event_id: envelope.id, attempts: 1, last_error: null });
   });
 
+  it('outside a transaction writes the event on its own and wakes the relay; an event id already stored is refused (23505)', async () => {
+    const bus = realBus();
+    await bus.start();
+    const received: EventEnvelope<{ invoiceId: string; amount: number }>[] = [];
+    await bus.subscribe(consumerName('ledger-alone'), [InvoicePaid], async (e) => void received.push(e));
+    const r = relay(bus, { pollIntervalMs: 600_000 });
+    const outbox = new Outbox('billing-api', database, r);
+    r.start();
+    await r.flush();
+
+    const id = '6f1d2c3b-4a59-4e8f-9b7a-0c1d2e3f4a5b';
+    const envelope = await outbox.enqueue(InvoicePaid, { invoiceId: 'alone', amount: 7 }, { id });
+    await waitFor('delivery', () => received.length === 1);
+    expect(received[0]).toEqual({ ...envelope, source: 'billing-api' });
+    await expect(outbox.enqueue(InvoicePaid, { invoiceId: 'again', amount: 8 }, { id })).rejects.toMatchObject({ code: '23505' });
+    expect((await outboxRows()).map((row) => row.event_id)).toEqual([id]);
+  });
+
   it('keeps events while the broker is unreachable and delivers them once it is back', async () => {
     // First the relay sees a broker on a closed port: nothing is claimed, nothing lost.
     const down = new AmqpEventBus({ url: 'amqp://guest:guest@127.0.0.1:1', source: 'billing-api', reconnectDelayMs: 60_000 });

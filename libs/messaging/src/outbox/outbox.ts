@@ -246,6 +246,11 @@ interface OutboxRow {
   data: unknown;
 }
 
+/** The INSERT of one event (the columns `enqueue` sets; the rest take their defaults). */
+function insertStatement(table: string): string {
+  return `INSERT INTO ${table} (event_id, type, source, occurred_at, correlation_id, data) VALUES ($1, $2, $3, $4::timestamptz, $5, $6::jsonb)`;
+}
+
 function toEnvelope(row: OutboxRow): EventEnvelope<unknown> {
   const envelope: EventEnvelope<unknown> = {
     id: row.event_id,
@@ -265,6 +270,8 @@ function toEnvelope(row: OutboxRow): EventEnvelope<unknown> {
  * has confirmed it. Outside a transaction the row is written on its own and the relay woken at once.
  */
 export class Outbox {
+  private insertText?: string;
+
   constructor(
     private readonly source: string,
     private readonly db: Database,
@@ -279,15 +286,12 @@ export class Outbox {
       envelope.correlationId = envelope.correlationId.slice(0, MAX_CORRELATION_ID);
     }
     const manager = this.db.manager;
-    tablePath(manager.connection, OutboxMessage);
-    await manager.insert(OutboxMessage, {
-      eventId: envelope.id,
-      type: envelope.type,
-      source: envelope.source,
-      occurredAt: new Date(envelope.occurredAt),
-      correlationId: envelope.correlationId ?? null,
-      data: envelope.data as object,
-    });
+    const text = (this.insertText ??= insertStatement(tablePath(manager.connection, OutboxMessage)));
+    const params = [envelope.id, envelope.type, envelope.source, envelope.occurredAt, envelope.correlationId ?? null, JSON.stringify(envelope.data)];
+    // In the caller's transaction through its runner; on its own as a prepared statement (the hot
+    // case of workers recording a result: no query builder, planned once per connection).
+    if (this.db.inTransaction) await manager.query(text, params);
+    else await this.db.prepared('outbox_insert', text, params);
     this.relay?.enqueued(manager);
     return envelope;
   }
