@@ -97,6 +97,8 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
   private shuttingDown = false;
   private readonly cleaner: NodeJS.Timeout;
   private workers?: { at: number; count: Promise<number> };
+  /** Timings this process noted (noteTiming trims the list every AVERAGE_OVER). */
+  private timingsNoted = 0;
 
   constructor(
     readonly spec: QueueSpec,
@@ -277,18 +279,16 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
     return raw.map((r) => JSON.parse(r) as Timing);
   }
 
-  /** Notes a finished job's timing (newest first, AVERAGE_OVER kept); a failure only leaves the averages rougher. */
-  private async noteTiming(seconds: number, result: TranscriptionResult): Promise<void> {
+  /**
+   * Notes a finished job's timing, newest first: one LPUSH a job, sent before the job is marked
+   * finished; the list is cut back to AVERAGE_OVER every AVERAGE_OVER jobs (readers take the first
+   * AVERAGE_OVER). A failure only leaves the averages rougher.
+   */
+  private noteTiming(seconds: number, result: TranscriptionResult): void {
     const timing: Timing = { seconds, processing_time: result.processing_time, duration: result.duration ?? null };
-    await withTimeout(
-      this.redis
-        .multi()
-        .lpush(this.key('timings'), JSON.stringify(timing))
-        .ltrim(this.key('timings'), 0, AVERAGE_OVER - 1)
-        .exec(),
-      this.timeoutMs,
-      'when noting a job timing',
-    ).catch(() => undefined);
+    const noted: Array<Promise<unknown>> = [withTimeout(this.redis.lpush(this.key('timings'), JSON.stringify(timing)), this.timeoutMs, 'when noting a job timing')];
+    if (++this.timingsNoted % AVERAGE_OVER === 0) noted.push(withTimeout(this.redis.ltrim(this.key('timings'), 0, AVERAGE_OVER - 1), this.timeoutMs, 'when trimming job timings'));
+    for (const call of noted) call.catch(() => undefined);
   }
 
   async stats(): Promise<QueueStats> {
@@ -344,7 +344,7 @@ export class BullmqTranscriptionQueue extends TranscriptionQueue {
           if (await this.redis.exists(this.key(`cancel:${job.id}`))) controller.abort(CANCELLED);
           const started = performance.now();
           const result = await processor(job.data, { signal: controller.signal, attempt: job.attemptsStarted });
-          void this.noteTiming((performance.now() - started) / 1000, result); // sent before the job is marked finished, not waited for
+          this.noteTiming((performance.now() - started) / 1000, result); // sent before the job is marked finished, not waited for
           return result;
         } catch (err) {
           if (controller.signal.aborted && controller.signal.reason === CANCELLED) throw new Error(CANCELLED_REASON);

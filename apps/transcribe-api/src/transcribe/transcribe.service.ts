@@ -18,7 +18,7 @@ import {
   type QueueStats,
   type TranscriptionResult,
 } from '../jobs/job-record';
-import { TranscriptionQueues } from '../queue/transcription-queue';
+import { TranscriptionQueues, type TranscriptionQueue } from '../queue/transcription-queue';
 import { readAudioSeconds } from '../media/audio-duration';
 import type { StoredAudioFile } from '../uploads/audio-disk-storage';
 import { removeUpload } from '../uploads/remove-upload';
@@ -49,6 +49,9 @@ export function jobOptionsOf(dto: EngineOptionsDto): JobOptions {
   return options;
 }
 
+/** How long a submission's wait estimate reuses the queue's counts (TranscribeService.estimateInputs). */
+const ESTIMATE_INPUTS_MS = 250;
+
 const uploadOf = (file: StoredAudioFile): StoredUpload => ({ path: file.path, filename: file.originalname, size: file.size, mediaType: file.media.mime });
 
 /** What `/asr` answers: the document, with the origin's attachment name and engine header. */
@@ -66,6 +69,7 @@ export interface AsrAnswer {
 @Injectable()
 export class TranscribeService {
   private readonly logger = new Logger(TranscribeService.name);
+  private readonly estimates = new Map<TranscriptionQueue, { at: number; inputs: Promise<[QueueStats, number | null]> }>();
 
   constructor(
     private readonly queues: TranscriptionQueues,
@@ -132,9 +136,8 @@ export class TranscribeService {
     try {
       this.runner.assertCan(engine, options);
       const added = queue.add(input);
-      // Read alongside the add (one round trip less): the running jobs and the workers do not depend on it.
-      estimates = Promise.all([queue.stats(), queue.averageJobSeconds()]);
-      estimates.catch(() => undefined); // awaited below, unless the add failed
+      // Read alongside the add: the running jobs, the workers and the average do not depend on it.
+      estimates = this.estimateInputs(queue);
       snapshot = await added;
     } catch (err) {
       await removeUpload(file.path).catch(() => undefined);
@@ -167,6 +170,24 @@ export class TranscribeService {
       queue_name: queue.spec.queueName,
       status_url: `/transcribe/status/${input.job_id}`,
     };
+  }
+
+  /**
+   * The queue's counts and average job time for a submission's wait estimate, read at most once
+   * every ESTIMATE_INPUTS_MS per queue in this process: a burst of submissions shares one read (the
+   * position in the queue is each job's own). A failed read is not reused.
+   */
+  private estimateInputs(queue: TranscriptionQueue): Promise<[QueueStats, number | null]> {
+    const now = Date.now();
+    const cached = this.estimates.get(queue);
+    if (cached && now - cached.at < ESTIMATE_INPUTS_MS) return cached.inputs;
+    const inputs = Promise.all([queue.stats(), queue.averageJobSeconds()]);
+    const entry = { at: now, inputs };
+    inputs.catch(() => {
+      if (this.estimates.get(queue) === entry) this.estimates.delete(queue);
+    });
+    this.estimates.set(queue, entry);
+    return inputs;
   }
 
   async stats(engine: EngineName = DEFAULT_ENGINE): Promise<QueueStatsResponseDto> {

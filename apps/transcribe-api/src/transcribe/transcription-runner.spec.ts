@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EngineClient } from '../engines/engine-client';
+import { EngineError, type EngineClient } from '../engines/engine-client';
 import type { EnginesService } from '../engines/engines.service';
 import { EngineNotConfiguredError, TranscriptionRunner, UploadMissingError } from './transcription-runner';
 
@@ -28,10 +28,17 @@ describe('TranscriptionRunner', () => {
   });
 
   it('says the upload is missing (and how processes must share DATA_DIR) instead of blaming the engine', async () => {
+    // What the engine client reports when it cannot open the file.
+    transcribe.mockRejectedValue(new EngineError('engine faster-whisper at http://engine is unreachable (ENOENT)', false));
     const err = await new TranscriptionRunner(engines(true)).run('faster-whisper', upload('gone.upload'), { language: null }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UploadMissingError);
     expect((err as Error).message).toMatch(/no longer on disk .* must mount the same DATA_DIR/);
-    expect(transcribe).not.toHaveBeenCalled();
+  });
+
+  it('passes an engine failure on as it is while the upload is on disk', async () => {
+    const failure = new EngineError('engine whisper answered HTTP 500', true, 500);
+    transcribe.mockRejectedValue(failure);
+    await expect(new TranscriptionRunner(engines(true)).run('whisper', upload('a.upload'), { language: null })).rejects.toBe(failure);
   });
 
   it('refuses an engine without URL', async () => {

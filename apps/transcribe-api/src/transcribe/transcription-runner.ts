@@ -78,19 +78,21 @@ export class TranscriptionRunner {
     if (!client) throw new EngineNotConfiguredError(engine);
     const options = opts.options ?? {};
     this.assertCan(engine, options);
-    await this.assertOnDisk(upload);
     const task = opts.task ?? DEFAULT_TASK;
     const started = performance.now();
-    const out = await client.transcribe(
-      { path: upload.path, filename: upload.filename, mediaType: upload.mediaType },
-      {
-        language: opts.language,
-        task,
-        prompt: options.initial_prompt,
-        vadFilter: options.vad_filter,
-        diarize: options.diarize ? { minSpeakers: options.min_speakers, maxSpeakers: options.max_speakers } : null,
-        signal: opts.signal,
-      },
+    const out = await this.missingAs(
+      upload,
+      client.transcribe(
+        { path: upload.path, filename: upload.filename, mediaType: upload.mediaType },
+        {
+          language: opts.language,
+          task,
+          prompt: options.initial_prompt,
+          vadFilter: options.vad_filter,
+          diarize: options.diarize ? { minSpeakers: options.min_speakers, maxSpeakers: options.max_speakers } : null,
+          signal: opts.signal,
+        },
+      ),
     );
     const processingTime = Math.round(performance.now() - started) / 1000;
     const language = out.language ?? opts.language;
@@ -119,14 +121,20 @@ export class TranscriptionRunner {
   async detectLanguage(engine: EngineName, upload: StoredUpload, signal?: AbortSignal): Promise<LanguageDetection> {
     const client = this.engines.client(engine);
     if (!client) throw new EngineNotConfiguredError(engine);
-    await this.assertOnDisk(upload);
-    return client.detectLanguage({ path: upload.path, filename: upload.filename, mediaType: upload.mediaType }, { signal });
+    return this.missingAs(upload, client.detectLanguage({ path: upload.path, filename: upload.filename, mediaType: upload.mediaType }, { signal }));
   }
 
-  /** Checked here, or the engine client would report the missing file as an unreachable engine. */
-  private async assertOnDisk(upload: StoredUpload): Promise<void> {
-    await stat(upload.path).catch(() => {
-      throw new UploadMissingError(upload.path);
-    });
+  /**
+   * The engine call's outcome, except that a failure with the upload gone from disk is an
+   * UploadMissingError (the engine client would report it as an unreachable engine). Looked at only
+   * when the call failed: a job that runs costs no extra file system call.
+   */
+  private async missingAs<T>(upload: StoredUpload, call: Promise<T>): Promise<T> {
+    try {
+      return await call;
+    } catch (err) {
+      if (await stat(upload.path).then(() => false, () => true)) throw new UploadMissingError(upload.path);
+      throw err;
+    }
   }
 }
