@@ -34,8 +34,11 @@ export async function waitHealthy(name: string, url: string, child: ChildProcess
   throw new Error(`${name} did not answer ${url}/healthz within ${timeoutMs} ms:\n${output()}`);
 }
 
-/** The repository's root (libs/testing/src → ../../..), where `dist/apps/<app>/main.js` is built. */
-const ROOT = path.resolve(__dirname, '../../..');
+/**
+ * The repository's root, where `dist/apps/<app>/main.js` is built: libs/testing/src → ../../.., or
+ * two levels more when this file runs compiled from dist/out (the benchmarks).
+ */
+const ROOT = ((up) => (path.basename(up) === 'out' && path.basename(path.dirname(up)) === 'dist' ? path.resolve(up, '../..') : up))(path.resolve(__dirname, '../../..'));
 
 /**
  * Test files run in parallel and the build rewrites dist/ in place: one build of an app at a time,
