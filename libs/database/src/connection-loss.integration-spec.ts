@@ -1,4 +1,4 @@
-import { Controller, Get, Injectable, Module, type DynamicModule } from '@nestjs/common';
+import { Controller, Get, Injectable, Module, UseGuards, type CanActivate, type DynamicModule } from '@nestjs/common';
 import { EnvelopeErrorFilter } from '@platform/errors';
 import { BaseConfig, type ServiceDefinition } from '@platform/platform';
 import { createTestApp, testServices, type TestApp } from '@platform/testing';
@@ -23,6 +23,16 @@ class ProbeRepository {
   }
 }
 
+/** A guard that reads the database (as key and session guards do). */
+@Injectable()
+class SlowGuard implements CanActivate {
+  constructor(private readonly probe: ProbeRepository) {}
+
+  async canActivate(): Promise<boolean> {
+    return (await this.probe.slow()) === 1;
+  }
+}
+
 @Controller('probe')
 class ProbeController {
   constructor(private readonly probe: ProbeRepository) {}
@@ -32,13 +42,19 @@ class ProbeController {
     return { n: await this.probe.slow() };
   }
 
+  @Get('guarded')
+  @UseGuards(SlowGuard)
+  guarded(): { ok: boolean } {
+    return { ok: true };
+  }
+
   @Get('count')
   async count(): Promise<{ n: number }> {
     return { n: await this.probe.count() };
   }
 }
 
-@Module({ controllers: [ProbeController], providers: [ProbeRepository] })
+@Module({ controllers: [ProbeController], providers: [ProbeRepository, SlowGuard] })
 class ProbeModule {}
 
 const probeService: ServiceDefinition = {
@@ -83,10 +99,9 @@ describeOnServer('PostgreSQL connections killed mid-request (real server)', () =
     await t?.close();
   });
 
-  it('answers 503 in the error shape while its connection is killed, then serves again without a restart', async () => {
-    await t.http.get('/probe/count').expect(200, { n: 0 });
-    const slow = t.http.get('/probe/slow').then((r) => r);
-    // Wait until the slow query runs on the server, then kill every connection of the test database.
+  /** Sends GET `path`, waits until its slow query runs on the server, kills every connection of the test database, answers the response. */
+  async function killedDuring(path: string) {
+    const slow = t.http.get(path).then((r) => r);
     const server = testServices().databaseUrl;
     const database = t.database!.name;
     const client = new Client({ connectionString: server });
@@ -104,8 +119,12 @@ describeOnServer('PostgreSQL connections killed mid-request (real server)', () =
       await client.end();
     }
     expect(await terminateConnections(server, database)).toBeGreaterThan(0);
+    return slow;
+  }
 
-    const res = await slow;
+  it('answers 503 in the error shape while its connection is killed, then serves again without a restart', async () => {
+    await t.http.get('/probe/count').expect(200, { n: 0 });
+    const res = await killedDuring('/probe/slow');
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({
       success: false,
@@ -116,5 +135,13 @@ describeOnServer('PostgreSQL connections killed mid-request (real server)', () =
     // Idle pooled connections were killed too: the pool replaces them, no restart needed.
     await t.http.get('/probe/count').expect(200, { n: 0 });
     await t.http.get('/readyz').expect(200);
+  });
+
+  it('answers 503 too when the connection is lost in a guard, before any handler ran', async () => {
+    const res = await killedDuring('/probe/guarded');
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ success: false, error: { code: 'DATABASE_UNAVAILABLE', statusCode: 503 } });
+    expect(res.headers['retry-after']).toBe('1');
+    await t.http.get('/probe/count').expect(200, { n: 0 });
   });
 });

@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DATABASE_LOSS_AS_503 } from '@platform/errors';
 import { BaseConfig, HealthRegistry, MIGRATION_RUNNER, SERVICE_NAME, type MigrationRunner } from '@platform/platform';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, poolSettingsFrom, type EntityClass, type MigrationClass, type PoolSettings } from './data-source-options';
-import { DatabaseUnavailableInterceptor } from './connection-loss';
 import { Database } from './database';
 import { Transactions } from './transactions';
 import { acquireEmbeddedPostgres, releaseEmbeddedPostgres } from './embedded-postgres';
@@ -191,8 +190,8 @@ export class DatabaseModule {
         runtimeProvider,
         DatabaseLifecycle,
         { provide: MIGRATION_RUNNER, useClass: DatabaseMigrationRunner },
-        // A lost connection answers 503 DATABASE_UNAVAILABLE (Retry-After) rather than a 500.
-        { provide: APP_INTERCEPTOR, useClass: DatabaseUnavailableInterceptor },
+        // A lost connection answers 503 DATABASE_UNAVAILABLE (Retry-After) rather than a 500 (the platform tells the app's error filter).
+        { provide: DATABASE_LOSS_AS_503, useValue: true },
         { provide: Database, inject: [DataSource], useFactory: (ds: DataSource) => new Database(ds) },
         { provide: Transactions, inject: [Database], useFactory: (db: Database) => new Transactions(db) },
       ],

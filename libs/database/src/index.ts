@@ -15,4 +15,4 @@ export { rowsOf } from './rows';
 export { PollingWorker } from './polling-worker';
 export { claimDue, type ClaimDueOptions, type ClaimLease } from './claim-due';
 export { PreparedStatements } from './prepared-statements';
-export { isDatabaseConnectionLoss, databaseUnavailable, asDatabaseUnavailable, DatabaseUnavailableInterceptor, DATABASE_RETRY_AFTER_SECONDS } from './connection-loss';
+export { isDatabaseConnectionLoss, databaseUnavailable, asDatabaseUnavailable, DATABASE_RETRY_AFTER_SECONDS } from './connection-loss';

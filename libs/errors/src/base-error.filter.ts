@@ -1,5 +1,6 @@
 import { Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { boundedError } from './bounded';
+import { asDatabaseUnavailable } from './connection-loss';
 import type { ServerResponse } from 'node:http';
 import { hideInternalDetails, logServerError, normalizeException, requestIdOf, send, type NormalizedError, type RequestWithId } from './normalize';
 
@@ -13,6 +14,13 @@ export abstract class BaseErrorFilter implements ExceptionFilter {
    * the status's generic message. Unexpected errors never show theirs, in any environment.
    */
   production = false;
+
+  /**
+   * Set by the platform for an app with a database (DATABASE_LOSS_AS_503): an error that says the
+   * database connection was lost or refused is answered `databaseUnavailable()` (503, Retry-After)
+   * instead of a 500, wherever it was thrown — handler, guard, middleware or raw route.
+   */
+  databaseLoss = false;
 
   /** Status of a ValidationPipe failure in this spec. */
   protected abstract readonly validationStatus: number;
@@ -33,6 +41,8 @@ export abstract class BaseErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<RequestWithId>();
     const res = http.getResponse<ServerResponse>();
+    // A lost database connection, from wherever it was thrown (a guard too), is a 503 with Retry-After.
+    if (this.databaseLoss) exception = asDatabaseUnavailable(exception);
     let error = normalizeException(exception);
     if (error.validation) error = { ...error, status: this.validationStatus };
     error = this.adjust(error);

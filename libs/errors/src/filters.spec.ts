@@ -111,6 +111,18 @@ describe('EnvelopeErrorFilter', () => {
     expect(run(partC, new ApiError(429, 'OWN_CODE', 'x')).body.error.code).toBe('OWN_CODE');
   });
 
+  it('answers a lost database connection 503 DATABASE_UNAVAILABLE with Retry-After when the app has a database (from a guard as from a handler)', () => {
+    const lost = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const filter = new EnvelopeErrorFilter();
+    expect(run(filter, lost).status).toBe(500);
+    filter.databaseLoss = true;
+    const answer = run(filter, lost);
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('1');
+    expect(answer.body.error).toMatchObject({ code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable; try again shortly.' });
+    expect(run(filter, new Error('boom')).status).toBe(500);
+  });
+
   it('hides unexpected errors behind a 500 and logs them with the request id', () => {
     const log = { error: jest.fn(), warn: jest.fn() };
     const { status, body } = run(filter, new Error('password=hunter2 at db.ts:12'), { log });

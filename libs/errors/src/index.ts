@@ -13,3 +13,4 @@ export { EnvelopeErrorFilter, type EnvelopeErrorBody, type EnvelopeErrorFilterOp
 export { PlainErrorFilter } from './plain-error.filter';
 export { DetailErrorFilter } from './detail-error.filter';
 export { normalizeException, defaultCode, defaultSuggestion, genericMessage, hideInternalDetails, type NormalizedError } from './normalize';
+export { isDatabaseConnectionLoss, databaseUnavailable, asDatabaseUnavailable, DATABASE_RETRY_AFTER_SECONDS, DATABASE_LOSS_AS_503 } from './connection-loss';

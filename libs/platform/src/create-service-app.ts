@@ -1,7 +1,7 @@
 import { Module, Logger as NestLogger, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { BaseErrorFilter } from '@platform/errors';
+import { BaseErrorFilter, DATABASE_LOSS_AS_503 } from '@platform/errors';
 import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
 import type { DestinationStream, Logger as PinoRoot } from 'pino';
@@ -45,6 +45,15 @@ interface AppState {
   logger: PinoRoot;
 }
 const states = new WeakMap<NestExpressApplication, AppState>();
+
+/** Whether a module of the app provides `token` (a lib's signal to the platform, e.g. DATABASE_LOSS_AS_503). */
+function provides(app: NestExpressApplication, token: string): boolean {
+  try {
+    return app.get(token, { strict: false }) === true;
+  } catch {
+    return false;
+  }
+}
 
 export function appState(app: NestExpressApplication): AppState | undefined {
   return states.get(app);
@@ -141,7 +150,10 @@ async function buildApp<C extends BaseConfig>(
     if (def.errorFilter) {
       const filter = def.errorFilter(config);
       // Production answers carry no internal message (see @platform/errors); stacks never.
-      if (filter instanceof BaseErrorFilter) filter.production = production;
+      if (filter instanceof BaseErrorFilter) {
+        filter.production = production;
+        filter.databaseLoss = provides(app, DATABASE_LOSS_AS_503);
+      }
       app.useGlobalFilters(filter);
     }
     await def.configure?.(app, config);

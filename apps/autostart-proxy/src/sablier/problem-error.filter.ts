@@ -7,6 +7,8 @@ import { STATUS_CODES } from 'node:http';
  */
 export class ProblemErrorFilter extends BaseErrorFilter {
   protected readonly validationStatus = 400;
+  /** The proxy always has its database: a lost connection is a 503 problem here too (see BaseErrorFilter). */
+  override databaseLoss = true;
   private path = '';
 
   protected render(error: NormalizedError): unknown {

@@ -1,12 +1,14 @@
-import { ApiError } from '@platform/errors';
-import { QueryFailedError } from 'typeorm';
+import { ApiError } from './api-error';
 import { databaseUnavailable, isDatabaseConnectionLoss } from './connection-loss';
+
+/** The shape of TypeORM's QueryFailedError around a driver error. */
+const queryFailed = (driverError: Error) => Object.assign(new Error('Query failed'), { name: 'QueryFailedError', driverError });
 
 describe('isDatabaseConnectionLoss', () => {
   it('recognises a lost or refused connection, bare or wrapped by TypeORM', () => {
     const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
     expect(isDatabaseConnectionLoss(terminated)).toBe(true);
-    expect(isDatabaseConnectionLoss(new QueryFailedError('SELECT 1', [], terminated))).toBe(true);
+    expect(isDatabaseConnectionLoss(queryFailed(terminated))).toBe(true);
     expect(isDatabaseConnectionLoss(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isDatabaseConnectionLoss(new Error('timeout exceeded when trying to connect'))).toBe(true);
     expect(isDatabaseConnectionLoss(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
@@ -15,7 +17,7 @@ describe('isDatabaseConnectionLoss', () => {
 
   it('leaves errors of the statement itself alone', () => {
     const unique = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
-    expect(isDatabaseConnectionLoss(new QueryFailedError('INSERT', [], unique))).toBe(false);
+    expect(isDatabaseConnectionLoss(queryFailed(unique))).toBe(false);
     expect(isDatabaseConnectionLoss(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(false);
     expect(isDatabaseConnectionLoss(new Error('boom'))).toBe(false);
     expect(isDatabaseConnectionLoss(undefined)).toBe(false);
