@@ -1,7 +1,8 @@
 // installRawRoutes: a route answered before Express carries what an Express answer carries (request
 // id, security headers, the app's error shape, the HTTP metrics), hands a request on to Express (a
-// body it read replayed to the platform's parsers), and a handler that throws costs its connection,
-// never the process; every other request reaches Express untouched.
+// body it read replayed to the platform's parsers), holds the graceful shutdown until it answers, and
+// a handler that throws costs its connection, never the process; every other request reaches
+// Express untouched.
 import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
 import { ApiError, EnvelopeErrorFilter } from '@platform/errors';
 import { once } from 'node:events';
@@ -9,6 +10,7 @@ import net from 'node:net';
 import request from 'supertest';
 import { BaseConfig } from '../config/base.config';
 import { createServiceApp } from '../create-service-app';
+import { closeGracefully } from '../start-service';
 import type { ServiceDefinition } from '../service-definition';
 import { installRawRoutes, type RawRoute } from './raw-routes';
 
@@ -35,10 +37,25 @@ class EchoModule {}
 
 class LostConnection extends Error {}
 
+/** `/fast/held` waits for the test: `entered` resolves when it has the request, `release()` lets it answer. */
+let held: { entered: Promise<void>; enter(): void; release(): void; released: Promise<void> };
+function holdNext(): void {
+  let enter!: () => void;
+  let release!: () => void;
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  held = { entered, enter, release, released };
+}
+
 const FAST: RawRoute = {
   match: (method, url) => (url.startsWith('/fast/') ? `/fast/:x` : null),
   handle: ({ req, res, fail, handOn }) => {
     const x = req.url.slice('/fast/'.length);
+    if (x === 'held') {
+      held.enter();
+      void held.released.then(() => res.status(200).send({ via: 'raw', x }));
+      return;
+    }
     if (x === 'handed') return handOn();
     if (x === 'fail') return fail(new ApiError(409, 'ALREADY_DONE', 'The run already finished'));
     if (x === 'lost') return fail(new LostConnection('connection terminated'));
@@ -121,6 +138,19 @@ describe('installRawRoutes', () => {
     socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await request(server).get('/fast/after').expect(200)).body).toEqual({ via: 'raw', x: 'after' });
+  });
+
+  it('holds the graceful shutdown until its answer is sent', async () => {
+    const { app: closing } = await createServiceApp(definition, { env: { NODE_ENV: 'test', LOG_LEVEL: 'silent' }, logger: false });
+    await closing.listen(0, '127.0.0.1');
+    holdNext();
+    const answer = request(closing.getHttpServer()).get('/fast/held').then((res) => ({ status: res.status, body: res.body as unknown }));
+    await held.entered;
+    const closed = closeGracefully(closing, 10_000);
+    // Released only after the shutdown has looked at the requests in flight (it cuts every other connection then).
+    setImmediate(() => held.release());
+    expect(await answer).toEqual({ status: 200, body: { via: 'raw', x: 'held' } });
+    await closed;
   });
 
   it('counts its answers in the HTTP metrics under the route template', async () => {

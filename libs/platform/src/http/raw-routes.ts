@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { BaseErrorFilter } from '@platform/errors';
 import type { Request, Response } from 'express';
 import type { BaseConfig } from '../config/base.config';
+import { appState } from '../create-service-app';
 import { requestIdFrom } from '../logging/logging';
 import { MetricsService } from '../metrics/metrics.service';
 import { securityHeaders } from './security-headers';
@@ -74,8 +75,9 @@ export interface RawRoutesOptions {
  * prototypes, as Express's own first step does), errors through `mapError` and the app's error
  * filter; each request is counted in `http_requests_total` / `http_request_duration_seconds` under
  * its route template and logged at debug only (the access log line of the Express routes is not
- * written for them), and is not held by the graceful shutdown's drain. Call it from the service
- * definition's `configure`, after the routes' services exist.
+ * written for them), and holds the graceful shutdown's drain until it is answered (or handed on),
+ * as an Express request does. Call it from the service definition's `configure`, after the routes'
+ * services exist.
  */
 export function installRawRoutes(app: NestExpressApplication, { config, filter, routes, mapError = (err) => err }: RawRoutesOptions): void {
   const server = app.getHttpServer() as Server;
@@ -89,6 +91,7 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
   const production = config.NODE_ENV === 'production';
   filter.production = production;
   const security = securityHeaderList(production);
+  const tracker = appState(app)?.tracker;
 
   const serve = (route: RawRoute, template: string, req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
@@ -102,7 +105,16 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
     Object.setPrototypeOf(req, expressApp.request);
     Object.setPrototypeOf(res, expressApp.response);
     let counted = false;
+    // In flight for the graceful shutdown until answered, closed or handed on (Express's middleware then tracks it).
+    let inFlight = true;
+    tracker?.start();
+    const landed = () => {
+      if (!inFlight) return;
+      inFlight = false;
+      tracker?.end();
+    };
     const count = (status: number) => {
+      landed();
       if (counted) return;
       counted = true;
       metrics.observeHttp(req.method!, template, status, Number(process.hrtime.bigint() - started) / 1e9);
@@ -123,6 +135,7 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
       },
       handOn: (body) => {
         counted = true; // Express's own middleware counts it
+        landed();
         for (const [name] of security) res.removeHeader(name);
         express(body ? replayed(req, body) : req, res);
       },
