@@ -108,6 +108,20 @@ describe('keys, projects and errors (e2e)', () => {
     expectError((await t.http.post('/v1/track').set(bearer(project.publicKey)).send({ email: 'a@example.com', event: 'x' }).expect(401)).body, 401, 'INVALID_API_KEY');
     await t.http.get('/contacts').set(bearer(rotated.body.secretKey)).expect(200);
     await t.http.post('/v1/track').set(bearer(rotated.body.publicKey)).send({ email: 'a@example.com', event: 'x' }).expect(200);
+    // Public keys looked up at once (one statement for the keys that wait together): each request gets its own key's project.
+    const { project: other } = await newProject(t, 'Other key');
+    const keys = [project.publicKey, rotated.body.publicKey, other.publicKey, rotated.body.publicKey, other.publicKey, project.publicKey];
+    const statuses = await Promise.all(keys.map((key, i) => t.http.post('/v1/track').set(bearer(key)).send({ email: `at-once-${i}@example.com`, event: 'x' }).then((r) => r.status)));
+    expect(statuses).toEqual([401, 200, 200, 200, 200, 401]);
+    const owners = await t.app.get(Database).rows<{ email: string; project_id: string }>(
+      `SELECT email, project_id FROM ${t.config.DATABASE_SCHEMA}.contacts WHERE email LIKE 'at-once-%' ORDER BY email`,
+    );
+    expect(owners).toEqual([
+      { email: 'at-once-1@example.com', project_id: project.id },
+      { email: 'at-once-2@example.com', project_id: other.id },
+      { email: 'at-once-3@example.com', project_id: project.id },
+      { email: 'at-once-4@example.com', project_id: other.id },
+    ]);
   });
 
   it('lets the secret key manage its own project under /users/@me/projects/:id, never another one', async () => {

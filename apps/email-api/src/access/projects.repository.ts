@@ -34,15 +34,61 @@ function toProject(r: ProjectRow): Project {
   };
 }
 
+/** A public-key lookup waiting for the next grouped statement. */
+interface KeyLookup {
+  key: string;
+  resolve(project: Project | null): void;
+  reject(err: unknown): void;
+}
+
 @Injectable()
 export class ProjectsRepository {
+  private lookups: KeyLookup[] = [];
+  private lookingUp = false;
+
   constructor(private readonly db: Database) {}
 
-  /** Looked up on every API request (keys are never cached): a prepared statement unless inside a transaction. */
+  /**
+   * Looked up on every API request (keys are never cached). Inside a transaction, in it; else
+   * grouped: the lookups that arrive while one statement runs are made together by the next, one
+   * prepared statement for all their keys, so that each request is still answered from a statement
+   * that started after it came (a key rotated before then is never accepted), with a round trip per
+   * group instead of one per request.
+   */
   async findByPublicKey(publicKey: string): Promise<Project | null> {
-    const sql = `SELECT ${COLUMNS} FROM ${this.db.table('projects')} p WHERE p.public_key = $1`;
-    const [row] = this.db.inTransaction ? await this.db.rows<ProjectRow>(sql, [publicKey]) : await this.db.prepared<ProjectRow>('email_project_by_pk', sql, [publicKey]);
-    return row ? toProject(row) : null;
+    if (this.db.inTransaction) {
+      const [row] = await this.db.rows<ProjectRow>(`SELECT ${COLUMNS} FROM ${this.db.table('projects')} p WHERE p.public_key = $1`, [publicKey]);
+      return row ? toProject(row) : null;
+    }
+    return new Promise<Project | null>((resolve, reject) => {
+      this.lookups.push({ key: publicKey, resolve, reject });
+      this.lookUp();
+    });
+  }
+
+  /** Runs the waiting lookups as one statement unless one runs; the next group starts when it ends. */
+  private lookUp(): void {
+    if (this.lookingUp || this.lookups.length === 0) return;
+    const group = this.lookups;
+    this.lookups = [];
+    this.lookingUp = true;
+    const keys = [...new Set(group.map((l) => l.key))];
+    void this.db
+      .prepared<ProjectRow>('email_projects_by_pk', `SELECT ${COLUMNS} FROM ${this.db.table('projects')} p WHERE p.public_key = ANY($1::text[])`, [keys])
+      .then(
+        (rows) => {
+          const byKey = new Map(rows.map((r) => [r.public_key, r]));
+          for (const l of group) {
+            const row = byKey.get(l.key);
+            l.resolve(row ? toProject(row) : null);
+          }
+        },
+        (err: unknown) => group.forEach((l) => l.reject(err)),
+      )
+      .finally(() => {
+        this.lookingUp = false;
+        this.lookUp();
+      });
   }
 
   async findBySecretKeyHash(hash: string): Promise<Project | null> {
