@@ -16,7 +16,9 @@
  * of other work on the machine then weighs on both alike; each round starts once the outbox rows of
  * the previous one have been published and handled.
  * No event may be lost: the number of stored events must equal the number of 2xx answers, or the
- * suite throws.
+ * suite throws. The detail line also says how much CPU the service's process and PostgreSQL (all of
+ * its processes on the machine, read from /proc) used per event, the latter next to its CPU per
+ * pgbench transaction: where the service's share of the machine goes.
  *
  * Uses DATABASE_URL (a throwaway schema, dropped afterwards; pgbench needs it) and REDIS_URL for
  * the rate-limit counters when set (else in memory), as the service would.
@@ -120,6 +122,31 @@ async function runPgbench(databaseUrl: string, dir: string, script: string, vars
 }
 
 /**
+ * CPU seconds PostgreSQL has used on this machine so far (Linux /proc): its live processes plus the
+ * backends that have ended (the postmaster's children's time, so pgbench's connections count after
+ * they close); null where it cannot be read. Every database's work counts, other users' too.
+ */
+async function postgresCpuSeconds(): Promise<number | null> {
+  try {
+    const run = promisify(execFile);
+    const ticksPerSecond = Number((await run('getconf', ['CLK_TCK'])).stdout.trim());
+    const pids = (await run('pgrep', ['postgres'])).stdout.trim().split('\n');
+    const stats = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)));
+    const procs = stats.flatMap((stat) => {
+      if (!stat) return [];
+      // after "pid (comm) ": state, ppid, … utime (14th field), stime, cutime, cstime
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return [{ pid: stat.slice(0, stat.indexOf(' ')), ppid: f[1], own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) }];
+    });
+    const ids = new Set(procs.map((p) => p.pid));
+    const ticks = procs.reduce((sum, p) => sum + p.own + (ids.has(p.ppid) ? 0 : p.children), 0);
+    return Number.isFinite(ticks) && ticksPerSecond > 0 ? ticks / ticksPerSecond : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Waits until every `email.event_tracked` in the outbox has been published and handled by the
  * workflow engine's consumer (in this process, off the request path), so that no round starts
  * with the previous one's backlog.
@@ -167,14 +194,25 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
     const base: PgbenchResult[] = [];
     const track: PostLoadResult[] = [];
     let cpuMs = 0; // the service's process (this one) during the service's rounds
+    // PostgreSQL's CPU during each side's rounds, until their work is done (the service's: its events published and handled)
+    let pgBaseSeconds: number | null = 0;
+    let pgTrackSeconds: number | null = 0;
+    const pgSince = async (before: number | null, sum: number | null) => {
+      const now = before === null || sum === null ? null : await postgresCpuSeconds();
+      return now === null ? null : sum! + now - before!;
+    };
     for (let r = 0; r < rounds; r++) {
+      let pgBefore = await postgresCpuSeconds();
       base.push(await runPgbench(databaseUrl, dir, script, vars, clients, seconds));
       await settle(db);
+      pgBaseSeconds = await pgSince(pgBefore, pgBaseSeconds);
+      pgBefore = await postgresCpuSeconds();
       const cpuBefore = process.cpuUsage();
       track.push(await loader.post(`${service.url}/v1/track`, seconds, connections, body(`u${r}`), headers));
       const used = process.cpuUsage(cpuBefore);
       cpuMs += (used.user + used.system) / 1000;
       await settle(db);
+      pgTrackSeconds = await pgSince(pgBefore, pgTrackSeconds);
     }
 
     const ok = track.reduce((a, t) => a + Object.entries(t.statuses).reduce((n, [s, c]) => n + (s.startsWith('2') ? c : 0), 0), 0);
@@ -191,6 +229,11 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
     const average = track.reduce((a, t) => a + t.average * t.seconds, 0) / trackSeconds;
     const baseAverage = base.reduce((a, b) => a + b.average, 0) / base.length;
     const runs = `${rounds} × ${seconds} s alternating with pgbench`;
+    const pgbenchTransactions = base.reduce((a, b) => a + b.transactions, 0);
+    const postgresDetail =
+      pgTrackSeconds === null || pgBaseSeconds === null
+        ? ''
+        : `, PostgreSQL (all of its processes on the machine) ${round((pgTrackSeconds * 1000) / ok, 2)} ms per event, until the events were published and handled, against ${round((pgBaseSeconds * 1000) / Math.max(pgbenchTransactions, 1), 2)} ms per pgbench transaction`;
     return [
       {
         name: 'email-api: /v1/track events/s',
@@ -198,7 +241,7 @@ export async function runEmailTrackBench(opts: EmailTrackBenchOptions = {}): Pro
         unit: 'events/s',
         baseline: round(basePerSecond),
         ratio: round(perSecond / basePerSecond, 3),
-        detail: `${runs}, ${connections} connections, each track a new contact, ${redisUrl ? 'Redis' : 'in-memory'} rate limit; ${stored} events stored = ${ok} answered 2xx (none lost); the service's process used ${round(cpuMs / ok, 2)} ms of CPU per event (${round(cpuMs / 1000 / trackSeconds, 2)} cores); baseline: pgbench -M prepared -c ${clients} running the same statement (${base.map((b) => round(b.tps)).join(' / ')} tps)`,
+        detail: `${runs}, ${connections} connections, each track a new contact, ${redisUrl ? 'Redis' : 'in-memory'} rate limit; ${stored} events stored = ${ok} answered 2xx (none lost); the service's process used ${round(cpuMs / ok, 2)} ms of CPU per event (${round(cpuMs / 1000 / trackSeconds, 2)} cores)${postgresDetail}; baseline: pgbench -M prepared -c ${clients} running the same statement (${base.map((b) => round(b.tps)).join(' / ')} tps)`,
       },
       {
         name: 'email-api: /v1/track p99 latency',

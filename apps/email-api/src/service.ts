@@ -1,8 +1,14 @@
+import { asDatabaseUnavailable } from '@platform/database';
 import { EnvelopeErrorFilter } from '@platform/errors';
-import type { ServiceDefinition } from '@platform/platform';
+import { installRawRoutes, type ServiceDefinition } from '@platform/platform';
+import { ProjectAccessGuard } from './access/project-access.guard';
 import { EmailApiModule } from './app.module';
 import { EmailApiConfig, SESSION_COOKIE } from './config';
+import { trackRawRoute } from './events/track-raw-route';
+import { TrackService } from './events/track.service';
 import { installTrackingFastPath } from './tracking/tracking-fast-path';
+
+const errorFilter = () => new EnvelopeErrorFilter({ codes: { 429: 'RATE_LIMIT_EXCEEDED' } });
 
 export const emailApiService: ServiceDefinition<EmailApiConfig> = {
   name: 'email-api',
@@ -11,9 +17,19 @@ export const emailApiService: ServiceDefinition<EmailApiConfig> = {
   config: EmailApiConfig,
   module: (config) => EmailApiModule.forRoot(config),
   // JSON bodies up to the platform's 1 MB; the routes that carry more raise their own (common/body-limits.ts).
-  errorFilter: () => new EnvelopeErrorFilter({ codes: { 429: 'RATE_LIMIT_EXCEEDED' } }),
-  // The open pixel and tracked links are answered before Express and Nest (tracking/tracking-fast-path.ts).
-  configure: (app, config) => installTrackingFastPath(app, config),
+  errorFilter,
+  configure: (app, config) => {
+    // The open pixel and tracked links are answered before Express and Nest (tracking/tracking-fast-path.ts),
+    installTrackingFastPath(app, config);
+    // and so is POST /v1/track (events/track-raw-route.ts), in front of them.
+    installRawRoutes(app, {
+      config,
+      filter: errorFilter(),
+      routes: [trackRawRoute(app.get(ProjectAccessGuard), app.get(TrackService))],
+      // a lost database connection: 503 DATABASE_UNAVAILABLE, as the Nest routes answer it
+      mapError: asDatabaseUnavailable,
+    });
+  },
   swagger: {
     title: 'email-api',
     version: '1.0.0',

@@ -48,7 +48,7 @@ export interface ProjectContext {
 const ACCESS = 'email:project-access';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type AccessRequest = {
+export type AccessRequest = {
   method?: string;
   headers: Record<string, string | string[] | undefined>;
   params?: Record<string, string>;
@@ -81,15 +81,23 @@ export class ProjectAccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const opts = this.reflector.getAllAndOverride<ProjectAccessOptions>(ACCESS, [context.getHandler(), context.getClass()]) ?? {};
-    const req = context.switchToHttp().getRequest<AccessRequest>();
-    const res = context.switchToHttp().getResponse<Response>();
+    await this.authorize(context.switchToHttp().getRequest<AccessRequest>(), context.switchToHttp().getResponse<Response>(), opts);
+    return true;
+  }
+
+  /**
+   * The guard's whole check for a request with these options: resolves the project (`req.projectContext`),
+   * counts the request and sets the rate-limit headers on `res`; throws the access errors. Also what
+   * the routes answered before Express (the raw `POST /v1/track`) authenticate with.
+   */
+  async authorize(req: AccessRequest, res: Pick<Response, 'setHeader'>, opts: ProjectAccessOptions): Promise<ProjectContext> {
     const useKey = req.headers['authorization'] !== undefined;
     const ctx = useKey ? await this.byKey(req, opts) : await this.bySession(req, opts);
     if (opts.projectParam && ctx.project.id !== req.params?.[opts.projectParam]) throw projectNotFound();
     if (ctx.project.disabled && !opts.settings && !READS.has((req.method ?? 'GET').toUpperCase())) throw projectDisabled(ctx.project.disabledReason);
     await this.countRequest(ctx.project.id, res);
     req.projectContext = ctx;
-    return true;
+    return ctx;
   }
 
   private async byKey(req: AccessRequest, opts: ProjectAccessOptions): Promise<ProjectContext> {
@@ -126,7 +134,7 @@ export class ProjectAccessGuard implements CanActivate {
   }
 
   /** Counts the request (in memory while Redis fails: see createRateLimiter). */
-  private async countRequest(projectId: string, res: Response): Promise<void> {
+  private async countRequest(projectId: string, res: Pick<Response, 'setHeader'>): Promise<void> {
     const decision = await this.limiter.hit(projectId);
     const { 'Retry-After': retryAfter, ...headers } = rateLimitHeaders(decision);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);

@@ -157,6 +157,29 @@ describe('events: /v1/track, /events/*, activity, and the event bus (e2e, Rabbit
     expect((await t.http.post('/v1/track').set(sk()).send({ email: 'r@example.com', event: 'ok', data: { subscribed: true } }).expect(422)).body.error.errors[0].field).toBe('data.subscribed');
   });
 
+  it('answers POST /v1/track before Express as the Nest route does (which answers `/v1/track/`)', async () => {
+    const { project: p } = await newProject(t, 'Raw track');
+    const shape = (res: { status: number; headers: Record<string, string>; text: string }) => ({
+      status: res.status,
+      headers: Object.entries(res.headers).filter(([name]) => !['date', 'etag', 'content-length', 'ratelimit-remaining', 'ratelimit-reset'].includes(name)),
+      body: res.text.replace(/(cnt|evt)_[0-9a-z]+|"timestamp":"[^"]+"/g, '…'),
+    });
+    const cases: Array<[Record<string, string>, object]> = [
+      [bearer(p.publicKey), { email: ' Raw@Example.com', event: 'raw', subscribed: true, data: { plan: 'pro', coupon: { value: 'X', persistent: false } } }],
+      [bearer(p.publicKey), { email: 'raw@example.com', event: 'email.sent' }],
+      [bearer(p.publicKey), { email: 'raw@example.com', event: 'raw', data: { email: 'x' } }],
+      [bearer('pk_unknown'), { email: 'raw@example.com', event: 'raw' }],
+      [{}, { email: 'raw@example.com', event: 'raw' }],
+    ];
+    for (const [auth, body] of cases) {
+      const raw = await t.http.post('/v1/track').set(auth).set('X-Request-Id', 'raw-req').send(body);
+      const routed = await t.http.post('/v1/track/').set(auth).set('X-Request-Id', 'raw-req').send(body);
+      expect([body, shape(raw)]).toEqual([body, shape(routed)]);
+    }
+    const stored = await t.app.get(Database).rows<{ name: string }>(`SELECT name FROM ${t.config.DATABASE_SCHEMA}.events WHERE project_id = $1 AND name = 'raw'`, [p.id]);
+    expect(stored).toHaveLength(2);
+  });
+
   it('lists events, names, stats, usage, events of a contact, and deletes by name', async () => {
     const { project: p } = await newProject(t, 'Event lists');
     const key = bearer(p.secretKey);

@@ -2,7 +2,7 @@ import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope, ok } from '@platform/envelopes';
 import type { Response } from 'express';
-import { CurrentProject, ProjectAccess, type ProjectContext } from '../access/project-access.guard';
+import { CurrentProject, ProjectAccess, type ProjectAccessOptions, type ProjectContext } from '../access/project-access.guard';
 import { ApiErrors, JSON_BODY_ERRORS, type ErrorDocs } from '../common/api-errors.decorator';
 import { RequestId } from '../common/request-id.decorator';
 import { assertDataKeys } from '../contacts/contacts.service';
@@ -23,6 +23,9 @@ const TRACK_ERRORS: ErrorDocs = {
   422: '`VALIDATION_ERROR`: a reserved event name (code `reserved_name`) or `data` key (code `reserved_key`)',
 };
 
+/** Who may call POST /v1/track: the public or the secret key (also what its raw route checks). */
+export const TRACK_ACCESS: ProjectAccessOptions = { publicKey: true };
+
 @ApiTags('Public API')
 @Controller()
 export class TrackController {
@@ -33,7 +36,7 @@ export class TrackController {
 
   @Post('v1/track')
   @HttpCode(200)
-  @ProjectAccess({ publicKey: true })
+  @ProjectAccess(TRACK_ACCESS)
   @IDEMPOTENCY_DOC
   @ApiOkEnvelope(TrackResponseDto, { description: '`{success: true, data: {contact, event, timestamp}}`' })
   @ApiErrors(JSON_BODY_ERRORS, TRACK_ERRORS)
@@ -60,13 +63,14 @@ export class TrackController {
 
   private async record(ctx: ProjectContext, body: TrackEventDto, res: Response, key: string | undefined, requestId: string | undefined) {
     assertDataKeys(body.data);
-    if (key === undefined) return answer(await this.tracking.track(ctx.project.id, body, requestId));
-    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async () => answer(await this.tracking.track(ctx.project.id, body, requestId)));
+    if (key === undefined) return trackAnswer(await this.tracking.track(ctx.project.id, body, requestId));
+    const result = await this.idempotency.run(ctx.project.id, 'track', key, body, 200, async () => trackAnswer(await this.tracking.track(ctx.project.id, body, requestId)));
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
   }
 }
 
-function answer(tracked: TrackResult) {
+/** The answer of a tracked event. */
+export function trackAnswer(tracked: TrackResult) {
   return ok({ contact: tracked.contact.id, event: tracked.eventId, timestamp: tracked.timestamp.toISOString() });
 }

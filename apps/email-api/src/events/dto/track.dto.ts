@@ -4,18 +4,28 @@ import { IsBoolean, IsEmail, IsObject, IsOptional, IsString, Matches, MaxLength,
 import { idPattern } from '../../common/ids';
 import { CursorQueryDto } from '../../common/list-query.dto';
 
+/** The longest `email` (after {@link trackEmail}). */
+export const MAX_TRACK_EMAIL = 254;
+/** The event name's length and shape (no space at either end). */
+export const MAX_EVENT_NAME = 100;
+export const EVENT_NAME = /^\S(.*\S)?$/;
+
+/** `email` as validated and stored: trimmed and lower-case (any other value as given, for the validators to refuse). */
+export const trackEmail = (value: unknown): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+
+/** The body of POST /v1/track; the raw route (track-raw-route.ts) accepts exactly what this validates, else hands the request to it. */
 export class TrackEventDto {
   @ApiProperty({ example: 'ada@example.com' })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
+  @Transform(({ value }) => trackEmail(value))
   @IsEmail()
-  @MaxLength(254)
+  @MaxLength(MAX_TRACK_EMAIL)
   email: string;
 
   @ApiProperty({ example: 'signed_up', description: '1–100 characters; names starting with "email.", "contact.subscribed", "contact.unsubscribed" and "segment.<slug>.entry|exit" are reserved (422)' })
   @IsString()
   @MinLength(1)
-  @MaxLength(100)
-  @Matches(/^\S(.*\S)?$/, { message: 'event must not start or end with whitespace' })
+  @MaxLength(MAX_EVENT_NAME)
+  @Matches(EVENT_NAME, { message: 'event must not start or end with whitespace' })
   event: string;
 
   @ApiPropertyOptional({

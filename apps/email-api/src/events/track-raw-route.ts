@@ -1,0 +1,133 @@
+import { firstTooDeep, MAX_JSON_DEPTH, RejectNulPipe, type RawExchange, type RawRoute } from '@platform/platform';
+import { isBoolean, isEmail, isObject, isString, matches, maxLength, minLength } from 'class-validator';
+import type { AccessRequest, ProjectAccessGuard } from '../access/project-access.guard';
+import { assertDataKeys } from '../contacts/contacts.service';
+import { EVENT_NAME, MAX_EVENT_NAME, MAX_TRACK_EMAIL, trackEmail } from './dto/track.dto';
+import { TRACK_ACCESS, trackAnswer } from './track.controller';
+import type { TrackInput, TrackService } from './track.service';
+
+/** `POST /v1/track`, with or without a query; any other spelling of the path goes through TrackController. */
+const TRACK_PATH = /^\/v1\/track(?:\?|$)/;
+/** The JSON bodies the platform's parser reads as they are: no charset but UTF-8, nothing to inflate. */
+const JSON_TYPE = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
+/** Bodies read here at most; a larger one (up to the app's body limit) goes through Express. */
+const MAX_BYTES = 64 * 1024;
+const FIELDS = new Set(['email', 'event', 'subscribed', 'data']);
+const rejectNul = new RejectNulPipe();
+
+/**
+ * True when every number in `value` is one the platform's ValidationPipe lets through (finite,
+ * within ±Number.MAX_SAFE_INTEGER) and no key is the name of an Object.prototype member
+ * (`constructor`, `toString`, `__proto__`…), which copying the body into the DTO
+ * (class-transformer) leaves out. Iterative: the depth is checked before.
+ */
+function plainValues(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const item = stack.pop();
+    if (typeof item === 'number') {
+      if (!Number.isFinite(item) || Math.abs(item) > Number.MAX_SAFE_INTEGER) return false;
+    } else if (item !== null && typeof item === 'object') {
+      for (const key of Object.keys(item)) {
+        if (key in Object.prototype) return false;
+        stack.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * The input of a `POST /v1/track` body when the platform's parser, its input checks (depth, text
+ * PostgreSQL can store) and ValidationPipe with TrackEventDto would accept it as it is, transformed
+ * as they would (`email` trimmed and lower-case); null for anything else — malformed, refused, or
+ * merely unusual (`null` for an optional field, white space before the body, a key the DTO copy
+ * drops) — which the Nest route then answers.
+ */
+export function trackInputOf(raw: Buffer): TrackInput | null {
+  // The parser's strict mode: an object from the first character (or else not ours to judge).
+  if (raw[0] !== 0x7b) return null;
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  for (const key of Object.keys(body)) if (!FIELDS.has(key)) return null;
+  // First, as the platform: the depth, then text PostgreSQL cannot store (on which validators may throw).
+  if (firstTooDeep(body, MAX_JSON_DEPTH) !== null || !plainValues(body)) return null;
+  try {
+    rejectNul.transform(body, { type: 'body' });
+  } catch {
+    return null;
+  }
+  const email = trackEmail(body.email);
+  const { event, subscribed, data } = body;
+  if (!isEmail(email) || !maxLength(email, MAX_TRACK_EMAIL)) return null;
+  if (!isString(event) || !minLength(event, 1) || !maxLength(event, MAX_EVENT_NAME) || !matches(event, EVENT_NAME)) return null;
+  if (subscribed !== undefined && !isBoolean(subscribed)) return null;
+  if (data !== undefined && !isObject(data)) return null;
+  return {
+    email: email as string,
+    event,
+    ...(subscribed !== undefined ? { subscribed } : {}),
+    ...(data !== undefined ? { data: data as Record<string, unknown> } : {}),
+  };
+}
+
+/**
+ * `POST /v1/track` answered before Express and Nest (@platform/platform's installRawRoutes), with
+ * TrackController's work and answers: a JSON body (UTF-8, not compressed, with a Content-Length, up
+ * to 64 kB) that TrackEventDto accepts as it is ({@link trackInputOf}) is authenticated by
+ * ProjectAccessGuard itself (key, disabled project, rate limit and its headers), its data keys
+ * checked, then recorded by TrackService (answered once committed) as `{success, data}`; errors go
+ * through installRawRoutes' `mapError` and the app's error filter. Everything else — an Idempotency-Key, another content type or encoding, a chunked or large
+ * body, a body the parser or validation would refuse or that is unusual — goes to Express with the
+ * body replayed, before anything was checked or counted, so that the Nest route answers it whole.
+ */
+export function trackRawRoute(access: ProjectAccessGuard, tracking: TrackService): RawRoute {
+  return {
+    match: (method, url) => (method === 'POST' && TRACK_PATH.test(url) ? '/v1/track' : null),
+    handle: ({ req, res, fail, handOn }: RawExchange) => {
+      const length = req.headers['content-length'];
+      const encoding = req.headers['content-encoding'];
+      if (
+        !JSON_TYPE.test(req.headers['content-type'] ?? '') ||
+        (encoding !== undefined && encoding.toLowerCase() !== 'identity') ||
+        req.headers['transfer-encoding'] !== undefined ||
+        req.headers['idempotency-key'] !== undefined ||
+        length === undefined ||
+        !/^\d{1,6}$/.test(length) ||
+        Number(length) === 0 ||
+        Number(length) > MAX_BYTES
+      ) {
+        return handOn();
+      }
+      const record = (raw: Buffer) => {
+        const input = trackInputOf(raw);
+        if (!input) return handOn(raw);
+        const requestId = (req as { id?: unknown }).id;
+        (async () => {
+          const ctx = await access.authorize(req as AccessRequest, res, TRACK_ACCESS);
+          assertDataKeys(input.data);
+          return trackAnswer(await tracking.track(ctx.project.id, input, typeof requestId === 'string' ? requestId : undefined));
+        })().then((answer) => {
+          try {
+            res.status(200).json(answer);
+          } catch (err) {
+            fail(err);
+          }
+        }, fail);
+      };
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        try {
+          record(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        } catch (err) {
+          fail(err);
+        }
+      });
+    },
+  };
+}
