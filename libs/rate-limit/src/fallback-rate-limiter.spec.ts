@@ -12,6 +12,9 @@ class BrokenLimiter extends RateLimiter {
   peekAll(): Promise<RateLimitDecision[]> {
     return Promise.reject(new Error('connection refused'));
   }
+  hitSliding(): Promise<RateLimitDecision> {
+    return Promise.reject(new Error('connection refused'));
+  }
   ping(): Promise<void> {
     return Promise.reject(new Error('connection refused'));
   }
@@ -31,7 +34,10 @@ describe('FallbackRateLimiter', () => {
     expect(all.map((d) => d.allowed)).toEqual([true, true]);
     const peeked = await limiter.peekAll([{ key: 'a', limit: 1 }], 60_000);
     expect(peeked.map((d) => d.allowed)).toEqual([false]);
-    expect(failures).toHaveLength(7);
+    const sliding = [];
+    for (let i = 0; i < 3; i++) sliding.push((await limiter.hitSliding('api:p', 2, 60_000)).allowed);
+    expect(sliding).toEqual([true, true, false]);
+    expect(failures).toHaveLength(10);
     await expect(limiter.ping()).rejects.toThrow('connection refused');
   });
 

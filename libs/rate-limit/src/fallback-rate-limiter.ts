@@ -42,6 +42,15 @@ export class FallbackRateLimiter extends RateLimiter {
     }
   }
 
+  async hitSliding(key: string, limit: number, windowMs: number, at?: number): Promise<RateLimitDecision> {
+    try {
+      return await this.primary.hitSliding(key, limit, windowMs, at);
+    } catch (err) {
+      this.onFallback(err as Error);
+      return this.fallback.hitSliding(key, limit, windowMs, at);
+    }
+  }
+
   ping(): Promise<void> {
     return this.primary.ping();
   }

@@ -1,4 +1,5 @@
 export { RateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
+export { slidingWindow, type SlidingWindowState } from './sliding-window';
 export { MemoryRateLimiter, type MemoryRateLimiterOptions } from './memory-rate-limiter';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './redis-rate-limiter';
 export { FallbackRateLimiter } from './fallback-rate-limiter';

@@ -65,6 +65,46 @@ describe('MemoryRateLimiter', () => {
     });
   });
 
+  describe('hitSliding (a sliding window over two aligned ones)', () => {
+    const at = (ms: number) => {
+      const clock = { t: ms };
+      const l = new MemoryRateLimiter({ now: () => clock.t });
+      return { clock, hit: (key = 'p') => l.hitSliding(key, 10, 60_000, clock.t) };
+    };
+    const burst = async (hit: () => Promise<{ allowed: boolean }>, n: number) => {
+      let allowed = 0;
+      for (let i = 0; i < n; i++) if ((await hit()).allowed) allowed += 1;
+      return allowed;
+    };
+
+    it('lets at most the limit through around a window boundary (a fixed window let twice as many)', async () => {
+      const { clock, hit } = at(60_000 * 1000 + 59_000);
+      expect(await burst(hit, 15)).toBe(10);
+      clock.t += 2_000; // 1 s into the next aligned window: the previous one still weighs 59/60
+      expect(await burst(hit, 15)).toBe(0);
+      clock.t += 30_000; // half way: half of the previous window has slid out
+      expect(await burst(hit, 15)).toBe(5);
+    });
+
+    it('counts no refused request, answers remaining and a retry time that lets the next request in', async () => {
+      const { clock, hit } = at(60_000 * 2000);
+      expect(await hit()).toMatchObject({ allowed: true, limit: 10, remaining: 9, resetMs: 60_000 });
+      await burst(hit, 9);
+      const refused = await hit();
+      expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+      clock.t += refused.resetMs - 1;
+      expect((await hit()).allowed).toBe(false);
+      clock.t += 1;
+      expect((await hit()).allowed).toBe(true);
+    });
+
+    it('keeps keys apart', async () => {
+      const { hit } = at(60_000 * 3000);
+      expect(await burst(hit, 12)).toBe(10);
+      expect((await hit('other')).allowed).toBe(true);
+    });
+  });
+
   it('prunes expired windows, so memory is bounded by the recent keys', async () => {
     const l = new MemoryRateLimiter({ now: () => now, sweepEveryMs: 1000 });
     for (let i = 0; i < 100; i++) await l.hit(`k${i}`, 10, 1000);

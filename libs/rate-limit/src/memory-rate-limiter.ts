@@ -1,4 +1,5 @@
-import { assertLimit, assertWindow, decision, RateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
+import { assertLimit, assertWindow, decision, RateLimiter, slidingDecision, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
+import { alignedWindows, previousWeight, slidingBudget } from './sliding-window';
 
 interface Window {
   count: number;
@@ -63,6 +64,29 @@ export class MemoryRateLimiter extends RateLimiter {
       const live = w && w.resetAt > t ? w : { count: 0, resetAt: t + windowMs };
       return decision(r.limit, live.count, live.resetAt - t, live.count < r.limit);
     });
+  }
+
+  async hitSliding(key: string, limit: number, windowMs: number, at = this.now()): Promise<RateLimitDecision> {
+    assertLimit(limit);
+    assertWindow(windowMs);
+    const t = this.now();
+    this.sweep(t);
+    const { previousKey, currentKey, elapsedMs } = alignedWindows(key, at, windowMs);
+    const count = (k: string) => {
+      const w = this.windows.get(k);
+      return w && w.resetAt > t ? w.count : 0;
+    };
+    const previous = count(previousKey);
+    let current = count(currentKey);
+    const counted = current < slidingBudget(limit, previous, previousWeight(elapsedMs, windowMs));
+    if (counted) {
+      // An aligned window's counter lives until the end of the next one, which still reads it.
+      const w = this.windows.get(currentKey);
+      if (w && w.resetAt > t) w.count += 1;
+      else this.windows.set(currentKey, { count: 1, resetAt: t + 2 * windowMs - elapsedMs });
+      current += 1;
+    }
+    return slidingDecision(limit, windowMs, elapsedMs, previous, current, counted);
   }
 
   async ping(): Promise<void> {

@@ -1,3 +1,5 @@
+import { slidingWindow } from './sliding-window';
+
 /** One counted request on one key. */
 export interface RateLimitDecision {
   /** The key was within its limit: this request is allowed (as far as this key is concerned). */
@@ -37,6 +39,15 @@ export abstract class RateLimiter {
    */
   abstract peekAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]>;
 
+  /**
+   * A sliding window (the estimate of {@link slidingWindow}) of `windowMs` on `key`, at most `limit`
+   * requests in any window: reads the aligned window `at` falls in and the one before, and counts
+   * one request in the current one only when the estimate has room, atomically (one round trip in
+   * Redis). A refused request counts nowhere; its `resetMs` is when a retry gets through, an allowed
+   * one's when the current aligned window ends. `at` is the wall clock (replicas share it).
+   */
+  abstract hitSliding(key: string, limit: number, windowMs: number, at?: number): Promise<RateLimitDecision>;
+
   /** Throws when the counter store is unreachable (readiness checks). */
   abstract ping(): Promise<void>;
 
@@ -55,4 +66,12 @@ export function assertWindow(windowMs: number): void {
 
 export function assertLimit(limit: number): void {
   if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+}
+
+/** The decision of {@link RateLimiter.hitSliding} from the two windows' counts (`current` after this request when it was counted). */
+export function slidingDecision(limit: number, windowMs: number, elapsedMs: number, previous: number, current: number, counted: boolean): RateLimitDecision {
+  const before = counted ? current - 1 : current;
+  const w = slidingWindow({ previous, current: before, elapsedMs, windowMs, limit });
+  if (!counted) return { allowed: false, limit, remaining: 0, resetMs: w.retryMs };
+  return { allowed: true, limit, remaining: Math.max(0, w.budget - current), resetMs: w.resetMs };
 }

@@ -37,6 +37,25 @@ if (redisUrl) describe('RedisRateLimiter (real Redis)', () => {
     expect(Number(await a.get(`${t.prefix}burst`))).toBe(60);
   });
 
+  it('hitSliding is one atomic script: concurrent hits from two clients allow exactly the budget, and the previous window weighs', async () => {
+    const one = new RedisRateLimiter(a, { keyPrefix: t.prefix });
+    const two = new RedisRateLimiter(b, { keyPrefix: t.prefix });
+    const windowMs = 60_000;
+    const start = Math.floor(Date.now() / windowMs) * windowMs; // a window's start: any aligned one works
+    const burst = async (at: number, n: number) => (await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? one : two).hitSliding('sliding', 20, windowMs, at)))).filter((d) => d.allowed).length;
+    expect(await burst(start + 59_000, 30)).toBe(20); // the last second of a window
+    expect(await burst(start + windowMs + 1_000, 30)).toBe(0); // one second into the next: 59/60 of the previous still weighs
+    expect(await burst(start + windowMs + 30_000, 30)).toBe(10); // half way: 20 − 20 × 0.5
+    const refused = await one.hitSliding('sliding', 20, windowMs, start + windowMs + 30_000);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+    expect(refused.resetMs).toBeGreaterThan(0);
+    // only the allowed ones were counted, in the aligned windows' keys, which expire
+    const index = start / windowMs;
+    expect(Number(await a.get(`${t.prefix}sliding:${index}`))).toBe(20);
+    expect(Number(await a.get(`${t.prefix}sliding:${index + 1}`))).toBe(10);
+    expect(await a.pttl(`${t.prefix}sliding:${index + 1}`)).toBeGreaterThan(0);
+  });
+
   it('hitAll is atomic too: concurrent attempts on shared and own keys count only the allowed ones', async () => {
     const one = new RedisRateLimiter(a, { keyPrefix: t.prefix });
     const two = new RedisRateLimiter(b, { keyPrefix: t.prefix });

@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import { closeRedis } from './redis-client';
-import { assertLimit, assertWindow, decision, RateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
+import { assertLimit, assertWindow, decision, RateLimiter, slidingDecision, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
+import { alignedWindows, previousWeight } from './sliding-window';
 
 /** When the script counts: every request, only when every key is within its limit, or never (peek). */
 type CountMode = 'always' | 'all-within' | 'never';
@@ -39,6 +40,23 @@ for i = 1, #KEYS do
   out[#out + 1] = within[i] and 1 or 0
 end
 return out
+`;
+
+/**
+ * The sliding window's script (RateLimiter.hitSliding), atomic like the other.
+ * KEYS: the previous and the current aligned window's counters. ARGV[1]: limit; ARGV[2]: the
+ * previous window's weight (1 − elapsed / window); ARGV[3]: ms a new counter lives (to the end of
+ * the next window). Returns {previous count, current count after this request, 1 when counted}.
+ */
+const SLIDING_SCRIPT = `
+local limit = tonumber(ARGV[1])
+local previous = tonumber(redis.call('GET', KEYS[1])) or 0
+local current = tonumber(redis.call('GET', KEYS[2])) or 0
+local budget = math.max(0, math.floor(limit - previous * tonumber(ARGV[2])))
+if current >= budget then return {previous, current, 0} end
+current = redis.call('INCR', KEYS[2])
+if current == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+return {previous, current, 1}
 `;
 
 export interface RedisRateLimiterOptions {
@@ -84,6 +102,18 @@ export class RedisRateLimiter extends RateLimiter {
 
   peekAll(rules: readonly RateLimitRule[], windowMs: number): Promise<RateLimitDecision[]> {
     return this.run(rules, windowMs, 'never');
+  }
+
+  async hitSliding(key: string, limit: number, windowMs: number, at = Date.now()): Promise<RateLimitDecision> {
+    assertLimit(limit);
+    assertWindow(windowMs);
+    const { previousKey, currentKey, elapsedMs } = alignedWindows(key, at, windowMs);
+    const weight = previousWeight(elapsedMs, windowMs);
+    const ttl = 2 * windowMs - elapsedMs;
+    const [previous, current, counted] = (await this.withTimeout(
+      this.redis.eval(SLIDING_SCRIPT, 2, this.redisKey(previousKey), this.redisKey(currentKey), String(limit), String(weight), String(ttl)),
+    )) as number[];
+    return slidingDecision(limit, windowMs, elapsedMs, Number(previous), Number(current), counted === 1);
   }
 
   async ping(): Promise<void> {
