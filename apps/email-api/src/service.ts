@@ -1,4 +1,3 @@
-import { asDatabaseUnavailable } from '@platform/database';
 import { EnvelopeErrorFilter } from '@platform/errors';
 import { installRawRoutes, type ServiceDefinition } from '@platform/platform';
 import { ProjectAccessGuard } from './access/project-access.guard';
@@ -26,8 +25,6 @@ export const emailApiService: ServiceDefinition<EmailApiConfig> = {
       config,
       filter: errorFilter(),
       routes: [trackRawRoute(app.get(ProjectAccessGuard), app.get(TrackService))],
-      // a lost database connection: 503 DATABASE_UNAVAILABLE, as the Nest routes answer it
-      mapError: asDatabaseUnavailable,
     });
   },
   swagger: {

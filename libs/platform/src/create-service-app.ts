@@ -47,7 +47,7 @@ interface AppState {
 const states = new WeakMap<NestExpressApplication, AppState>();
 
 /** Whether a module of the app provides `token` (a lib's signal to the platform, e.g. DATABASE_LOSS_AS_503). */
-function provides(app: NestExpressApplication, token: string): boolean {
+export function provides(app: NestExpressApplication, token: string): boolean {
   try {
     return app.get(token, { strict: false }) === true;
   } catch {

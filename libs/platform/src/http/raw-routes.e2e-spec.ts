@@ -4,7 +4,7 @@
 // a handler that throws costs its connection, never the process; every other request reaches
 // Express untouched.
 import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
-import { ApiError, EnvelopeErrorFilter } from '@platform/errors';
+import { ApiError, DATABASE_LOSS_AS_503, EnvelopeErrorFilter } from '@platform/errors';
 import { once } from 'node:events';
 import net from 'node:net';
 import request from 'supertest';
@@ -32,7 +32,8 @@ class EchoController {
   }
 }
 
-@Module({ controllers: [EchoController] })
+// An app with a database (DatabaseModule provides this): a lost connection is answered 503.
+@Module({ controllers: [EchoController], providers: [{ provide: DATABASE_LOSS_AS_503, useValue: true }] })
 class EchoModule {}
 
 class LostConnection extends Error {}
@@ -59,6 +60,7 @@ const FAST: RawRoute = {
     if (x === 'handed') return handOn();
     if (x === 'fail') return fail(new ApiError(409, 'ALREADY_DONE', 'The run already finished'));
     if (x === 'lost') return fail(new LostConnection('connection terminated'));
+    if (x === 'pg-lost') return fail(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
     if (x === 'throw') throw new Error('a bug in the handler');
     if (x === 'body') {
       const chunks: Buffer[] = [];
@@ -105,6 +107,12 @@ describe('installRawRoutes', () => {
     for (const name of ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy']) {
       expect([name, raw.headers[name]]).toEqual([name, viaExpress.headers[name]]);
     }
+  });
+
+  it('answers a lost database connection 503 DATABASE_UNAVAILABLE with Retry-After, as the app\'s routes do', async () => {
+    const res = await request(app.getHttpServer()).get('/fast/pg-lost').expect(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body.error).toMatchObject({ code: 'DATABASE_UNAVAILABLE', statusCode: 503 });
   });
 
   it('answers errors in the app shape, after mapError', async () => {

@@ -1,10 +1,10 @@
 import { IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { BaseErrorFilter } from '@platform/errors';
+import { DATABASE_LOSS_AS_503, type BaseErrorFilter } from '@platform/errors';
 import type { Request, Response } from 'express';
 import type { BaseConfig } from '../config/base.config';
-import { appState } from '../create-service-app';
+import { appState, provides } from '../create-service-app';
 import { requestIdFrom } from '../logging/logging';
 import { MetricsService } from '../metrics/metrics.service';
 import { securityHeaders } from './security-headers';
@@ -63,7 +63,7 @@ export interface RawRoutesOptions {
   /** the app's error filter (the one its service definition installs) */
   filter: BaseErrorFilter;
   routes: RawRoute[];
-  /** what the app's interceptors would make of an error first (the database lib's `asDatabaseUnavailable`) */
+  /** what the app's interceptors would make of an error first (a lost database connection needs nothing here: the filter answers it 503, as for the app's routes) */
   mapError?: (err: unknown) => unknown;
 }
 
@@ -90,6 +90,7 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
   const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
   const production = config.NODE_ENV === 'production';
   filter.production = production;
+  filter.databaseLoss = provides(app, DATABASE_LOSS_AS_503);
   const security = securityHeaderList(production);
   const tracker = appState(app)?.tracker;
 
