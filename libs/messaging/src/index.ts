@@ -23,7 +23,7 @@ export { EVENT_CONSUMERS, consumerQueuesOf } from './contracts/consumers';
 export { MessagingMetrics, DLQ_DEPTH_TIMEOUT_MS } from './messaging-metrics';
 export { AmqpEventBus, type AmqpEventBusOptions } from './amqp/amqp-event-bus';
 export { InProcessBroker, InProcessEventBus, type DeadLetter, type InProcessBrokerOptions } from './in-process/in-process-event-bus';
-export { Outbox, OutboxRelay, type OutboxRelayOptions } from './outbox/outbox';
+export { Outbox, OutboxRelay, type OutboxRelayOptions, type OutboxRow } from './outbox/outbox';
 export { Inbox } from './outbox/inbox';
 export { OutboxMessage, ProcessedEvent, messagingEntities } from './outbox/outbox.entities';
 export { createOutboxTables, dropOutboxTables } from './outbox/outbox.migration';

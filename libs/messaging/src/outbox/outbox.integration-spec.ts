@@ -131,6 +131,38 @@ describe('Outbox and Inbox (PostgreSQL)', () => {
     expect((await outboxRows()).map((row) => row.event_id)).toEqual([id]);
   });
 
+  it('publishClaimed publishes rows their writer claimed, marks them sent, and gives a failed one back to the relay', async () => {
+    const bus = realBus();
+    await bus.start();
+    const received: EventEnvelope<{ invoiceId: string; amount: number }>[] = [];
+    await bus.subscribe(consumerName('ledger-claimed'), [InvoicePaid], async (e) => void received.push(e));
+    const r = relay(bus, { pollIntervalMs: 600_000 });
+    r.start();
+    await r.flush();
+    // Written claimed by their writer (a batch writer's own statement): no relay round takes them.
+    const ids = ['7b1d2c3b-4a59-4e8f-9b7a-0c1d2e3f4a51', '7b1d2c3b-4a59-4e8f-9b7a-0c1d2e3f4a52'];
+    const rows: Array<{ id: string; event_id: string; type: string; source: string; occurred_at: Date; data: unknown }> = await ds.query(
+      `INSERT INTO ${schema}.outbox (event_id, type, source, occurred_at, claimed_until, data)
+       SELECT e, $2, 'billing-api', now(), now() + interval '60 seconds', jsonb_build_object('invoiceId', e, 'amount', 1) FROM unnest($1::uuid[]) AS e
+       RETURNING id, event_id::text, type, source, occurred_at, data`,
+      [ids, InvoicePaid.type],
+    );
+    expect(await r.flush()).toBe(0);
+
+    // One publish fails: that row goes back to the relay at once, the other is marked sent.
+    const publish = bus.publishEnvelope.bind(bus);
+    const spy = jest.spyOn(bus, 'publishEnvelope').mockImplementation((e) => (e.id === ids[1] ? Promise.reject(new Error('nack')) : publish(e)));
+    await r.publishClaimed(rows);
+    spy.mockRestore();
+    await waitFor('the first delivery', () => received.length === 1);
+    expect(received[0]).toMatchObject({ id: ids[0], type: InvoicePaid.type, source: 'billing-api', data: { invoiceId: ids[0], amount: 1 } });
+    const state = async () => new Map((await outboxRows()).map((row) => [row.event_id, row.sent_at !== null]));
+    expect(await state()).toEqual(new Map([[ids[0], true], [ids[1], false]]));
+    await waitFor('the relay publishing the one given back', () => received.length === 2);
+    expect(received[1].id).toBe(ids[1]);
+    await waitFor('both sent', async () => [...(await state()).values()].every(Boolean));
+  });
+
   it('keeps events while the broker is unreachable and delivers them once it is back', async () => {
     // First the relay sees a broker on a closed port: nothing is claimed, nothing lost.
     const down = new AmqpEventBus({ url: 'amqp://guest:guest@127.0.0.1:1', source: 'billing-api', reconnectDelayMs: 60_000 });
