@@ -1,4 +1,5 @@
 import type { RawExchange, RawRoute } from '@platform/platform';
+import { redirect } from '../common/raw-answers';
 import type { ClicksService } from './clicks.service';
 
 /**
@@ -9,8 +10,8 @@ const CLICK_PATH = /^\/r\/([0-9A-Za-z]{10,64})\/?(?:\?|$)/;
 
 /**
  * The click redirect answered before Express and Nest (@platform/platform's installRawRoutes): the same work and
- * answer as ClicksController.redirect — the click stored and counted before the 302 to the target
- * (Express's `res.redirect`), an unknown code 404 in the app's error shape.
+ * answer as ClicksController.redirect — the click stored before the 302 to the target (Express's
+ * `res.redirect`, written by common/raw-answers.ts), an unknown code 404 in the app's error shape.
  */
 export function clickRawRoute(clicks: ClicksService): RawRoute {
   return {
@@ -20,7 +21,7 @@ export function clickRawRoute(clicks: ClicksService): RawRoute {
       clicks.click(code, req.ip ?? null, req.get('user-agent') ?? null).then(
         (url) => {
           try {
-            res.redirect(302, url);
+            redirect(req, res, 302, url);
           } catch (err) {
             fail(err);
           }

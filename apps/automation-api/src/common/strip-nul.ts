@@ -20,5 +20,7 @@ export function stripNul<T>(value: T): T {
 
 /** Whether a raw JSON body may hold what {@link stripNul} removes (JSON carries both only as \u escapes). */
 export function mayNeedStripping(raw: Buffer): boolean {
+  // Most bodies hold no escape at all: no copy of them as text then.
+  if (raw.indexOf('\\u') === -1 && raw.indexOf('\\U') === -1) return false;
   return /\\u(0000|d[89a-f])/i.test(raw.toString('latin1'));
 }

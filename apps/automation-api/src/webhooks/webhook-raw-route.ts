@@ -1,4 +1,5 @@
 import { firstTooDeep, MAX_JSON_DEPTH, type RawExchange, type RawRoute } from '@platform/platform';
+import { fixedTextAnswer } from '../common/raw-answers';
 import type { WebhooksService } from './webhooks.service';
 
 const WEBHOOK_PATH = /^\/webhooks\/instagram\/?(?:\?|$)/;
@@ -11,12 +12,14 @@ const MAX_BYTES = 512 * 1024;
  * (@platform/platform's installRawRoutes), with the same work and answers as WebhooksController.receive: a JSON body
  * (UTF-8, not compressed, with a Content-Length) is read and parsed as the platform's parser does,
  * then WebhooksService checks the signature over the raw bytes and stores the items (200
- * `EVENT_RECEIVED` once committed; its errors in the app's error shape). Everything else — another
+ * `EVENT_RECEIVED` once committed, as `res.send` writes it: common/raw-answers.ts; its errors in the
+ * app's error shape). Everything else — another
  * content type or encoding, a chunked or large body, a body the parser would refuse (not an object
  * at its first byte, malformed, nested too deep) — goes to Express with the body replayed, for the
  * answers of the platform's parsers.
  */
 export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
+  const received = fixedTextAnswer('EVENT_RECEIVED');
   return {
     match: (method, url) => (method === 'POST' && WEBHOOK_PATH.test(url) ? '/webhooks/instagram' : null),
     handle: ({ req, res, fail, handOn }: RawExchange) => {
@@ -49,7 +52,7 @@ export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
         const signature = req.headers['x-hub-signature-256'];
         webhooks.receive(raw, typeof signature === 'string' ? signature : undefined, body).then(() => {
           try {
-            res.send('EVENT_RECEIVED');
+            received(req, res);
           } catch (err) {
             fail(err);
           }
