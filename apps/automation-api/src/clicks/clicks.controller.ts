@@ -14,8 +14,8 @@ export class ClicksController {
   @ApiOperation({
     summary: 'Click-tracking redirect',
     description:
-      'Links sent with `track_clicks` point to `${PUBLIC_BASE_URL}/r/{code}` (12 base62 characters from a CSPRNG). Before answering, one statement stores the click and counts it on the run (`clicked`), tags the contact ' +
-      '`link_clicked` (source `link_clicked:YYYY-MM-DD`), logs an Event `link_clicked` and queues the bus event `automation.link_clicked`; then 302 to the target. Any other code → 404.',
+      'Links sent with `track_clicks` point to `${PUBLIC_BASE_URL}/r/{code}` (12 base62 characters from a CSPRNG). The click is stored before the 302 to the target; right after, off the request, it is counted on the run (`clicked`), ' +
+      'the contact is tagged `link_clicked` (source `link_clicked:YYYY-MM-DD`), an Event `link_clicked` is logged and the bus event `automation.link_clicked` queued, together. Any other code → 404.',
   })
   @ApiParam({ name: 'code', type: String })
   @ApiFoundResponse({ description: 'Location: the target URL' })

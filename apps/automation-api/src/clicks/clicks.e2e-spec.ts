@@ -1,7 +1,8 @@
 import { AutomationLinkClicked, EventBus, type EventEnvelope } from '@platform/messaging';
 import { startAutomationApp, type AutomationTestContext } from '../../test/automation-app';
+import { waitFor } from '../../test/engine-helpers';
 
-/** The click redirect: one statement stores and counts each click before the 302. */
+/** The click redirect: each click stored before the 302, counted right after (many per statement). */
 describe('click redirect (e2e)', () => {
   let ctx: AutomationTestContext;
   const bus: EventEnvelope<any>[] = [];
@@ -58,6 +59,9 @@ describe('click redirect (e2e)', () => {
       expect(res.status).toBe(302);
       expect(res.headers.location).toBe(link.url);
     }
+    // Every answered click is stored at once; counted right after.
+    expect(await count(`SELECT count(*)::int AS n FROM ${ctx.schema}.clicks c JOIN ${ctx.schema}.click_links l ON l.id = c.link_id WHERE l.token = $1`, [link.token])).toBe(20);
+    await waitFor(async () => (await count(`SELECT count(*)::int AS n FROM ${ctx.schema}.clicks WHERE counted_at IS NULL`, [])) === 0);
 
     const [run] = await ctx.ds.query(`SELECT click_count, clicked_at FROM ${ctx.schema}.runs WHERE id = $1`, [link.runId]);
     expect(run.click_count).toBe(20);

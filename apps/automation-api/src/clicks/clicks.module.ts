@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ClickCounter } from './click-counter';
 import { ClickWriter } from './click-writer';
 import { ClicksController } from './clicks.controller';
 import { ClicksRepository } from './clicks.repository';
@@ -7,7 +8,7 @@ import { ClicksService } from './clicks.service';
 /** The public click-tracking redirect `GET /r/{code}` (links are created by the engine's link DMs). */
 @Module({
   controllers: [ClicksController],
-  providers: [ClicksRepository, ClickWriter, ClicksService],
+  providers: [ClicksRepository, ClickCounter, ClickWriter, ClicksService],
   exports: [ClicksService],
 })
 export class ClicksModule {}

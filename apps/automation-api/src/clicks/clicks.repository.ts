@@ -1,40 +1,49 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-import { AutomationLinkClicked, OutboxMessage } from '@platform/messaging';
-import { randomUUID } from 'node:crypto';
+import { AutomationLinkClicked, OutboxMessage, type OutboxRow } from '@platform/messaging';
 
-/** Where the click being counted comes from: a new request (by token) or a stored, uncounted row. */
-type ClickSource = 'token' | 'stored';
-
-/** The bus event's envelope fields; its `data` is built in SQL from the rows the statement touched. */
-export interface ClickEnvelope {
-  id: string;
-  source: string;
+/** A click as the redirect stores it, before it is counted. */
+export interface NewClick {
+  token: string;
+  at: Date;
+  ip: string | null;
+  userAgent: string | null;
 }
 
-export interface CountedClick {
-  url: string;
-  /** Whether an `automation.link_clicked` outbox row was written (the relay should be woken). */
-  published: boolean;
+/** An `automation.link_clicked` outbox row written by a counting round, claimed for its publisher (OutboxRelay.publishClaimed). */
+export type ClickEvent = OutboxRow;
+
+/** One counting round: how many clicks it counted, and the outbox rows it wrote (claimed: see `countStored`). */
+export interface CountedClicks {
+  counted: number;
+  events: ClickEvent[];
 }
 
 /**
- * Tracked links (`click_links`, created with a run's link DM) and their clicks. The click redirect's
- * SQL is one statement per click. A chain of data-modifying CTEs stores the
- * click (already counted), counts it on the run (`click_count`, first `clicked_at`), tags the
- * contact `link_clicked` (source `link_clicked:YYYY-MM-DD`), logs the Event `link_clicked` and
- * writes the `automation.link_clicked` outbox row (the AutomationLinkClickedData contract, built with
- * jsonb_build_object) — atomically, with one round trip and one commit. The first click of a run is
- * the one whose increment made `click_count` 1: under concurrent clicks PostgreSQL re-evaluates the
- * UPDATE on the newest row version, so exactly one click sees 1.
+ * Tracked links (`click_links`, created with a run's link DM) and their clicks, in two steps:
  *
- * Planning this statement costs PostgreSQL more than running it, so it is a named prepared
- * statement (`db.prepared`), parsed and planned once per pooled connection: measured here ~3× the
- * statements per second of the unnamed form.
+ *  - `store`: the click redirect's write — the clicks of several requests at once (the group commit
+ *    of ClickWriter) inserted in one statement joined to their links, uncounted (`counted_at` NULL).
+ *    A click is never lost once this committed, and the redirect is answered.
+ *  - `countStored`: counts the oldest uncounted clicks, many per statement (ClickCounter): marks
+ *    them counted, raises each run's `click_count` by its clicks (first `clicked_at`), tags each
+ *    clicked contact `link_clicked` (source `link_clicked:YYYY-MM-DD`) where it is not tagged so
+ *    already, logs an Event `link_clicked` and writes the `automation.link_clicked` outbox row of
+ *    each click (the AutomationLinkClickedData contract, built with jsonb_build_object), claimed
+ *    for the counter that publishes it (`OutboxRelay.publishClaimed`) — atomically: a click is
+ *    counted exactly when all of these are written. The clicks are claimed
+ *    `FOR UPDATE SKIP LOCKED`, so replicas count disjoint clicks, and a click stored by a replica
+ *    that stopped is counted by any other.
+ *
+ * Both are named prepared statements (`db.prepared`), parsed and planned once per pooled
+ * connection: planning them costs PostgreSQL more than running them. A statement's fixed cost is
+ * most of a click's when it holds few clicks, so the redirect's statement touches two tables only
+ * and the counting, which touches six, runs in rounds of up to hundreds of clicks.
  */
 @Injectable()
 export class ClicksRepository {
-  private readonly statements = new Map<ClickSource, string>();
+  private storeText?: string;
+  private countText?: string;
 
   constructor(private readonly db: Database) {}
 
@@ -54,157 +63,87 @@ export class ClicksRepository {
     return token;
   }
 
-  /** Stores and counts a click of `token`; null when no link has that token (nothing is written). */
-  async clickByToken(token: string, at: Date, ip: string | null, userAgent: string | null, envelope: ClickEnvelope): Promise<CountedClick | null> {
-    return this.run('token', [envelope.id, AutomationLinkClicked.type, envelope.source, token, at, ip, userAgent]);
-  }
-
   /**
-   * Stores and counts several clicks in one statement and one commit (the click redirect's group
-   * commit, ClickWriter), as `clickByToken` would one after the other: answers per click, in order,
-   * its target and whether its bus event was written, or null for a token that is no link.
+   * Stores clicks (uncounted) in one statement and one commit; answers per click, in order, its
+   * link's target, or null for a token that is no link (nothing stored for it).
    */
-  async clickBatch(clicks: Array<{ token: string; at: Date; ip: string | null; userAgent: string | null; envelope: ClickEnvelope }>): Promise<Array<CountedClick | null>> {
+  async store(clicks: NewClick[]): Promise<Array<string | null>> {
     if (clicks.length === 0) return [];
-    // One source per statement: the envelope's type and source are the same for every click.
-    const rows = await this.db.prepared<CountedClick & { ord: string }>('automation_click_batch', this.batchStatement(), [
-      clicks.map((c) => c.envelope.id),
-      AutomationLinkClicked.type,
-      clicks[0].envelope.source,
+    const rows = await this.db.prepared<{ ord: string; url: string }>('automation_click_store', (this.storeText ??= buildClickStoreStatement(this.schema)), [
       clicks.map((c) => c.token),
       clicks.map((c) => c.at),
       clicks.map((c) => c.ip),
       clicks.map((c) => c.userAgent),
     ]);
-    const out: Array<CountedClick | null> = clicks.map(() => null);
-    for (const row of rows) out[Number(row.ord) - 1] = { url: row.url, published: row.published };
+    const out: Array<string | null> = clicks.map(() => null);
+    for (const row of rows) out[Number(row.ord) - 1] = row.url;
     return out;
   }
 
-  /** Counts a stored click nobody counted (written by an earlier version that counted after the answer). */
-  async countStored(clickId: string, envelope: ClickEnvelope): Promise<CountedClick | null> {
-    return this.run('stored', [envelope.id, AutomationLinkClicked.type, envelope.source, clickId]);
+  /**
+   * Counts up to `limit` stored, uncounted clicks (oldest first, none another counter holds);
+   * `source` is the bus events' source. Their outbox rows are written claimed for `leaseSeconds`
+   * (the relay skips them meanwhile): the caller publishes them (`OutboxRelay.publishClaimed`);
+   * should it stop first, the relay publishes them when the claim ends.
+   */
+  async countStored(limit: number, source: string, leaseSeconds: number): Promise<CountedClicks> {
+    const text = (this.countText ??= buildClickCountStatement(this.schema, this.outbox));
+    const rows = await this.db.prepared<{ counted: number } & { [K in keyof ClickEvent]: ClickEvent[K] | null }>('automation_click_count', text, [
+      AutomationLinkClicked.type,
+      source,
+      limit,
+      leaseSeconds,
+    ]);
+    const events: ClickEvent[] = [];
+    for (const row of rows) if (row.id !== null) events.push(row as ClickEvent);
+    return { counted: Number(rows[0]?.counted ?? 0), events };
   }
 
-  /** Clicks stored but never counted, older than a few seconds. */
-  async uncounted(olderThanSeconds: number, limit: number): Promise<string[]> {
-    const rows = await this.db.rows<{ id: string }>(
-      `SELECT id FROM ${this.schema}.clicks WHERE counted_at IS NULL AND clicked_at < now() - make_interval(secs => $1::double precision) ORDER BY id LIMIT $2`,
-      [olderThanSeconds, limit],
-    );
-    return rows.map((r) => String(r.id));
+  private get outbox(): string {
+    return this.db.dataSource.getMetadata(OutboxMessage).tablePath;
   }
 
   private get schema(): string {
     return this.db.schema;
   }
-
-  private async run(source: ClickSource, values: unknown[]): Promise<CountedClick | null> {
-    const [row] = await this.db.prepared<CountedClick>(`automation_click_${source}`, this.statement(source), values);
-    return row ?? null;
-  }
-
-  private batch?: string;
-
-  private batchStatement(): string {
-    return (this.batch ??= buildClickBatchStatement(this.schema, this.db.dataSource.getMetadata(OutboxMessage).tablePath));
-  }
-
-  /** The statement, built once per source (parameters $1–$3 are the envelope, then the click). */
-  private statement(source: ClickSource): string {
-    let text = this.statements.get(source);
-    if (!text) {
-      text = buildClickStatement(this.schema, this.db.dataSource.getMetadata(OutboxMessage).tablePath, source);
-      this.statements.set(source, text);
-    }
-    return text;
-  }
 }
 
-/**
- * $1 event id (uuid), $2 event type, $3 event source; then for `token`: $4 token, $5 time, $6 ip,
- * $7 user agent; for `stored`: $4 click id.
- */
-export function buildClickStatement(s: string, outbox: string, source: ClickSource): string {
-  const head =
-    source === 'token'
-      ? `link AS (
-           SELECT id, account_id, automation_id, run_id, url, position, token FROM ${s}.click_links WHERE token = $4
-         ),
-         click AS (
-           INSERT INTO ${s}.clicks (link_id, account_id, clicked_at, ip, user_agent, counted_at)
-           SELECT id, account_id, $5, $6, left($7, 500), $5 FROM link
-           RETURNING link_id, clicked_at
-         )`
-      : `click AS (
-           UPDATE ${s}.clicks SET counted_at = now() WHERE id = $4 AND counted_at IS NULL
-           RETURNING link_id, clicked_at
-         ),
-         link AS (
-           SELECT l.id, l.account_id, l.automation_id, l.run_id, l.url, l.position, l.token
-           FROM ${s}.click_links l JOIN click ON l.id = click.link_id
-         )`;
-  return `WITH ${head},
-    run AS (
-      UPDATE ${s}.runs r SET click_count = r.click_count + 1, clicked_at = COALESCE(r.clicked_at, click.clicked_at), updated_at = now()
-      FROM link, click
-      WHERE r.id = link.run_id
-      RETURNING r.id, r.account_id, r.automation_id, r.contact_ig_id, r.username, r.email, r.click_count = 1 AS first_click, click.clicked_at
-    ),
-    contact AS (
-      UPDATE ${s}.contacts c SET
-        tags = (SELECT COALESCE(jsonb_agg(DISTINCT t), '[]'::jsonb) FROM jsonb_array_elements_text(c.tags || '["link_clicked"]'::jsonb) AS t),
-        source = 'link_clicked:' || to_char(run.clicked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
-        updated_at = now()
-      FROM run
-      WHERE c.account_id = run.account_id AND c.ig_id = run.contact_ig_id
-      RETURNING c.username, c.email
-    ),
-    event AS (
-      INSERT INTO ${s}.events (account_id, kind, automation_id, run_id, username, text, ref)
-      SELECT run.account_id, 'link_clicked', run.automation_id, run.id, run.username, link.url, link.token FROM run CROSS JOIN link
-    ),
-    bus AS (
-      INSERT INTO ${outbox} (event_id, type, source, occurred_at, data)
-      SELECT $1::uuid, $2, $3, run.clicked_at, jsonb_build_object(
-        'accountId', run.account_id::text,
-        'emailPublicKey', a.email_public_key,
-        'igUserId', run.contact_ig_id,
-        'igUsername', COALESCE(contact.username, run.username),
-        'automationId', run.automation_id::text,
-        'runId', run.id::text,
-        'email', COALESCE(contact.email, run.email),
-        'linkUrl', link.url,
-        'linkIndex', link.position,
-        'firstClick', run.first_click)
-      FROM run CROSS JOIN link JOIN ${s}.accounts a ON a.id = run.account_id LEFT JOIN contact ON true
-      RETURNING 1
-    )
-    SELECT link.url, EXISTS (SELECT 1 FROM bus) AS published FROM link`;
-}
-
-/**
- * The click statement for several clicks at once (arrays: $1 event ids, $4 tokens, $5 times, $6 ips,
- * $7 user agents; $2 event type, $3 event source), with the effect of buildClickStatement's `token`
- * form run for each click in order: each click stored (counted), each run's counter raised by its
- * clicks (the k-th click of a run in the batch is its first click when the counter was k - 1 before),
- * each clicked contact tagged once, an Event and an outbox row per click. Runs, then contacts, are
- * locked in key order first, so that two batches touching the same rows wait for one another
- * instead of deadlocking. Answers `ord` (1-based position in the arrays), url, published for each
- * click whose token is a link.
- */
-export function buildClickBatchStatement(s: string, outbox: string): string {
-  return `WITH input AS (
-      SELECT * FROM unnest($1::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[]) WITH ORDINALITY AS i(event_id, token, at, ip, ua, ord)
-    ),
-    link AS (
-      SELECT i.ord, i.event_id, i.at, i.ip, i.ua, l.id, l.account_id, l.automation_id, l.run_id, l.url, l.position, l.token,
-             row_number() OVER (PARTITION BY l.run_id ORDER BY i.ord) AS k
-      FROM input i JOIN ${s}.click_links l ON l.token = i.token
+/** $1 tokens, $2 times, $3 ips, $4 user agents (arrays, one element per click): answers `ord` (1-based) and url of each click whose token is a link. */
+export function buildClickStoreStatement(s: string): string {
+  return `WITH link AS (
+      SELECT i.ord, i.at, i.ip, i.ua, l.id, l.account_id, l.url
+      FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[]) WITH ORDINALITY AS i(token, at, ip, ua, ord)
+      JOIN ${s}.click_links l ON l.token = i.token
     ),
     click AS (
-      INSERT INTO ${s}.clicks (link_id, account_id, clicked_at, ip, user_agent, counted_at)
-      SELECT id, account_id, at, ip, left(ua, 500), at FROM link ORDER BY ord
+      INSERT INTO ${s}.clicks (link_id, account_id, clicked_at, ip, user_agent)
+      SELECT id, account_id, at, ip, left(ua, 500) FROM link ORDER BY ord
+    )
+    SELECT ord, url FROM link`;
+}
+
+/**
+ * $1 event type, $2 event source, $3 clicks at most, $4 seconds the outbox rows stay claimed. Counts the oldest uncounted clicks as if one
+ * after the other, in the order they were stored: each run's counter raised by its clicks (the k-th
+ * click of a run in the round is its first click when the counter was k - 1 before), each clicked
+ * contact not yet tagged `link_clicked` with that day's source tagged once, an Event and an outbox
+ * row (a new event id) per click of a run. Runs, then contacts, are locked in key order first, so
+ * that two rounds (two replicas) touching the same rows wait for one another instead of
+ * deadlocking. Answers how many clicks were counted (`counted`, on every row) and the outbox rows
+ * written, claimed for $4 seconds (one row with nulls when none).
+ */
+export function buildClickCountStatement(s: string, outbox: string): string {
+  return `WITH claimed AS (
+      SELECT id FROM ${s}.clicks WHERE counted_at IS NULL ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED
+    ),
+    click AS (
+      UPDATE ${s}.clicks c SET counted_at = now() FROM claimed WHERE c.id = claimed.id
+      RETURNING c.id, c.link_id, c.clicked_at
+    ),
+    link AS (
+      SELECT click.id AS click_id, click.clicked_at AS at, l.account_id, l.automation_id, l.run_id, l.url, l.position, l.token,
+             row_number() OVER (PARTITION BY l.run_id ORDER BY click.id) AS k
+      FROM click JOIN ${s}.click_links l ON l.id = click.link_id
     ),
     per_run AS (
       SELECT run_id, count(*)::int AS n, min(at) AS first_at, max(at) AS last_at FROM link WHERE run_id IS NOT NULL GROUP BY run_id
@@ -216,48 +155,50 @@ export function buildClickBatchStatement(s: string, outbox: string): string {
       UPDATE ${s}.runs r SET click_count = r.click_count + p.n, clicked_at = COALESCE(r.clicked_at, p.first_at), updated_at = now()
       FROM per_run p
       WHERE r.id = p.run_id AND (SELECT count(*) FROM run_lock) >= 0
-      RETURNING r.id, r.account_id, r.automation_id, r.contact_ig_id, r.username, r.email, r.click_count - p.n AS before, p.last_at
+      RETURNING r.id, r.account_id, r.automation_id, r.contact_ig_id, r.username, r.email, r.click_count - p.n AS before,
+                'link_clicked:' || to_char(p.last_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS contact_source
+    ),
+    person AS (
+      SELECT c.account_id, c.ig_id, c.username, c.email, NOT (c.tags ? 'link_clicked') OR c.source IS DISTINCT FROM run.contact_source AS stale
+      FROM ${s}.contacts c JOIN run ON c.account_id = run.account_id AND c.ig_id = run.contact_ig_id
     ),
     contact_lock AS (
-      SELECT c.account_id, c.ig_id FROM ${s}.contacts c JOIN run ON c.account_id = run.account_id AND c.ig_id = run.contact_ig_id
-      ORDER BY c.account_id, c.ig_id FOR UPDATE OF c
+      SELECT c.account_id, c.ig_id FROM ${s}.contacts c JOIN person p ON c.account_id = p.account_id AND c.ig_id = p.ig_id
+      WHERE p.stale ORDER BY c.account_id, c.ig_id FOR UPDATE OF c
     ),
     contact AS (
       UPDATE ${s}.contacts c SET
         tags = (SELECT COALESCE(jsonb_agg(DISTINCT t), '[]'::jsonb) FROM jsonb_array_elements_text(c.tags || '["link_clicked"]'::jsonb) AS t),
-        source = 'link_clicked:' || to_char(run.last_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
+        source = run.contact_source,
         updated_at = now()
       FROM run
-      WHERE c.account_id = run.account_id AND c.ig_id = run.contact_ig_id AND (SELECT count(*) FROM contact_lock) >= 0
-      RETURNING c.account_id, c.ig_id, c.username, c.email
+      WHERE c.account_id = run.account_id AND c.ig_id = run.contact_ig_id AND (NOT (c.tags ? 'link_clicked') OR c.source IS DISTINCT FROM run.contact_source)
+        AND (SELECT count(*) FROM contact_lock) >= 0
     ),
     event AS (
       INSERT INTO ${s}.events (account_id, kind, automation_id, run_id, username, text, ref)
       SELECT run.account_id, 'link_clicked', run.automation_id, run.id, run.username, link.url, link.token
-      FROM link JOIN run ON run.id = link.run_id ORDER BY link.ord
+      FROM link JOIN run ON run.id = link.run_id ORDER BY link.click_id
     ),
     bus AS (
-      INSERT INTO ${outbox} (event_id, type, source, occurred_at, data)
-      SELECT link.event_id, $2, $3, link.at, jsonb_build_object(
+      INSERT INTO ${outbox} (event_id, type, source, occurred_at, claimed_until, data)
+      SELECT gen_random_uuid(), $1, $2, link.at, now() + make_interval(secs => $4::double precision), jsonb_build_object(
         'accountId', run.account_id::text,
         'emailPublicKey', a.email_public_key,
         'igUserId', run.contact_ig_id,
-        'igUsername', COALESCE(contact.username, run.username),
+        'igUsername', COALESCE(person.username, run.username),
         'automationId', run.automation_id::text,
         'runId', run.id::text,
-        'email', COALESCE(contact.email, run.email),
+        'email', COALESCE(person.email, run.email),
         'linkUrl', link.url,
         'linkIndex', link.position,
         'firstClick', run.before + link.k = 1)
       FROM link JOIN run ON run.id = link.run_id JOIN ${s}.accounts a ON a.id = run.account_id
-        LEFT JOIN contact ON contact.account_id = run.account_id AND contact.ig_id = run.contact_ig_id
-      ORDER BY link.ord
-      RETURNING event_id
+        LEFT JOIN person ON person.account_id = run.account_id AND person.ig_id = run.contact_ig_id
+      ORDER BY link.click_id
+      RETURNING id, event_id, type, source, occurred_at, data
     )
-    SELECT link.ord, link.url, EXISTS (SELECT 1 FROM bus WHERE bus.event_id = link.event_id) AS published FROM link`;
+    SELECT (SELECT count(*) FROM click)::int AS counted, bus.id, bus.event_id, bus.type, bus.source, bus.occurred_at, bus.data
+    FROM (SELECT 1) AS one LEFT JOIN bus ON true ORDER BY bus.id`;
 }
 
-/** A fresh envelope identity for one click's bus event. */
-export function newClickEnvelope(source: string): ClickEnvelope {
-  return { id: randomUUID(), source };
-}

@@ -3,6 +3,8 @@ import type { InboundService } from '../engine/inbound.service';
 import { INBOUND_WRITES_IN_FLIGHT, INBOUND_WRITE_MAX_ITEMS, InboundWriter } from './inbound-writer';
 
 const item = (key: string): NewInbound => ({ account_id: 1, dedup_key: key, kind: 'comment', subject: '1:u', payload: {} });
+/** One turn of the event loop: the deliveries read in the previous one are written. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A repository whose inserts wait until the test releases them; keys already stored stay stored. */
 function fakeRepo(failWhen: (keys: string[]) => boolean = () => false) {
@@ -19,25 +21,46 @@ function fakeRepo(failWhen: (keys: string[]) => boolean = () => false) {
     }),
   };
   const releaseAll = async () => {
+    await turn();
     while (waiting.length > 0) {
       waiting.splice(0).forEach((release) => release());
-      await new Promise((resolve) => setImmediate(resolve));
+      await turn();
     }
   };
   return { repo: repo as unknown as InboundService, calls, releaseAll, inFlight: () => waiting.length };
+}
+
+/** Every statement slot taken by a delivery of its own, each arriving in a turn of its own. */
+async function fillSlots(writer: InboundWriter): Promise<Array<Promise<number>>> {
+  const busy: Array<Promise<number>> = [];
+  for (let i = 0; i < INBOUND_WRITES_IN_FLIGHT; i++) {
+    busy.push(writer.store([item(`busy${i}`)]));
+    await turn();
+  }
+  return busy;
 }
 
 describe('InboundWriter (group commit of webhook items)', () => {
   it('writes a delivery at once when nothing is in flight, and the ones arriving meanwhile together', async () => {
     const f = fakeRepo();
     const writer = new InboundWriter(f.repo);
-    const first = Array.from({ length: INBOUND_WRITES_IN_FLIGHT }, (_v, i) => writer.store([item(`a${i}`)]));
+    const first = await fillSlots(writer);
     const later = [writer.store([item('b1'), item('b2')]), writer.store([item('c1')]), writer.store([item('d1')])];
-    expect(f.calls).toEqual(first.map((_p, i) => [`a${i}`]));
+    await turn();
+    expect(f.calls).toEqual(first.map((_p, i) => [`busy${i}`]));
     await f.releaseAll();
     expect(await Promise.all(first)).toEqual(first.map(() => 1));
     expect(await Promise.all(later)).toEqual([2, 1, 1]);
     expect(f.calls.slice(INBOUND_WRITES_IN_FLIGHT)).toEqual([['b1', 'b2', 'c1', 'd1']]);
+  });
+
+  it('writes the deliveries read in the same turn of the event loop together, even with a statement slot free', async () => {
+    const f = fakeRepo();
+    const writer = new InboundWriter(f.repo);
+    const same = [writer.store([item('t1')]), writer.store([item('t2'), item('t3')])];
+    await f.releaseAll();
+    expect(await Promise.all(same)).toEqual([1, 2]);
+    expect(f.calls).toEqual([['t1', 't2', 't3']]);
   });
 
   it('answers only after the statement holding the items finished', async () => {
@@ -55,7 +78,7 @@ describe('InboundWriter (group commit of webhook items)', () => {
   it('counts a key stored once for the first delivery holding it (identical deliveries written together)', async () => {
     const f = fakeRepo();
     const writer = new InboundWriter(f.repo);
-    const busy = Array.from({ length: INBOUND_WRITES_IN_FLIGHT }, (_v, i) => writer.store([item(`busy${i}`)]));
+    const busy = await fillSlots(writer);
     const copies = Array.from({ length: 5 }, () => writer.store([item('same')]));
     const redelivery = writer.store([item('busy0')]);
     await f.releaseAll();
@@ -67,7 +90,7 @@ describe('InboundWriter (group commit of webhook items)', () => {
   it('keeps a statement under the item bound, but never splits one delivery', async () => {
     const f = fakeRepo();
     const writer = new InboundWriter(f.repo);
-    const busy = Array.from({ length: INBOUND_WRITES_IN_FLIGHT }, (_v, i) => writer.store([item(`busy${i}`)]));
+    const busy = await fillSlots(writer);
     const big = Array.from({ length: INBOUND_WRITE_MAX_ITEMS - 1 }, (_v, i) => item(`big${i}`));
     const huge = Array.from({ length: INBOUND_WRITE_MAX_ITEMS + 10 }, (_v, i) => item(`huge${i}`));
     const waiting = [writer.store(big), writer.store([item('s1'), item('s2')]), writer.store(huge)];
@@ -79,7 +102,7 @@ describe('InboundWriter (group commit of webhook items)', () => {
   it("retries a failed statement per delivery: one delivery's failure does not fail the others", async () => {
     const f = fakeRepo((keys) => keys.includes('bad'));
     const writer = new InboundWriter(f.repo);
-    const busy = Array.from({ length: INBOUND_WRITES_IN_FLIGHT }, (_v, i) => writer.store([item(`busy${i}`)]));
+    const busy = await fillSlots(writer);
     const good = writer.store([item('good1')]);
     const bad = writer.store([item('bad'), item('with-bad')]);
     const other = writer.store([item('good2')]);

@@ -28,12 +28,21 @@ export class InboundWriter {
 
   constructor(private readonly repo: InboundService) {}
 
+  private flushing = false;
+
   /** Resolves, once committed, with how many of `items` were new (not stored before, nor by a delivery written together). */
   store(items: NewInbound[]): Promise<number> {
     if (items.length === 0) return Promise.resolve(0);
     return new Promise((resolve, reject) => {
       this.queue.push({ items, resolve, reject });
-      this.flush();
+      // The deliveries read in the same turn of the event loop go together.
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => {
+          this.flushing = false;
+          this.flush();
+        });
+      }
     });
   }
 
