@@ -8,7 +8,8 @@ import { ClicksRepository } from './clicks.repository';
 export const CLICK_COUNT_MAX = 500;
 /**
  * How long after a click is stored its counting starts at the latest: the clicks stored meanwhile
- * are counted by the same statement, whose cost is mostly fixed (tens of clicks under load).
+ * are counted by the same statement, whose cost is mostly fixed (tens of clicks under load). A read
+ * waiting for the clicks (ClicksCountedInterceptor) starts the round at once.
  */
 export const CLICK_COUNT_DELAY_MS = 25;
 /** How long the outbox rows of a counting round stay claimed for the counter that publishes them; then the relay takes them. */
@@ -16,9 +17,12 @@ export const CLICK_EVENTS_LEASE_SECONDS = 60;
 
 /**
  * Counts the stored clicks (ClicksRepository.countStored: run counter, contact tag, Event, outbox
- * event `automation.link_clicked`) off the redirect's path, many per statement: woken after each
- * click statement commits, it counts everything stored so far, again while clicks keep arriving, so
- * under load a round holds the clicks of many redirects. It publishes the round's events itself
+ * event `automation.link_clicked`) in rounds of many clicks per statement: woken after each click
+ * statement commits, it counts everything stored so far, again while clicks keep arriving (the
+ * clicks stored during a round wait for the next), so under load a round holds the clicks of many
+ * redirects. The 302 goes out once the click is stored; reads of this process wait for the
+ * clicks it stored to be counted (`settled`, ClicksCountedInterceptor), another replica's reads
+ * see them a round later (milliseconds). It publishes the round's events itself
  * once the round committed (`OutboxRelay.publishClaimed`: the outbox rows are written claimed by
  * it, so no relay round claims them again; an event it could not publish goes back to the relay at
  * once, and the relay takes them all should the process stop first: at least once, as the relay).
@@ -32,6 +36,11 @@ export class ClickCounter implements OnApplicationBootstrap, BeforeApplicationSh
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private due?: NodeJS.Timeout;
+  /** Reads waiting for the next round (counted()). */
+  private waiting: Array<() => void> = [];
+  /** Store statements of this process that committed clicks, and how many of them ended rounds have counted. */
+  private stored = 0;
+  private countedUpTo = 0;
   private again = false;
   private stopped = false;
   private readonly publishing = new Set<Promise<void>>();
@@ -54,21 +63,60 @@ export class ClickCounter implements OnApplicationBootstrap, BeforeApplicationSh
     await this.running;
     this.stopped = true;
     await this.countAll().catch((err) => this.logger.warn(`click counting on shutdown: ${(err as Error).message}`));
+    for (const resolve of this.waiting.splice(0)) resolve();
     await Promise.all(this.publishing);
   }
 
-  /** Counts within CLICK_COUNT_DELAY_MS (coalesced with a round already due or running, which then goes again). */
-  wake(): void {
+  /**
+   * Counts within `delayMs` (CLICK_COUNT_DELAY_MS unless a read waits: at once), coalesced with a
+   * round already due sooner, or running (which then goes again).
+   */
+  wake(delayMs = CLICK_COUNT_DELAY_MS): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
-    if (this.due) return;
+    if (this.due) {
+      if (delayMs > 0) return;
+      clearTimeout(this.due);
+    }
     this.due = setTimeout(() => {
       this.due = undefined;
       if (!this.running && !this.stopped) this.running = this.loop().finally(() => (this.running = undefined));
-    }, CLICK_COUNT_DELAY_MS);
+    }, delayMs);
+  }
+
+  /** A store statement of this process committed clicks (ClickWriter): they are counted soon. */
+  noteStored(): void {
+    this.stored += 1;
+    this.wake();
+  }
+
+  /** Clicks this process stored that no ended round has counted yet. */
+  get pending(): boolean {
+    return this.countedUpTo < this.stored;
+  }
+
+  /**
+   * Resolves once the clicks this process has stored so far are counted (at once when none is
+   * waiting): what a read waits for, so that whoever saw their redirect answered then reads the click
+   * in the run, the contact, the events and the stats (ClicksCountedInterceptor).
+   */
+  settled(): Promise<void> {
+    return this.pending ? this.counted() : Promise.resolve();
+  }
+
+  /**
+   * Resolves once a counting round that began after this call has ended: a click stored before it
+   * is then counted. Never rejects: a round that failed leaves its clicks to the next one, or to the poll.
+   */
+  counted(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.waiting.push(resolve);
+      this.wake(0);
+    });
   }
 
   /** Counts every click stored and not yet counted, and publishes their events (tests; a round already running finishes first). */
@@ -79,16 +127,20 @@ export class ClickCounter implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   private async loop(): Promise<void> {
+    const waiters = this.waiting.splice(0);
+    const upTo = this.stored;
     try {
       await this.countAll();
+      this.countedUpTo = Math.max(this.countedUpTo, upTo);
     } catch (err) {
       this.logger.warn(`click counting: ${(err as Error).message}`);
-      return;
+    } finally {
+      for (const resolve of waiters) resolve();
     }
-    // Clicks stored meanwhile: the next round after the delay, with those that follow.
-    if (this.again) {
+    // Clicks stored meanwhile (and reads waiting for them): the next round, with those that follow.
+    if (this.again || this.waiting.length > 0) {
       this.again = false;
-      setImmediate(() => this.wake());
+      setImmediate(() => this.wake(this.waiting.length > 0 ? 0 : CLICK_COUNT_DELAY_MS));
     }
   }
 

@@ -20,7 +20,7 @@ function fakeRepo(failWhen: (tokens: string[]) => boolean = () => false) {
       return tokens.map(target);
     }),
   };
-  const counter = { wake: jest.fn() };
+  const counter = { noteStored: jest.fn() };
   const releaseAll = async () => {
     await turn();
     while (waiting.length > 0) {
@@ -51,13 +51,13 @@ describe('ClickWriter (group commit of click redirects)', () => {
     await turn();
     expect(answered).toBe(false);
     expect(f.calls).toEqual(first.map((_p, i) => [`a${i}`]));
-    expect(f.counter.wake).not.toHaveBeenCalled();
+    expect(f.counter.noteStored).not.toHaveBeenCalled();
     await f.releaseAll();
     expect(await Promise.all(first)).toEqual(first.map((_p, i) => `https://example.com/a${i}`));
     expect(await Promise.all(later)).toEqual(['https://example.com/b1', null, 'https://example.com/b2']);
     expect(f.calls).toEqual([...first.map((_p, i) => [`a${i}`]), ['b1', 'none1', 'b2']]);
     // the counter is woken by every statement that stored a click
-    expect(f.counter.wake).toHaveBeenCalledTimes(CLICK_WRITES_IN_FLIGHT + 1);
+    expect(f.counter.noteStored).toHaveBeenCalledTimes(CLICK_WRITES_IN_FLIGHT + 1);
   });
 
   it('writes the clicks read in the same turn of the event loop together, even with a statement slot free', async () => {
@@ -66,7 +66,7 @@ describe('ClickWriter (group commit of click redirects)', () => {
     await f.releaseAll();
     expect(await Promise.all(same)).toEqual(['https://example.com/t1', 'https://example.com/t2', 'https://example.com/t3']);
     expect(f.calls).toEqual([['t1', 't2', 't3']]);
-    expect(f.counter.wake).toHaveBeenCalledTimes(1);
+    expect(f.counter.noteStored).toHaveBeenCalledTimes(1);
   });
 
   it('does not wake the counter for a statement that stored nothing', async () => {
@@ -74,7 +74,7 @@ describe('ClickWriter (group commit of click redirects)', () => {
     const none = f.writer.click(click('none2'));
     await f.releaseAll();
     expect(await none).toBeNull();
-    expect(f.counter.wake).not.toHaveBeenCalled();
+    expect(f.counter.noteStored).not.toHaveBeenCalled();
   });
 
   it("retries a failed statement click by click: one click's failure does not fail the others", async () => {

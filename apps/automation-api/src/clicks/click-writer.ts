@@ -72,7 +72,7 @@ export class ClickWriter {
   }
 
   private settle(batch: Pending[], urls: Array<string | null>): void {
-    if (urls.some((url) => url !== null)) this.counter.wake();
+    if (urls.some((url) => url !== null)) this.counter.noteStored();
     batch.forEach((p, i) => p.resolve(urls[i]));
   }
 }

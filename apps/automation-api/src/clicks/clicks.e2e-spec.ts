@@ -1,8 +1,7 @@
 import { AutomationLinkClicked, EventBus, type EventEnvelope } from '@platform/messaging';
 import { startAutomationApp, type AutomationTestContext } from '../../test/automation-app';
-import { waitFor } from '../../test/engine-helpers';
 
-/** The click redirect: each click stored before the 302, counted right after (many per statement). */
+/** The click redirect: each click stored before the 302, counted right after (many per statement); reads wait for it. */
 describe('click redirect (e2e)', () => {
   let ctx: AutomationTestContext;
   const bus: EventEnvelope<any>[] = [];
@@ -59,9 +58,11 @@ describe('click redirect (e2e)', () => {
       expect(res.status).toBe(302);
       expect(res.headers.location).toBe(link.url);
     }
-    // Every answered click is stored at once; counted right after.
+    // Every answered click is stored; a read right after the redirects sees them counted (read-your-clicks).
     expect(await count(`SELECT count(*)::int AS n FROM ${ctx.schema}.clicks c JOIN ${ctx.schema}.click_links l ON l.id = c.link_id WHERE l.token = $1`, [link.token])).toBe(20);
-    await waitFor(async () => (await count(`SELECT count(*)::int AS n FROM ${ctx.schema}.clicks WHERE counted_at IS NULL`, [])) === 0);
+    const first = await ctx.t.http.get(`/api/v1/automations/${automationId}/funnel`).set(auth()).expect(200);
+    expect(first.body.clicked).toBe(1);
+    expect(await count(`SELECT count(*)::int AS n FROM ${ctx.schema}.clicks WHERE counted_at IS NULL`, [])).toBe(0);
 
     const [run] = await ctx.ds.query(`SELECT click_count, clicked_at FROM ${ctx.schema}.runs WHERE id = $1`, [link.runId]);
     expect(run.click_count).toBe(20);

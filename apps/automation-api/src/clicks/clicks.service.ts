@@ -9,10 +9,11 @@ import { ClicksRepository } from './clicks.repository';
 const TOKEN = /^[0-9A-Za-z]{10,64}$/;
 
 /**
- * The click redirect. Each click is stored before the 302 (concurrent clicks share one statement
- * and one commit, ClickWriter), so an answered click is never lost; it is counted right after, off
- * the request's path and many clicks per statement (ClickCounter): run counter, contact tag
- * `link_clicked` (source `link_clicked:<date>`), Event, outbox event `automation.link_clicked`.
+ * The click redirect. Each click is stored before the 302 (concurrent clicks share one statement and
+ * one commit, ClickWriter), so an answered click is never lost, and counted right after, many clicks
+ * per statement (ClickCounter): run counter, contact tag `link_clicked` (source
+ * `link_clicked:<date>`), Event, outbox event `automation.link_clicked`. Reads of this process
+ * wait for the clicks it stored to be counted (ClicksCountedInterceptor).
  * Clicks a stopped replica stored and did not count are counted by any replica, once.
  */
 @Injectable()
