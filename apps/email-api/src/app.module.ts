@@ -23,6 +23,7 @@ import { SendThrottle1795853207750 } from './migrations/1795853207750-SendThrott
 import { Uploads1795862000000 } from './migrations/1795862000000-Uploads';
 import { CampaignAbTests1795863000000 } from './migrations/1795863000000-CampaignAbTests';
 import { DoubleOptIn1795864000000 } from './migrations/1795864000000-DoubleOptIn';
+import { MailEventsWrites1795864500000 } from './migrations/1795864500000-MailEventsWrites';
 import { Workflows1795860000000 } from './migrations/1795860000000-Workflows';
 import { WorkflowExecutions1795860100000 } from './migrations/1795860100000-WorkflowExecutions';
 import { Billing1795861000000 } from './migrations/1795861000000-Billing';
@@ -44,7 +45,7 @@ import { VerifyModule } from './verify/verify.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 import { UploadsModule } from './uploads/uploads.module';
 
-export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000, DeliverabilityFixes1764200000000, MailEvents1795851988923, ProviderMessageIds1795852118751, InboundMessages1795852724313, SendThrottle1795853207750, Workflows1795860000000, WorkflowExecutions1795860100000, Billing1795861000000, Uploads1795862000000, CampaignAbTests1795863000000, DoubleOptIn1795864000000];
+export const EMAIL_MIGRATIONS = [CreateEmailTables1763900000000, AddOAuthLogin1764000000000, AddMarketing1764100000000, DeliverabilityFixes1764200000000, MailEvents1795851988923, ProviderMessageIds1795852118751, InboundMessages1795852724313, SendThrottle1795853207750, Workflows1795860000000, WorkflowExecutions1795860100000, Billing1795861000000, Uploads1795862000000, CampaignAbTests1795863000000, DoubleOptIn1795864000000, MailEventsWrites1795864500000];
 
 @Module({})
 export class EmailApiModule {

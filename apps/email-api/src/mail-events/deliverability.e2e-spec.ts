@@ -98,8 +98,9 @@ describe('mail events, tracking and suppressions (e2e)', () => {
     await t.http.get(m1.pixel).set('User-Agent', 'Mozilla/5.0').expect(200);
     const head = await t.http.head(m1.links[1]).set('User-Agent', BROWSER).expect(302);
     expect(head.headers.location).toBe('https://shop.test/b');
-    // track2: clicked within seconds of sending
-    await t.http.get(m2.links[0]).set('User-Agent', BROWSER).expect(302);
+    // track2: clicked within seconds of sending (an agent with quotes and a backslash, kept as sent)
+    const odd = 'Mozilla/5.0 (X11; "quoted") \\ {odd}, agent';
+    await t.http.get(m2.links[0]).set('User-Agent', odd).expect(302);
     // track3: every link at once
     await t.http.get(m3.links[0]).set('User-Agent', BROWSER).expect(302);
     await t.http.get(m3.links[1]).set('User-Agent', BROWSER).expect(302);
@@ -113,20 +114,27 @@ describe('mail events, tracking and suppressions (e2e)', () => {
 
     // opens and clicks are written in batches right after their requests
     await t.app.get(MailEventsService).flushTracking();
-    const events = await q<{ to: string; type: string; flag: string | null; url: string | null }>(
-      `SELECT m.to_email AS to, e.type, e.flag, e.url FROM ${db.table('mail_events')} e JOIN ${db.table('emails')} m ON m.id = e.email_id WHERE e.campaign_id = $1 AND e.type IN ('open', 'click') ORDER BY e.created_at, e.id`,
+    const events = await q<{ to: string; type: string; flag: string | null; url: string | null; data: unknown }>(
+      `SELECT m.to_email AS to, e.type, e.flag, e.url, e.data FROM ${db.table('mail_events')} e JOIN ${db.table('emails')} m ON m.id = e.email_id WHERE e.campaign_id = $1 AND e.type IN ('open', 'click') ORDER BY e.created_at, e.id`,
       [id],
     );
+    const seen = { userAgent: BROWSER };
+    const followed = (method: string, userAgent = BROWSER) => ({ userAgent, method });
     expect(events).toEqual([
-      { to: 'track0@example.com', type: 'open', flag: null, url: null },
-      { to: 'track0@example.com', type: 'open', flag: null, url: null },
-      { to: 'track0@example.com', type: 'click', flag: null, url: 'https://shop.test/a?x=1&y=2' },
-      { to: 'track1@example.com', type: 'open', flag: 'privacy_proxy', url: null },
-      { to: 'track1@example.com', type: 'click', flag: 'scanner', url: 'https://shop.test/b' },
-      { to: 'track2@example.com', type: 'click', flag: 'scanner', url: 'https://shop.test/a?x=1&y=2' },
-      { to: 'track3@example.com', type: 'click', flag: null, url: 'https://shop.test/a?x=1&y=2' },
-      { to: 'track3@example.com', type: 'click', flag: 'scanner', url: 'https://shop.test/b' },
+      { to: 'track0@example.com', type: 'open', flag: null, url: null, data: seen },
+      { to: 'track0@example.com', type: 'open', flag: null, url: null, data: seen },
+      { to: 'track0@example.com', type: 'click', flag: null, url: 'https://shop.test/a?x=1&y=2', data: followed('GET') },
+      { to: 'track1@example.com', type: 'open', flag: 'privacy_proxy', url: null, data: { userAgent: 'Mozilla/5.0' } },
+      { to: 'track1@example.com', type: 'click', flag: 'scanner', url: 'https://shop.test/b', data: followed('HEAD') },
+      { to: 'track2@example.com', type: 'click', flag: 'scanner', url: 'https://shop.test/a?x=1&y=2', data: followed('GET', odd) },
+      { to: 'track3@example.com', type: 'click', flag: null, url: 'https://shop.test/a?x=1&y=2', data: followed('GET') },
+      { to: 'track3@example.com', type: 'click', flag: 'scanner', url: 'https://shop.test/b', data: followed('GET') },
     ]);
+    // the rollups count them too (a batch queues one count per quarter hour, type and flag); the
+    // burst's first click was written unflagged
+    await t.app.get(RollupWorker).drain();
+    const series = (await t.http.get('/analytics/timeseries?interval=hour').set(sk()).expect(200)).body;
+    expect(series.totals).toMatchObject({ opened: 2, flaggedOpens: 1, clicked: 2, flaggedClicks: 3 });
     // one send event per mail, whatever else happened
     expect((await q<{ n: number }>(`SELECT count(*)::int AS n FROM ${db.table('mail_events')} WHERE campaign_id = $1 AND type = 'send'`, [id]))[0].n).toBe(4);
     // the mail's columns follow the human events only

@@ -39,10 +39,14 @@ export function stampColumns(s: string): string {
               ELSE false END`;
 }
 
-/** The event's count for the rollups, queued (an insert: concurrent writers share no row). */
+/**
+ * The events' counts for the rollups, queued (inserts: concurrent writers share no row), one row
+ * per project, quarter hour, type and human or not with its count `n` (a batch of opens and clicks
+ * adds a row or two, not one per event).
+ */
 export function rollupInsert(s: string): string {
-  return `INSERT INTO ${s}.mail_event_rollup_queue (project_id, bucket, type, human)
-      SELECT ins.project_id, ${BUCKET}, ins.type, ins.flag IS NULL FROM ins`;
+  return `INSERT INTO ${s}.mail_event_rollup_queue (project_id, bucket, type, human, n)
+      SELECT ins.project_id, ${BUCKET}, ins.type, ins.flag IS NULL, count(*) FROM ins GROUP BY 1, 2, 3, 4`;
 }
 
 /** The mail's recipient address, without a display name, lower-cased. */
@@ -111,22 +115,47 @@ export interface Hit {
   /** The link's index (clicks; 0 for opens). */
   index: number;
   flag: string | null;
-  data: Record<string, unknown>;
-  at: Date;
+  /** The request's `User-Agent` (at most 200 characters), kept in the event's data. */
+  userAgent: string | null;
+  /** The request's method (clicks, kept in the event's data; null for opens). */
+  method: string | null;
+  /** When it was answered, in milliseconds since the epoch. */
+  at: number;
 }
 
 /**
- * A batch of opens and clicks in one statement: $1…$7 the hits as arrays (id, mail, type, link
- * index, flag from the request, data, time), $8 prefetch window, $9 scanner window (seconds). Only
- * mails of projects that track are recorded, clicks only on links the mail has. Flags the database
- * decides: within the window after sending, and a burst — the mail's click just before (the
- * previous one of the batch, else the last one written: one index probe) came less than 2 seconds
- * earlier on another link. The mail's first unflagged open and click stamp it; a burst takes back
- * the click stamp its first click made.
+ * A PostgreSQL array literal of texts, every element quoted (NULL for null). The hits' columns go
+ * as literals built here: node-postgres escapes each element of an array parameter with two
+ * regular-expression passes and formats each Date, about 1.8 µs per hit against 0.4 µs.
+ */
+function textArray(values: readonly (string | null)[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ',';
+    out += v === null ? 'NULL' : `"${NEEDS_ESCAPE.test(v) ? v.replace(ESCAPED, '\\$&') : v}"`;
+  }
+  return `${out}}`;
+}
+const NEEDS_ESCAPE = /["\\]/;
+const ESCAPED = /["\\]/g;
+
+/**
+ * A batch of opens and clicks in one statement: $1…$8 the hits as arrays (id, mail, type, link
+ * index, flag from the request, user agent, method, time in epoch milliseconds), $9 prefetch
+ * window, $10 scanner window (seconds). Only mails of projects that track are recorded, clicks only
+ * on links the mail has. Flags the database decides: within the window after sending, and a burst —
+ * the mail's click just before (the previous one of the batch, else the last one written: one index
+ * probe) came less than 2 seconds earlier on another link. The mail's first unflagged open and click
+ * stamp it; a burst takes back the click stamp its first click made. The event's data is the
+ * request's agent (and method, for clicks).
  */
 function hitsStatement(s: string): string {
   return `WITH v AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::jsonb[], $7::timestamptz[]) AS v(id, email_id, type, idx, flag, data, at)
+      SELECT h.id, h.email_id, h.type, h.idx, h.flag,
+             CASE WHEN h.type = 'click' THEN jsonb_build_object('userAgent', h.user_agent, 'method', h.method) ELSE jsonb_build_object('userAgent', h.user_agent) END AS data,
+             timestamptz 'epoch' + h.ms * interval '1 millisecond' AS at
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::bigint[]) AS h(id, email_id, type, idx, flag, user_agent, method, ms)
     ),
     r AS (
       SELECT v.*, e.project_id, e.contact_id, e.campaign_id, e.workflow_execution_id, ${RECIPIENT('e')} AS recipient, e.sent_at,
@@ -150,8 +179,8 @@ function hitsStatement(s: string): string {
       INSERT INTO ${s}.mail_events (id, project_id, email_id, contact_id, campaign_id, workflow_execution_id, type, recipient, url, flag, source, data, idempotency_key, created_at)
       SELECT m.id, m.project_id, m.email_id, m.contact_id, m.campaign_id, m.workflow_execution_id, m.type, m.recipient, m.url,
              coalesce(m.flag, CASE
-               WHEN m.type = 'open' AND m.sent_at IS NOT NULL AND m.at < m.sent_at + make_interval(secs => $8::int) THEN 'privacy_proxy'
-               WHEN m.type = 'click' AND m.sent_at IS NOT NULL AND m.at < m.sent_at + make_interval(secs => $9::int) THEN 'scanner'
+               WHEN m.type = 'open' AND m.sent_at IS NOT NULL AND m.at < m.sent_at + make_interval(secs => $9::int) THEN 'privacy_proxy'
+               WHEN m.type = 'click' AND m.sent_at IS NOT NULL AND m.at < m.sent_at + make_interval(secs => $10::int) THEN 'scanner'
                WHEN m.burst THEN 'scanner' END),
              CASE WHEN m.type = 'open' THEN 'pixel' ELSE 'link' END, m.data, m.type || ':' || m.id, m.at
         FROM m WHERE m.type = 'open' OR m.url IS NOT NULL
@@ -188,13 +217,14 @@ export class MailEventsRepository {
     if (!hits.length) return 0;
     const text = (this.hitsText ??= hitsStatement(this.db.schema));
     const [row] = await this.db.prepared<{ n: number }>('email_track_hits', text, [
-      hits.map((h) => h.id),
-      hits.map((h) => h.emailId),
-      hits.map((h) => h.type),
-      hits.map((h) => h.index),
-      hits.map((h) => h.flag),
-      hits.map((h) => JSON.stringify(h.data)),
-      hits.map((h) => h.at),
+      textArray(hits.map((h) => h.id)),
+      textArray(hits.map((h) => h.emailId)),
+      textArray(hits.map((h) => h.type)),
+      `{${hits.map((h) => h.index).join(',')}}`,
+      textArray(hits.map((h) => h.flag)),
+      textArray(hits.map((h) => h.userAgent)),
+      textArray(hits.map((h) => h.method)),
+      `{${hits.map((h) => h.at).join(',')}}`,
       prefetchSeconds,
       scannerSeconds,
     ]);
@@ -274,27 +304,27 @@ export class MailEventsRepository {
     return row?.n ?? 0;
   }
 
-  /** Moves up to `limit` queued counts into the rollups (one statement); answers how many. */
+  /** Moves up to `limit` rows of queued counts into the rollups (one statement); answers how many rows. */
   async drainRollupQueue(limit: number): Promise<number> {
     const s = this.db.schema;
     const row = await this.db.one<{ n: number }>(
       `WITH q AS (
          DELETE FROM ${s}.mail_event_rollup_queue WHERE ctid IN (SELECT ctid FROM ${s}.mail_event_rollup_queue LIMIT $1 FOR UPDATE SKIP LOCKED)
-         RETURNING project_id, bucket, type, human
+         RETURNING project_id, bucket, type, human, n
        ),
        up AS (
          INSERT INTO ${s}.mail_event_rollups AS r (project_id, bucket, sent, delivered, opened, opened_flagged, clicked, clicked_flagged, bounced, complained, unsubscribed, received)
          SELECT q.project_id, q.bucket,
-                count(*) FILTER (WHERE q.type = 'send'),
-                count(*) FILTER (WHERE q.type = 'delivery'),
-                count(*) FILTER (WHERE q.type = 'open' AND q.human),
-                count(*) FILTER (WHERE q.type = 'open' AND NOT q.human),
-                count(*) FILTER (WHERE q.type = 'click' AND q.human),
-                count(*) FILTER (WHERE q.type = 'click' AND NOT q.human),
-                count(*) FILTER (WHERE q.type = 'bounce'),
-                count(*) FILTER (WHERE q.type = 'complaint'),
-                count(*) FILTER (WHERE q.type = 'unsubscribe'),
-                count(*) FILTER (WHERE q.type = 'received')
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'send'), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'delivery'), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'open' AND q.human), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'open' AND NOT q.human), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'click' AND q.human), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'click' AND NOT q.human), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'bounce'), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'complaint'), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'unsubscribe'), 0),
+                coalesce(sum(q.n) FILTER (WHERE q.type = 'received'), 0)
            FROM q WHERE EXISTS (SELECT 1 FROM ${s}.projects p WHERE p.id = q.project_id)
           GROUP BY 1, 2
          ON CONFLICT (project_id, bucket) DO UPDATE SET sent = r.sent + excluded.sent, delivered = r.delivered + excluded.delivered, opened = r.opened + excluded.opened, opened_flagged = r.opened_flagged + excluded.opened_flagged, clicked = r.clicked + excluded.clicked, clicked_flagged = r.clicked_flagged + excluded.clicked_flagged, bounced = r.bounced + excluded.bounced, complained = r.complained + excluded.complained, unsubscribed = r.unsubscribed + excluded.unsubscribed, received = r.received + excluded.received
@@ -309,7 +339,7 @@ export class MailEventsRepository {
   async reputation(projectId: string, since: Date): Promise<{ sends: number; hardBounces: number; complaints: number }> {
     const row = await this.db.one<{ sends: number; hard_bounces: number; complaints: number }>(
       `SELECT (SELECT coalesce(sum(sent), 0)::int FROM ${this.db.table('mail_event_rollups')} WHERE project_id = $1 AND bucket >= date_bin('15 minutes', $2::timestamptz, timestamptz '2000-01-01 00:00:00+00'))
-            + (SELECT count(*)::int FROM ${this.db.table('mail_event_rollup_queue')} WHERE project_id = $1 AND type = 'send') AS sends,
+            + (SELECT coalesce(sum(n), 0)::int FROM ${this.db.table('mail_event_rollup_queue')} WHERE project_id = $1 AND type = 'send') AS sends,
               (SELECT count(*)::int FROM ${this.db.table('mail_events')} WHERE project_id = $1 AND type = 'bounce' AND bounce_type = 'hard' AND created_at >= $2) AS hard_bounces,
               (SELECT count(*)::int FROM ${this.db.table('mail_events')} WHERE project_id = $1 AND type = 'complaint' AND created_at >= $2) AS complaints`,
       [projectId, since],

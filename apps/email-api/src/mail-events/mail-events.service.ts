@@ -92,10 +92,11 @@ export class MailEventsService implements OnModuleDestroy {
 
   /**
    * The open pixel was fetched. Hot path: nothing waits for the database; the hit joins the buffer,
-   * written in batches (one statement per batch, see flushTracking).
+   * written in batches (one statement per batch, see flushTracking). The agent is kept in the
+   * event's data (at most 200 characters).
    */
-  trackOpen(emailId: string, flag: MailEventFlag | null, data: Record<string, unknown>): void {
-    this.buffer({ id: newId('mev'), emailId, type: 'open', index: 0, flag, data, at: new Date() });
+  trackOpen(emailId: string, flag: MailEventFlag | null, userAgent: string | undefined): void {
+    this.buffer({ id: newId('mev'), emailId, type: 'open', index: 0, flag, userAgent: userAgent?.slice(0, 200) ?? null, method: null, at: Date.now() });
   }
 
   /**
@@ -113,9 +114,18 @@ export class MailEventsService implements OnModuleDestroy {
     return links[index] ?? null;
   }
 
-  /** A tracked link was followed: buffered as trackOpen. */
-  trackClick(emailId: string, index: number, flag: MailEventFlag | null, data: Record<string, unknown>): void {
-    this.buffer({ id: newId('mev'), emailId, type: 'click', index, flag, data, at: new Date() });
+  /**
+   * clickTarget's answer when the mail's links are in memory, without a promise (the click redirect
+   * answers most clicks in the same turn); undefined when they are not.
+   */
+  knownClickTarget(emailId: string, index: number): string | null | undefined {
+    const links = this.linkCache.get(emailId);
+    return links === undefined ? undefined : (links[index] ?? null);
+  }
+
+  /** A tracked link was followed: buffered as trackOpen, with the request's method. */
+  trackClick(emailId: string, index: number, flag: MailEventFlag | null, userAgent: string | undefined, method: string): void {
+    this.buffer({ id: newId('mev'), emailId, type: 'click', index, flag, userAgent: userAgent?.slice(0, 200) ?? null, method, at: Date.now() });
   }
 
   /**

@@ -118,7 +118,7 @@ export class ProjectSecurityDto {
 class WipedRowsDto {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Mail events (sends, opens, clicks, bounces…); the suppression list is kept' }) mail_events: number;
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Quarter-hour rollups of the mail events' }) mail_event_rollups: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Mail-event counts not yet in the rollups' }) mail_event_rollup_queue: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Queued mail-event counts not yet in the rollups (rows: one per event, or per quarter hour, type and flag of a batch of opens and clicks)' }) mail_event_rollup_queue: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) events: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) emails: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) contacts: number;
