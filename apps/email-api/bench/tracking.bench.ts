@@ -14,6 +14,7 @@
 import { Database } from '@platform/database';
 import { startBenchService, type BenchMeasurement } from '@platform/bench';
 import { benchEnv, benchProject, benchTag, json, LoadProcess, round, type LoadResult } from './bench-api';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { emailApiService } from '../src/service';
 import { MailEventsService } from '../src/mail-events/mail-events.service';
@@ -35,14 +36,17 @@ export interface EmailTrackingBenchOptions {
 
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
-/** The baseline: a bare Node server answering the pixel and the redirect as the service does, without a database. */
+/**
+ * The baseline: a bare Node server answering the pixel and the redirect as the service does (the
+ * same headers, a request id included), without a database.
+ */
 async function startBareServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.url?.startsWith('/t/c/')) {
-      res.writeHead(302, { location: 'https://shop.example.test/a', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': 0 });
+      res.writeHead(302, { location: 'https://shop.example.test/a', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': 0, 'x-request-id': randomUUID() });
       res.end();
     } else if (req.url?.startsWith('/t/o/')) {
-      res.writeHead(200, { 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0', 'content-length': GIF.length });
+      res.writeHead(200, { 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0', 'content-length': GIF.length, 'x-request-id': randomUUID() });
       res.end(GIF);
     } else {
       const body = JSON.stringify({ interval: 'hour', points: [] });

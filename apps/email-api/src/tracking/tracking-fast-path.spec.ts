@@ -17,12 +17,22 @@ describe('tracking fast path', () => {
   const opens: unknown[][] = [];
   const clicks: unknown[][] = [];
   let failTarget = false;
+  // the links of the mails read (MailEventsService keeps them in memory)
+  const read = new Map<string, string[]>();
+  let reads = 0;
   const events = {
     trackOpen: (...args: unknown[]) => void opens.push(args),
     trackClick: (...args: unknown[]) => void clicks.push(args),
     clickTarget: async (emailId: string, index: number) => {
+      reads++;
       if (failTarget) throw new Error('database gone');
-      return emailId === ID ? ([`https://shop.test/a?x=1&y=2`, 'https://shop.test/b'][index] ?? null) : null;
+      const links = emailId === ID ? [`https://shop.test/a?x=1&y=2`, 'https://shop.test/b'] : [];
+      read.set(emailId, links);
+      return links[index] ?? null;
+    },
+    knownClickTarget: (emailId: string, index: number) => {
+      const links = read.get(emailId);
+      return links === undefined ? undefined : (links[index] ?? null);
     },
   };
   const metrics = new MetricsService('email-api');
@@ -58,6 +68,8 @@ describe('tracking fast path', () => {
     clicks.length = 0;
     routed.length = 0;
     failTarget = false;
+    read.clear();
+    reads = 0;
   });
   const get = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { redirect: 'manual', ...init, headers: { 'user-agent': BROWSER, ...(init.headers as Record<string, string>) } });
 
@@ -75,8 +87,8 @@ describe('tracking fast path', () => {
     const wrong = await get(`/t/o/${tokens.open(ID).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}`);
     expect(wrong.status).toBe(200);
     expect(opens).toEqual([
-      [ID, null, { userAgent: BROWSER }],
-      [ID, null, { userAgent: BROWSER }],
+      [ID, null, BROWSER],
+      [ID, null, BROWSER],
     ]);
     expect(routed).toEqual([]);
   });
@@ -89,26 +101,30 @@ describe('tracking fast path', () => {
     expect(opens.map((o) => o[1])).toEqual(['privacy_proxy', 'privacy_proxy', null]);
   });
 
-  it('redirects to the link of the mail and records the click; HEAD is a scanner', async () => {
+  it('redirects to the link of the mail and records the click, reading the mail once; HEAD is a scanner', async () => {
     const res = await get(`/t/c/${tokens.click(ID, 0)}`);
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('https://shop.test/a?x=1&y=2');
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('content-length')).toBe('0');
     const head = await get(`/t/c/${tokens.click(ID, 1)}`, { method: 'HEAD' });
     expect(head.status).toBe(302);
     expect(head.headers.get('location')).toBe('https://shop.test/b');
     expect(clicks).toEqual([
-      [ID, 0, null, { userAgent: BROWSER, method: 'GET' }],
-      [ID, 1, 'scanner', { userAgent: BROWSER, method: 'HEAD' }],
+      [ID, 0, null, BROWSER, 'GET'],
+      [ID, 1, 'scanner', BROWSER, 'HEAD'],
     ]);
+    // the second click was answered from the links read for the first
+    expect(reads).toBe(1);
     expect(routed).toEqual([]);
   });
 
   it('hands everything else to the router without recording: wrong tokens and links, encoded or odd paths, other methods, failures', async () => {
     const paths = [
       `/t/c/${tokens.click(ID, 0).replace('.0.', '.1.')}`, // tampered index
-      `/t/c/${tokens.click(ID, 7)}`, // signed, but no such link in the mail
+      `/t/c/${tokens.click(ID, 7)}`, // signed, but no such link in the mail (its links read)
+      `/t/c/${tokens.click(ID, 7)}`, // (its links known)
       `/t/c/${tokens.click(ID, 0).replace('.', '%2E')}`, // to percent-decode
       '/t/c/%E0%A4%A',
       `/t/o/${tokens.open(ID)}/`,
@@ -117,6 +133,8 @@ describe('tracking fast path', () => {
     ];
     for (const path of paths) expect((await get(path)).status).toBe(418);
     expect((await get(`/t/o/${tokens.open(ID)}`, { method: 'POST' })).status).toBe(418);
+    expect(reads).toBe(1);
+    read.clear();
     failTarget = true;
     expect((await get(`/t/c/${tokens.click(ID, 0)}`)).status).toBe(418);
     expect(routed).toHaveLength(paths.length + 2);

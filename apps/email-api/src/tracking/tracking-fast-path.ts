@@ -9,7 +9,11 @@ import { TrackingLinks } from './tracking-links';
 /** A transparent 1×1 GIF. */
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 export const PIXEL_HEADERS = { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, max-age=0', 'Content-Length': String(PIXEL.length) };
-export const REDIRECT_HEADERS = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' };
+/** The redirect has no body: `Content-Length: 0` (not an empty chunked body, whose last chunk is one more write). */
+export const REDIRECT_HEADERS = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'Content-Length': '0' };
+/** The same as `res.writeHead`'s flat list (name, value, …): no object to build and walk per answer. */
+const PIXEL_HEADER_LIST = Object.entries(PIXEL_HEADERS).flat();
+const REDIRECT_HEADER_LIST = Object.entries(REDIRECT_HEADERS).flat();
 
 /**
  * `/t/o/<token>` and `/t/c/<token>` whose token is written in the characters a token is made of
@@ -71,26 +75,36 @@ export function installTrackingFastPath(app: NestExpressApplication, config: Pic
     const emailId = tokens.verifyOpen(token);
     if (emailId) {
       const ua = req.headers['user-agent'];
-      events.trackOpen(emailId, openFlag(ua, clientIp(req, trust())), { userAgent: ua?.slice(0, 200) ?? null });
+      events.trackOpen(emailId, openFlag(ua, clientIp(req, trust())), ua);
     }
-    res.writeHead(200, { ...PIXEL_HEADERS, 'X-Request-Id': requestIdFrom(req) });
+    res.writeHead(200, [...PIXEL_HEADER_LIST, 'X-Request-Id', requestIdFrom(req)]);
     res.end(PIXEL);
     done(req, '/t/o/:token', 200, started);
+  };
+
+  const redirect = (req: IncomingMessage, res: ServerResponse, link: { emailId: string; index: number }, url: string | null, started: bigint) => {
+    // A mail without this link: the router answers the 404 in the error envelope.
+    if (!url) return express(req, res);
+    res.writeHead(302, ['Location', url, ...REDIRECT_HEADER_LIST, 'X-Request-Id', requestIdFrom(req)]);
+    const ua = req.headers['user-agent'];
+    events.trackClick(link.emailId, link.index, clickFlag(req.method!, ua), ua, req.method!);
+    res.end();
+    done(req, '/t/c/:token', 302, started);
   };
 
   const click = (req: IncomingMessage, res: ServerResponse, token: string, started: bigint): boolean => {
     const link = tokens.verifyClick(token);
     if (!link) return false;
+    // The mail's links in memory (most clicks): answered now; else read first.
+    const known = events.knownClickTarget(link.emailId, link.index);
+    if (known !== undefined) {
+      redirect(req, res, link, known, started);
+      return true;
+    }
     events.clickTarget(link.emailId, link.index).then(
       (url) => {
         try {
-          // A mail without this link: the router answers the 404 in the error envelope.
-          if (!url) return express(req, res);
-          res.writeHead(302, { Location: url, ...REDIRECT_HEADERS, 'X-Request-Id': requestIdFrom(req) });
-          const ua = req.headers['user-agent'];
-          events.trackClick(link.emailId, link.index, clickFlag(req.method!, ua), { userAgent: ua?.slice(0, 200) ?? null, method: req.method });
-          res.end();
-          done(req, '/t/c/:token', 302, started);
+          redirect(req, res, link, url, started);
         } catch (err) {
           handOn(req, res, err);
         }

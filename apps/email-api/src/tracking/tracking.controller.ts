@@ -39,7 +39,7 @@ export class TrackingController {
     const emailId = this.links.tokens.verifyOpen(token);
     if (emailId) {
       const ua = req.headers['user-agent'];
-      this.events.trackOpen(emailId, openFlag(ua, req.ip), { userAgent: ua?.slice(0, 200) ?? null });
+      this.events.trackOpen(emailId, openFlag(ua, req.ip), ua);
     }
     res.status(200).set(PIXEL_HEADERS).end(PIXEL);
   }
@@ -60,7 +60,7 @@ export class TrackingController {
     const url = await this.events.clickTarget(link.emailId, link.index);
     if (!url) throw invalidLink();
     const ua = req.headers['user-agent'];
-    this.events.trackClick(link.emailId, link.index, clickFlag(req.method, ua), { userAgent: ua?.slice(0, 200) ?? null, method: req.method });
+    this.events.trackClick(link.emailId, link.index, clickFlag(req.method, ua), ua, req.method);
     res.status(302).set({ Location: url, ...REDIRECT_HEADERS }).end();
   }
 }
