@@ -3,8 +3,6 @@ import { fixedTextAnswer } from '../common/raw-answers';
 import type { WebhooksService } from './webhooks.service';
 
 const WEBHOOK_PATH = /^\/webhooks\/instagram\/?(?:\?|$)/;
-/** The JSON bodies body-parser reads as they are: no charset but UTF-8, nothing to inflate. */
-const JSON_TYPE = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 /** Bodies read here at most; a larger one (up to the app's body limit) goes through Express. */
 const MAX_BYTES = 512 * 1024;
 /**
@@ -22,20 +20,7 @@ export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
   const received = fixedTextAnswer('EVENT_RECEIVED');
   return {
     match: (method, url) => (method === 'POST' && WEBHOOK_PATH.test(url) ? '/webhooks/instagram' : null),
-    handle: ({ req, res, fail, handOn }: RawExchange) => {
-      const length = req.headers['content-length'];
-      const encoding = req.headers['content-encoding'];
-      if (
-        !JSON_TYPE.test(req.headers['content-type'] ?? '') ||
-        (encoding !== undefined && encoding.toLowerCase() !== 'identity') ||
-        req.headers['transfer-encoding'] !== undefined ||
-        length === undefined ||
-        !/^\d{1,7}$/.test(length) ||
-        Number(length) === 0 ||
-        Number(length) > MAX_BYTES
-      ) {
-        return handOn();
-      }
+    handle: ({ req, res, fail, handOn, readJson }: RawExchange) => {
       const answer = (raw: Buffer) => {
         let body: unknown;
         try {
@@ -58,15 +43,7 @@ export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
           }
         }, fail);
       };
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        try {
-          answer(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-        } catch (err) {
-          fail(err);
-        }
-      });
+      readJson(MAX_BYTES, answer);
     },
   };
 }

@@ -8,8 +8,6 @@ import type { TrackInput, TrackService } from './track.service';
 
 /** `POST /v1/track`, with or without a query; any other spelling of the path goes through TrackController. */
 const TRACK_PATH = /^\/v1\/track(?:\?|$)/;
-/** The JSON bodies the platform's parser reads as they are: no charset but UTF-8, nothing to inflate. */
-const JSON_TYPE = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 /** Bodies read here at most; a larger one (up to the app's body limit) goes through Express. */
 const MAX_BYTES = 64 * 1024;
 const FIELDS = new Set(['email', 'event', 'subscribed', 'data']);
@@ -88,21 +86,9 @@ export function trackInputOf(raw: Buffer): TrackInput | null {
 export function trackRawRoute(access: ProjectAccessGuard, tracking: TrackService): RawRoute {
   return {
     match: (method, url) => (method === 'POST' && TRACK_PATH.test(url) ? '/v1/track' : null),
-    handle: ({ req, res, fail, handOn }: RawExchange) => {
-      const length = req.headers['content-length'];
-      const encoding = req.headers['content-encoding'];
-      if (
-        !JSON_TYPE.test(req.headers['content-type'] ?? '') ||
-        (encoding !== undefined && encoding.toLowerCase() !== 'identity') ||
-        req.headers['transfer-encoding'] !== undefined ||
-        req.headers['idempotency-key'] !== undefined ||
-        length === undefined ||
-        !/^\d{1,6}$/.test(length) ||
-        Number(length) === 0 ||
-        Number(length) > MAX_BYTES
-      ) {
-        return handOn();
-      }
+    handle: ({ req, res, fail, handOn, readJson }: RawExchange) => {
+      // A retry with an Idempotency-Key: the Nest route's idempotency store answers it.
+      if (req.headers['idempotency-key'] !== undefined) return handOn();
       const record = (raw: Buffer) => {
         const input = trackInputOf(raw);
         if (!input) return handOn(raw);
@@ -119,15 +105,7 @@ export function trackRawRoute(access: ProjectAccessGuard, tracking: TrackService
           }
         }, fail);
       };
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        try {
-          record(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-        } catch (err) {
-          fail(err);
-        }
-      });
+      readJson(MAX_BYTES, record);
     },
   };
 }

@@ -17,6 +17,31 @@ export interface RawExchange {
   fail(err: unknown): void;
   /** Gives the request to Express and Nest after all (nothing may have been answered yet); `body` replays a body already read. */
   handOn(body?: Buffer): void;
+  /**
+   * Reads a JSON body the platform's parser would read as it is — `application/json` in UTF-8, not
+   * compressed, not chunked, a Content-Length of 1 to `maxBytes` — and calls `onBody` with its bytes
+   * (what it throws goes to `fail`); any other request is handed on unread, for the platform's
+   * parsers to answer.
+   */
+  readJson(maxBytes: number, onBody: (raw: Buffer) => void): void;
+}
+
+/** The JSON bodies the platform's parser reads as they are: no charset but UTF-8. */
+const PLAIN_JSON_TYPE = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
+
+/** True when `req` carries a body `readJson` reads itself (see RawExchange.readJson). */
+function plainJson(req: IncomingMessage, maxBytes: number): boolean {
+  const length = req.headers['content-length'];
+  const encoding = req.headers['content-encoding'];
+  return (
+    PLAIN_JSON_TYPE.test(req.headers['content-type'] ?? '') &&
+    (encoding === undefined || encoding.toLowerCase() === 'identity') &&
+    req.headers['transfer-encoding'] === undefined &&
+    length !== undefined &&
+    /^\d{1,9}$/.test(length) &&
+    Number(length) > 0 &&
+    Number(length) <= maxBytes
+  );
 }
 
 /**
@@ -139,6 +164,18 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
         landed();
         for (const [name] of security) res.removeHeader(name);
         express(body ? replayed(req, body) : req, res);
+      },
+      readJson: (maxBytes, onBody) => {
+        if (!plainJson(req, maxBytes)) return exchange.handOn();
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          try {
+            onBody(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+          } catch (err) {
+            exchange.fail(err);
+          }
+        });
       },
     };
     // Should the request emit 'error' while a route reads its body (its socket failing), no listener
