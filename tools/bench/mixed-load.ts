@@ -76,6 +76,30 @@ async function mcpSession(base: string, headers: Record<string, string>): Promis
   return session;
 }
 
+/** Renew conversation-api's access token this long after it was issued (it lasts 15 minutes). */
+const CONVERSATION_TOKEN_RENEW_MS = 10 * 60_000;
+
+/**
+ * The conversation path's bearer token, renewed as a client renews it: conversation-api's access
+ * tokens last 15 minutes (ACCESS_TOKEN_TTL_SECONDS), so a longer soak uses the setup's refresh token
+ * (`POST /api/v1/auth/refresh`, which rotates it) before each window once 10 minutes have passed.
+ */
+function conversationTokenRenewal(stack: ServiceStack, refreshUrl: string, path: LoadPath): () => Promise<void> {
+  let refreshToken = stack.setups.get('conversation-api')?.fields?.refresh_token?.[0];
+  let issuedAt = Date.now();
+  return async () => {
+    if (Date.now() - issuedAt < CONVERSATION_TOKEN_RENEW_MS) return;
+    if (!refreshToken) throw new Error('bench: the conversation-api setup has no refresh token to renew its access token with');
+    const res = await fetch(refreshUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: refreshToken }) });
+    const body = (await res.json().catch(() => null)) as { data?: { access_token?: string; refresh_token?: string } } | null;
+    const pair = body?.data;
+    if (!res.ok || !pair?.access_token || !pair.refresh_token) throw new Error(`bench: conversation-api refresh answered ${res.status}`);
+    refreshToken = pair.refresh_token;
+    issuedAt = Date.now();
+    path.headers = { ...path.headers, authorization: `Bearer ${pair.access_token}` };
+  };
+}
+
 /** One hot path per service, through the gateway, with the credentials of the stack's setups. */
 async function hotPaths(stack: ServiceStack, gateway: string): Promise<LoadPath[]> {
   const prefix = (name: string) => `${gateway}${SERVICES_BEHIND_GATEWAY.find((s) => s.name === name)!.prefix}`;
@@ -173,19 +197,22 @@ class LoadGenerator {
 }
 
 /** Every service and the gateway up, the hot paths checked once (each answers as expected). */
-async function startStack(root: string, log: (line: string) => void): Promise<{ stack: ServiceStack; paths: LoadPath[] }> {
+async function startStack(root: string, log: (line: string) => void): Promise<{ stack: ServiceStack; paths: LoadPath[]; renew: () => Promise<void> }> {
   const stack = new ServiceStack();
   try {
     const opts = { root, log: (line: string) => log(`bench: mixed load: ${line}`) };
     await Promise.all(FUZZ_SERVICES.map((svc) => stack.ensureStarted(svc, opts)));
     const gateway = await stack.startGateway(opts);
     const paths = await hotPaths(stack, gateway.url);
+    const conversations = paths.find((p) => p.service === 'conversation-api')!;
+    const conversationPrefix = SERVICES_BEHIND_GATEWAY.find((s) => s.name === 'conversation-api')!.prefix;
+    const renew = conversationTokenRenewal(stack, `${gateway.url}${conversationPrefix}/api/v1/auth/refresh`, conversations);
     for (const p of paths) {
       const res = await fetch(p.url, { method: p.method, headers: p.headers, body: p.bodyBase64 ? Buffer.from(p.bodyBase64, 'base64') : p.body?.replaceAll('[<id>]', 'check') });
       const text = await res.text();
       if (!p.expect.includes(res.status)) throw new Error(`bench: mixed load: ${p.name} answered ${res.status}, expected ${p.expect.join(' or ')}: ${text.slice(0, 300)}`);
     }
-    return { stack, paths };
+    return { stack, paths, renew };
   } catch (err) {
     await stack.stop();
     throw err;
@@ -195,12 +222,13 @@ async function startStack(root: string, log: (line: string) => void): Promise<{ 
 const memoryOf = (stack: ServiceStack) => Object.fromEntries([...stack.apps.values()].map((a) => [a.name, rssMb(a.pid)]));
 
 export async function runMixedLoad(opts: MixedLoadOptions): Promise<MixedLoadResult> {
-  const { stack, paths } = await startStack(opts.root, opts.log);
+  const { stack, paths, renew } = await startStack(opts.root, opts.log);
   const generator = new LoadGenerator();
   try {
     const before = memoryOf(stack);
     const stages: StageResult[] = [];
     for (const connections of opts.stages) {
+      await renew();
       opts.log(`bench: mixed load: ${paths.length} paths × ${connections} connections for ${opts.seconds} s`);
       stages.push({ connections, paths: await generator.run({ paths, connections, seconds: opts.seconds }) });
     }
@@ -215,13 +243,14 @@ export async function runMixedLoad(opts: MixedLoadOptions): Promise<MixedLoadRes
 }
 
 export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
-  const { stack, paths } = await startStack(opts.root, opts.log);
+  const { stack, paths, renew } = await startStack(opts.root, opts.log);
   const generator = new LoadGenerator();
   const windows: SoakWindow[] = [];
   const started = performance.now();
   try {
     const count = Math.max(1, Math.round(opts.seconds / opts.windowSeconds));
     for (let i = 0; i < count; i++) {
+      await renew();
       const results = await generator.run({ paths, connections: opts.connections, seconds: opts.windowSeconds });
       const died = [...stack.apps.values()].filter((a) => a.exited());
       if (died.length) throw new Error(`bench: soak: ${died.map((a) => a.name).join(', ')} ended during window ${i + 1}`);

@@ -19,6 +19,18 @@ describe('judgeSoak', () => {
     expect(v.failures).toEqual([expect.stringMatching(/^email-api: memory keeps growing/)]);
   });
 
+  it('does not call a step in the first third that then stays flat growth (the run that found it: 106 → 119 → 119 MB)', () => {
+    // 19 judged windows: flat at 106, a step to 119 at the ninth, a tenth of a MB more by the end
+    const v = judgeSoak(windows(20, (i) => (i < 9 ? 106 : 119 + i * 0.02), () => 8));
+    expect(v.memory[0].growing).toBe(false);
+    expect(v.failures).toEqual([]);
+  });
+
+  it('still fails a slow leak that rises through the whole run', () => {
+    // 1 % a window, evenly (the thirds' medians 208, 220, 232 MB): the last third still rises over the middle one
+    expect(judgeSoak(windows(20, (i) => 200 * (1 + 0.01 * i), () => 8)).memory[0].growing).toBe(true);
+  });
+
   it('does not call a small steady creep growth (under the limit)', () => {
     expect(judgeSoak(windows(13, (i) => 200 + 0.5 * i, () => 8)).failures).toEqual([]);
   });
