@@ -85,6 +85,7 @@ export class ClickCounter implements OnApplicationBootstrap, BeforeApplicationSh
       this.due = undefined;
       if (!this.running && !this.stopped) this.running = this.loop().finally(() => (this.running = undefined));
     }, delayMs);
+    this.due.unref?.(); // shutdown counts what is left itself
   }
 
   /** A store statement of this process committed clicks (ClickWriter): they are counted soon. */

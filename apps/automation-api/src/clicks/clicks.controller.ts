@@ -15,7 +15,7 @@ export class ClicksController {
     summary: 'Click-tracking redirect',
     description:
       'Links sent with `track_clicks` point to `${PUBLIC_BASE_URL}/r/{code}` (12 base62 characters from a CSPRNG). The click is stored before the 302 to the target; right after, off the request, it is counted on the run (`clicked`), ' +
-      'the contact is tagged `link_clicked` (source `link_clicked:YYYY-MM-DD`), an Event `link_clicked` is logged and the bus event `automation.link_clicked` queued, together. Any other code → 404.',
+      'the contact is tagged `link_clicked` (source `link_clicked:YYYY-MM-DD`), an Event `link_clicked` is logged and the bus event `automation.link_clicked` queued, together; a request to this API made after the redirect answered sees the click counted. Any other code → 404.',
   })
   @ApiParam({ name: 'code', type: String })
   @ApiFoundResponse({ description: 'Location: the target URL' })

@@ -79,9 +79,10 @@ export function trackInputOf(raw: Buffer): TrackInput | null {
  * to 64 kB) that TrackEventDto accepts as it is ({@link trackInputOf}) is authenticated by
  * ProjectAccessGuard itself (key, disabled project, rate limit and its headers), its data keys
  * checked, then recorded by TrackService (answered once committed) as `{success, data}`; errors go
- * through installRawRoutes' `mapError` and the app's error filter. Everything else — an Idempotency-Key, another content type or encoding, a chunked or large
- * body, a body the parser or validation would refuse or that is unusual — goes to Express with the
- * body replayed, before anything was checked or counted, so that the Nest route answers it whole.
+ * through the app's error filter. Everything else — an Idempotency-Key, another content type or
+ * encoding, a chunked or large body (RawExchange.readJson), a body the parser or validation would
+ * refuse or that is unusual — goes to Express with the body replayed, before anything was checked or
+ * counted, so that the Nest route answers it whole.
  */
 export function trackRawRoute(access: ProjectAccessGuard, tracking: TrackService): RawRoute {
   return {
