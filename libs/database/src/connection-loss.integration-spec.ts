@@ -122,6 +122,21 @@ describeOnServer('PostgreSQL connections killed mid-request (real server)', () =
     return slow;
   }
 
+  /**
+   * Serves again without a restart: the pool drops each dead idle connection when it next hands it
+   * out (that request answers 503 too), so a few requests may go before a fresh connection serves one.
+   */
+  async function servesAgain(): Promise<void> {
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 200; i++) {
+      const res = await t.http.get('/probe/count');
+      status = res.status;
+      if (status === 200) expect(res.body).toEqual({ n: 0 });
+      else expect(status).toBe(503);
+    }
+    expect(status).toBe(200);
+  }
+
   it('answers 503 in the error shape while its connection is killed, then serves again without a restart', async () => {
     await t.http.get('/probe/count').expect(200, { n: 0 });
     const res = await killedDuring('/probe/slow');
@@ -133,7 +148,7 @@ describeOnServer('PostgreSQL connections killed mid-request (real server)', () =
     expect(res.headers['retry-after']).toBeDefined();
 
     // Idle pooled connections were killed too: the pool replaces them, no restart needed.
-    await t.http.get('/probe/count').expect(200, { n: 0 });
+    await servesAgain();
     await t.http.get('/readyz').expect(200);
   });
 
@@ -142,6 +157,6 @@ describeOnServer('PostgreSQL connections killed mid-request (real server)', () =
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ success: false, error: { code: 'DATABASE_UNAVAILABLE', statusCode: 503 } });
     expect(res.headers['retry-after']).toBe('1');
-    await t.http.get('/probe/count').expect(200, { n: 0 });
+    await servesAgain();
   });
 });
