@@ -50,7 +50,9 @@ describe('ClickCounter', () => {
   it('counted() resolves once a round that began after the call has ended, not with a round already running', async () => {
     let finishFirst!: () => void;
     const first = new Promise<{ counted: number; events: ClickEvent[] }>((resolve) => (finishFirst = () => resolve({ counted: 1, events: [] })));
-    const repo = { countStored: jest.fn().mockReturnValueOnce(first).mockResolvedValue({ counted: 0, events: [] }) };
+    let finishSecond!: () => void;
+    const second = new Promise<{ counted: number; events: ClickEvent[] }>((resolve) => (finishSecond = () => resolve({ counted: 0, events: [] })));
+    const repo = { countStored: jest.fn().mockReturnValueOnce(first).mockReturnValueOnce(second).mockResolvedValue({ counted: 0, events: [] }) };
     const counter = new ClickCounter(repo as unknown as ClicksRepository, { publishClaimed: jest.fn() } as unknown as OutboxRelay, 'automation-api', { AUTOMATION_POLL_MS: 1000 } as AutomationConfig);
     counter.wake(0);
     await new Promise((r) => setTimeout(r, 5));
@@ -60,7 +62,9 @@ describe('ClickCounter', () => {
     finishFirst();
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 5));
     expect(answered).toBe(false); // the round that was running when it asked does not count for it
+    finishSecond();
     await waiting;
     expect(repo.countStored).toHaveBeenCalledTimes(2); // the next round ran, then it was answered
   });
