@@ -65,6 +65,17 @@ function rssMb(pid: number): number {
   }
 }
 
+/** A service's V8 heap used after its last full collection (MB), from its `/metrics`; 0 when it reports none. */
+async function heapAfterGcMb(url: string): Promise<number> {
+  try {
+    const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const bytes = /^nodejs_heap_used_after_gc_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?(?:e[+-]?\d+)?)$/m.exec(text)?.[1];
+    return bytes ? Number(bytes) / 2 ** 20 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 async function mcpSession(base: string, headers: Record<string, string>): Promise<string> {
   const post = (body: unknown, extra: Record<string, string> = {}) =>
     fetch(`${base}/mcp`, { method: 'POST', headers: { ...headers, ...extra, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
@@ -220,6 +231,7 @@ async function startStack(root: string, log: (line: string) => void): Promise<{ 
 }
 
 const memoryOf = (stack: ServiceStack) => Object.fromEntries([...stack.apps.values()].map((a) => [a.name, rssMb(a.pid)]));
+const heapOf = async (stack: ServiceStack) => Object.fromEntries(await Promise.all([...stack.apps.values()].map(async (a) => [a.name, await heapAfterGcMb(a.url)] as const)));
 
 export async function runMixedLoad(opts: MixedLoadOptions): Promise<MixedLoadResult> {
   const { stack, paths, renew } = await startStack(opts.root, opts.log);
@@ -257,6 +269,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
       const window: SoakWindow = {
         at: Math.round((performance.now() - started) / 1000),
         rssMb: memoryOf(stack),
+        heapMb: await heapOf(stack),
         p99Ms: Object.fromEntries(results.map((r) => [r.name, r.p99Ms])),
         errors: Object.fromEntries(results.map((r) => [r.name, r.failed])),
       };
@@ -289,7 +302,8 @@ export function formatMixedLoad(result: MixedLoadResult): string {
 export function formatSoak(result: SoakResult): string {
   const v = result.verdict;
   const lines = [`soak: ${result.windows.length} windows, ${v.judged} judged (the first is the warm-up)`];
-  for (const m of v.memory) lines.push(`  ${pad(m.service, 18)} memory ${num(m.firstMb)} → ${num(m.lastMb)} MB (median of the first and last thirds)${m.growing ? '  KEEPS GROWING' : ''}`);
+  lines.push('  memory, medians of the first and last thirds: resident; V8 heap after the last full collection');
+  for (const m of v.memory) lines.push(`  ${pad(m.service, 18)} ${num(m.rss.firstMb)} → ${num(m.rss.lastMb)} MB; heap ${num(m.heap.firstMb)} → ${num(m.heap.lastMb)} MB${m.growing ? '  KEEPS GROWING' : ''}`);
   for (const l of v.latency) lines.push(`  ${pad(l.path, 42)} p99 ${num(l.firstP99, 1)} → ${num(l.lastP99, 1)} ms${l.drifting ? '  DRIFTS' : ''}`);
   lines.push(v.failures.length ? `soak FAILED:\n  ${v.failures.join('\n  ')}` : 'soak passed: no memory growth, no latency drift, no failed request');
   return lines.join('\n');

@@ -1,18 +1,23 @@
 // The verdict of a soak run (`BENCH_SOAK=1 npm run bench`): the mixed load held for a while, one
 // window after another, each window's memory of every service and p99 of every path recorded.
-// Memory "keeps growing" when the medians of the run's thirds rise one after the other, the last
-// third sits more than `growthLimit` above the first, and the rise goes on into the last third (it is
-// more than a quarter of `growthLimit` above the middle one): a step early in the run that then stays
-// flat (a heap that settled at its size) is not growth, a leak rises through the whole run; latency
-// "drifts" when the last third's median
-// p99 exceeds `driftLimit` times the first third's (or `floorMs`, whichever is larger). The first
-// window is a warm-up (caches, pools, JIT) and is not judged.
+// Memory is judged twice per service: the V8 heap used after its last full collection (what survived
+// it: a leak of JavaScript objects) and resident memory (which also holds buffers and native memory,
+// garbage not yet collected and space the allocator keeps). Either "keeps growing" when the medians of
+// the run's thirds rise one after the other, the last third sits more than `growthLimit` above the
+// first, and the rise goes on into the last third (it is more than a quarter of `growthLimit` above
+// the middle one): a step early in the run that then stays flat (a heap that settled at its size) is
+// not growth, a leak rises through the whole run. A service that reports no heap after collection
+// (0 in every window) is judged on resident memory alone. Latency "drifts" when the last third's
+// median p99 exceeds `driftLimit` times the first third's (or `floorMs`, whichever is larger). The
+// first window is a warm-up (caches, pools, JIT) and is not judged.
 
 export interface SoakWindow {
   /** seconds since the soak started, at the window's end */
   at: number;
   /** resident memory of each service (MB) at the window's end */
   rssMb: Record<string, number>;
+  /** each service's V8 heap used after its last full collection (MB; its `/metrics`), 0 when it has none */
+  heapMb: Record<string, number>;
   /** each path's p99 latency (ms) in the window */
   p99Ms: Record<string, number>;
   /** each path's failed requests (socket errors, timeouts, unexpected statuses) in the window */
@@ -28,8 +33,16 @@ export interface SoakLimits {
   floorMs: number;
 }
 
+/** The medians of a memory series' thirds, and whether it keeps growing. */
+export interface MemoryTrend {
+  firstMb: number;
+  middleMb: number;
+  lastMb: number;
+  growing: boolean;
+}
+
 export interface SoakVerdict {
-  memory: { service: string; firstMb: number; lastMb: number; growing: boolean }[];
+  memory: { service: string; rss: MemoryTrend; heap: MemoryTrend; growing: boolean }[];
   latency: { path: string; firstP99: number; lastP99: number; drifting: boolean }[];
   errors: { path: string; count: number }[];
   /** why the soak fails; empty when it passes */
@@ -69,11 +82,22 @@ export function judgeSoak(windows: SoakWindow[], limits: Partial<SoakLimits> = {
     failures.push(`${judged.length} windows after the warm-up: at least ${MIN_SOAK_WINDOWS} are needed to judge growth and drift (run longer or use shorter windows)`);
     return { memory: [], latency: [], errors, failures, judged: judged.length };
   }
+  const trend = (series: number[]): MemoryTrend => {
+    const [firstMb, middleMb, lastMb] = thirds(series);
+    const growing = firstMb < middleMb && middleMb < lastMb && lastMb > firstMb * (1 + growthLimit) && lastMb > middleMb * (1 + growthLimit / 4);
+    return { firstMb, middleMb, lastMb, growing };
+  };
+  const thirdsMb = (t: MemoryTrend) => `${t.firstMb.toFixed(0)} → ${t.middleMb.toFixed(0)} → ${t.lastMb.toFixed(0)} MB over the run's thirds`;
   const memory = Object.keys(judged[0].rssMb).map((service) => {
-    const [first, middle, last] = thirds(judged.map((w) => w.rssMb[service] ?? 0));
-    const growing = first < middle && middle < last && last > first * (1 + growthLimit) && last > middle * (1 + growthLimit / 4);
-    if (growing) failures.push(`${service}: memory keeps growing (${first.toFixed(0)} → ${middle.toFixed(0)} → ${last.toFixed(0)} MB over the run's thirds)`);
-    return { service, firstMb: first, lastMb: last, growing };
+    const rss = trend(judged.map((w) => w.rssMb[service] ?? 0));
+    const heapSeries = judged.map((w) => w.heapMb[service] ?? 0);
+    const heap = trend(heapSeries);
+    if (heap.growing) failures.push(`${service}: heap after collection keeps growing (${thirdsMb(heap)})`);
+    else if (rss.growing) {
+      const flatHeap = heapSeries.some((v) => v > 0) ? ', the heap after collection does not: buffers or native memory' : '';
+      failures.push(`${service}: resident memory keeps growing (${thirdsMb(rss)}${flatHeap})`);
+    }
+    return { service, rss, heap, growing: heap.growing || rss.growing };
   });
   const latency = Object.keys(judged[0].p99Ms).map((path) => {
     const [first, , last] = thirds(judged.map((w) => w.p99Ms[path] ?? 0));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { heapUsedAfterLastGc } from './heap-after-gc';
 
 /**
  * The Prometheus registry of one app (never prom-client's global registry: several apps share one
@@ -14,6 +15,15 @@ export class MetricsService {
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: this.registry });
+    heapUsedAfterLastGc();
+    new Gauge({
+      name: 'nodejs_heap_used_after_gc_bytes',
+      help: 'V8 heap used right after the last full garbage collection of the process (0 before the first): rising from one collection to the next is a leak',
+      registers: [this.registry],
+      collect() {
+        this.set(heapUsedAfterLastGc() ?? 0);
+      },
+    });
     this.httpRequests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by method, route template and status',
