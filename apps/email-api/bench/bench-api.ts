@@ -3,10 +3,7 @@
  * a fresh account's project, a verified sending domain and the load generator's process.
  */
 import type { FakeDnsServer } from '@platform/testing';
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { join } from 'node:path';
 
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -72,54 +69,3 @@ export async function verifiedBenchDomain(serviceUrl: string, auth: { authorizat
   return added;
 }
 
-/** Answers of one load run (./load-process). */
-export interface LoadResult {
-  seconds: number;
-  p99: number;
-  statuses: Record<string, number>;
-}
-
-/** Answers of a closed loop of POSTs (./load-process): also the mean latency and a few bodies. */
-export interface PostLoadResult extends LoadResult {
-  average: number;
-  bodies: string[];
-}
-
-/** The load generator in its own process (./load-process), driven over IPC, one run at a time. */
-export class LoadProcess {
-  private constructor(private readonly child: ChildProcess) {}
-
-  static async start(): Promise<LoadProcess> {
-    const child = fork(join(__dirname, 'load-process.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    await once(child, 'message'); // ready
-    return new LoadProcess(child);
-  }
-
-  /** `amount` GETs over `connections`, timed from the start to the last answer. */
-  run(url: string, amount: number, connections: number, headers: Record<string, string> = {}): Promise<LoadResult> {
-    return this.ask<LoadResult>({ url, amount, connections, headers });
-  }
-
-  /**
-   * POSTs of `body` (`[<id>]` replaced by a number unique to the run) on `connections` keep-alive
-   * connections for `seconds`, each sent when the connection's previous one is answered; every
-   * request sent is answered before this resolves.
-   */
-  post(url: string, seconds: number, connections: number, body: string, headers: Record<string, string> = {}): Promise<PostLoadResult> {
-    return this.ask<PostLoadResult>({ kind: 'post', url, seconds, connections, body, headers });
-  }
-
-  private async ask<T>(request: Record<string, unknown>): Promise<T> {
-    this.child.send(request);
-    const [reply] = (await once(this.child, 'message')) as [T | { error: string }];
-    if (reply && typeof reply === 'object' && 'error' in reply) throw new Error(`load generator: ${reply.error}`);
-    return reply as T;
-  }
-
-  async close(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = once(this.child, 'exit');
-    this.child.kill();
-    await exited;
-  }
-}

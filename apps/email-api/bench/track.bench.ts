@@ -8,7 +8,7 @@
  * contact, for as long as the service is loaded. The baseline is pgbench's transactions per second
  * (and the p99 of its transaction latencies, from its per-transaction log).
  *
- * The service is loaded by a closed loop of POSTs from a process of its own (./load-process): each
+ * The service is loaded by a closed loop of POSTs from a process of its own (LoadProcess of @platform/bench): each
  * connection sends its next request when the previous one is answered, every request a new contact
  * (unique email), so each one is a full write: key lookup, rate-limit count, contact upsert, event
  * insert and outbox row; the workflow engine's consumer handles each `email.event_tracked` in the
@@ -34,7 +34,8 @@ import { promisify } from 'node:util';
 import { emailApiService } from '../src/service';
 import { buildTrackStatement } from '../src/events/track.repository';
 import { WORKFLOWS_CONSUMER } from '../src/workflows/engine/workflow-triggers.consumer';
-import { benchEnv, benchProject, benchTag, LoadProcess, round, type PostLoadResult } from './bench-api';
+import { LoadProcess, type PostLoadResult } from '@platform/bench';
+import { benchEnv, benchProject, benchTag, round } from './bench-api';
 
 export interface EmailTrackBenchOptions {
   /** Seconds of each load run, the service's and pgbench's alike (default 10). */

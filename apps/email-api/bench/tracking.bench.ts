@@ -2,7 +2,7 @@
  * email-api benchmark suite for `npm run bench`: the open pixel (`GET /t/o/:token`) and the click
  * redirect (`GET /t/c/:token`) in requests per second, next to a bare Node server answering the
  * same GIF and 302 (same headers) on loopback in the same run (same load generator, same connections,
- * both warmed up the same way; autocannon runs in a process of its own, ./load-process); and
+ * both warmed up the same way; autocannon runs in a process of its own, LoadProcess of @platform/bench); and
  * `GET /analytics/timeseries` p95 over a project holding 1,000,000 mail events, next to the bare
  * server's p95 for the same sequence of requests.
  *
@@ -13,7 +13,8 @@
  */
 import { Database } from '@platform/database';
 import { startBenchService, type BenchMeasurement } from '@platform/bench';
-import { benchEnv, benchProject, benchTag, json, LoadProcess, round, type LoadResult } from './bench-api';
+import { LoadProcess, type GetLoadResult } from '@platform/bench';
+import { benchEnv, benchProject, benchTag, json, round } from './bench-api';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { emailApiService } from '../src/service';
@@ -60,13 +61,13 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
 }
 
 /** Several runs as one: their seconds and answers summed, the worst p99. */
-function combine(runs: LoadResult[]): LoadResult {
+function combine(runs: GetLoadResult[]): GetLoadResult {
   const statuses: Record<string, number> = {};
   for (const r of runs) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
   return { seconds: runs.reduce((a, r) => a + r.seconds, 0), p99: Math.max(...runs.map((r) => r.p99)), statuses };
 }
 
-const answered = (r: LoadResult, status: number) => r.statuses[String(status)] ?? 0;
+const answered = (r: GetLoadResult, status: number) => r.statuses[String(status)] ?? 0;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -84,7 +85,7 @@ export async function runEmailTrackingBench(opts: EmailTrackingBenchOptions = {}
   const { service } = bench;
   const bare = await startBareServer();
   const loader = await LoadProcess.start();
-  const load = loader.run.bind(loader);
+  const load = loader.get.bind(loader);
   try {
     const { project, auth } = await benchProject(service.url);
     const sent = (await json(`${service.url}/v1/send`, { method: 'POST', headers: auth, body: JSON.stringify({ to: 'reader@example.com', subject: 'Hi', body: '<p>Hi</p><a href="https://shop.example.test/a">A</a>' }) })).body;
@@ -108,7 +109,7 @@ export async function runEmailTrackingBench(opts: EmailTrackingBenchOptions = {}
 
     // Rounds alternating the bare server and the service, summed: a burst of other work on the
     // machine then weighs on both sides alike instead of on whichever ran during it.
-    const measured = { baseOpen: [] as LoadResult[], open: [] as LoadResult[], baseClick: [] as LoadResult[], click: [] as LoadResult[] };
+    const measured = { baseOpen: [] as GetLoadResult[], open: [] as GetLoadResult[], baseClick: [] as GetLoadResult[], click: [] as GetLoadResult[] };
     for (let round = 0; round < rounds; round++) {
       measured.baseOpen.push(await load(`${bare.url}${openPath}`, requests, connections, ua));
       measured.open.push(await load(`${service.url}${openPath}`, requests, connections, ua));
