@@ -1,32 +1,10 @@
 import JSZip from 'jszip';
 
 /**
- * Small documents of each upload type, generated here so no binary fixture is committed:
- * a one-page PDF (Helvetica text), a DOCX (WordprocessingML in a ZIP) and a Word 97 .doc
+ * Small documents of the upload types, generated here so no binary fixture is committed (a PDF:
+ * `textPdf` of @platform/testing): a DOCX (WordprocessingML in a ZIP) and a Word 97 .doc
  * (an OLE2 compound file with a FIB, a piece table and 8-bit text: the parts a text extractor reads).
  */
-export function pdfFixture(lines: string[]): Buffer {
-  const esc = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
-  const content = `BT /F1 14 Tf 72 720 Td 18 TL ${lines.map((l) => `(${esc(l)}) Tj T*`).join(' ')} ET`;
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(Buffer.byteLength(out));
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(out);
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
-
 export async function docxFixture(heading: string, paragraphs: string[]): Promise<Buffer> {
   const zip = new JSZip();
   const x = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');

@@ -6,6 +6,7 @@ export { createTestRabbit, type TestRabbit } from './test-rabbit';
 export { createTestRedisPrefix, deleteKeysByPrefix, testRedisDb, type TestRedisPrefix } from './test-redis';
 export * from './fakes/transcription-engine';
 export * from './fakes/wav';
+export * from './fakes/pdf';
 export * from './fakes/graph-api';
 export * from './fakes/tcp-proxy';
 export * from './fakes/faulty-servers';

@@ -2,9 +2,9 @@
 // limits and type checks in the spec's error shape; knowledge items, sources, the API key.
 import type { AddressInfo } from 'node:net';
 import { EventBus, KnowledgeSourceAdded, KnowledgeSourceUpdated, type KnowledgeSourceData } from '@platform/messaging';
-import { createTestApp, type TestApp } from '@platform/testing';
+import { createTestApp, textPdf, type TestApp } from '@platform/testing';
 import { io } from 'socket.io-client';
-import { docFixture, docxFixture, pdfFixture } from '../../test/document-fixtures';
+import { docFixture, docxFixture } from '../../test/document-fixtures';
 import type { KnowledgeApiConfig } from '../config';
 import { knowledgeApiService } from '../service';
 
@@ -43,7 +43,7 @@ describe('documents and items (integration)', () => {
   it.each([
     ['notes.md', () => Buffer.from('# Markdown notes\n\nThe markdown mentions wombatword in a sentence.\n\n## More\n\nSecond section.')],
     ['plain.txt', () => Buffer.from('Plain text mentions dingoword here.')],
-    ['paper.pdf', () => pdfFixture(['Paper title', 'The pdf mentions axolotlword.'])],
+    ['paper.pdf', () => textPdf(['Paper title', 'The pdf mentions axolotlword.'])],
     ['report.docx', () => docxFixture('Report heading', ['The docx mentions capybaraword.', 'Another paragraph.'])],
     ['legacy.doc', () => docFixture('Legacy heading\nThe legacy document mentions okapiword.')],
   ])('uploads %s and finds its content by search', async (name, make) => {

@@ -1,8 +1,7 @@
 // POST /ap-invoice-process and /ap-expectations over HTTP on a throwaway PostgreSQL database, with PDFs
 // built by the test (a readable invoice, a page without invoice fields) and a file that is not a PDF:
 // Success, Blocked (duplicate, paid, amount) and Rejected, multipart and base64 JSON, the size cap.
-import { createTestApp, type TestApp } from '@platform/testing';
-import { textPdf } from '../../test/invoice-pdfs';
+import { createTestApp, textPdf, type TestApp } from '@platform/testing';
 import type { LogisticsHooksConfig } from '../config';
 import { logisticsHooksService } from '../service';
 

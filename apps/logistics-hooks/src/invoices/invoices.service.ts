@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { Transactions } from '@platform/database';
+import { pdfText, UnreadablePdfError } from '@platform/documents';
 import { ApiError } from '@platform/errors';
 import { LogisticsHooksConfig } from '../config';
 import { ApRecordsRepository, type Expectation, type Payment } from './ap-records.repository';
 import { checkInvoice, type CheckResult, type CheckThresholds } from './invoice-checks';
 import { missingFields, parseInvoiceText, type InvoiceFields } from './invoice-fields';
-import { invoiceText, UnreadablePdfError } from './invoice-pdf';
 import { InvoicesRepository } from './invoices.repository';
 
 /** Supplier names compared case- and space-insensitively (`Transportes del Norte, S.A.` = `transportes del norte s.a.`). */
@@ -44,7 +44,7 @@ export class InvoicesService {
     const sha = createHash('sha256').update(file).digest('hex');
     let text: string;
     try {
-      text = await invoiceText(file, { maxPages: 10, timeoutMs: this.config.INVOICE_PARSE_TIMEOUT_MS });
+      text = await pdfText(file, { maxPages: 10, timeoutMs: this.config.INVOICE_PARSE_TIMEOUT_MS });
     } catch (err) {
       if (!(err instanceof UnreadablePdfError)) throw err;
       const stored = await this.invoices.insert({ outcome: 'rejected', supplier: null, supplierKey: null, invoiceNumber: null, fields: null, checks: [], reason: err.message, fileSha256: sha });

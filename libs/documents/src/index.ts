@@ -1,0 +1,1 @@
+export { pdfText, UnreadablePdfError, type PdfTextOptions } from './pdf-text';
