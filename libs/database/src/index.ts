@@ -13,6 +13,7 @@ export { Database } from './database';
 export { Transactions } from './transactions';
 export { rowsOf } from './rows';
 export { PollingWorker } from './polling-worker';
+export { GroupCommit, type GroupCommitOptions } from './group-commit';
 export { claimDue, type ClaimDueOptions, type ClaimLease } from './claim-due';
 export { PreparedStatements } from './prepared-statements';
 export { isDatabaseConnectionLoss, databaseUnavailable, asDatabaseUnavailable, DATABASE_RETRY_AFTER_SECONDS } from './connection-loss';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PollingWorker } from '@platform/database';
+import { GroupCommit, PollingWorker } from '@platform/database';
 import { EmailApiConfig } from '../config';
 import { MailEventsService } from '../mail-events/mail-events.service';
 import { suppressedReasonText } from '../suppressions/suppression';
@@ -7,7 +7,6 @@ import { SuppressionsService } from '../suppressions/suppressions.service';
 import { recipientAddress } from './recipients';
 import type { EmailRow } from './email';
 import { EmailsRepository } from './emails.repository';
-import { GroupCommit } from './group-commit';
 import { providerMessageId } from '../webhooks/provider-message-id';
 import { allocate, refill } from './throttle';
 import { DeliveryError } from './smtp-sessions';

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '@platform/database';
+import { GroupCommit, Transactions } from '@platform/database';
 import { EmailEventTracked, EventConsumer, Inbox, OnEvent, type EmailEventTrackedData, type EventEnvelope } from '@platform/messaging';
-import { GroupCommit } from '../../emails/group-commit';
 import { ExecutionsRepository, type TriggeringEvent } from '../executions.repository';
 import { ExecutionsWorker } from './executions.worker';
 import { WorkflowEngine } from './workflow-engine';
