@@ -303,7 +303,7 @@ export function formatSoak(result: SoakResult): string {
   const v = result.verdict;
   const lines = [`soak: ${result.windows.length} windows, ${v.judged} judged (the first is the warm-up)`];
   lines.push('  memory, medians of the first and last thirds: resident; V8 heap after the last full collection');
-  for (const m of v.memory) lines.push(`  ${pad(m.service, 18)} ${num(m.rss.firstMb)} → ${num(m.rss.lastMb)} MB; heap ${num(m.heap.firstMb)} → ${num(m.heap.lastMb)} MB${m.growing ? '  KEEPS GROWING' : ''}`);
+  for (const m of v.memory) lines.push(`  ${pad(m.service, 18)} ${num(m.rss.firstMb)} → ${num(m.rss.lastMb)} MB; heap ${m.heap ? `${num(m.heap.firstMb)} → ${num(m.heap.lastMb)} MB` : '– (too few full collections to judge)'}${m.growing ? '  KEEPS GROWING' : ''}`);
   for (const l of v.latency) lines.push(`  ${pad(l.path, 42)} p99 ${num(l.firstP99, 1)} → ${num(l.lastP99, 1)} ms${l.drifting ? '  DRIFTS' : ''}`);
   lines.push(v.failures.length ? `soak FAILED:\n  ${v.failures.join('\n  ')}` : 'soak passed: no memory growth, no latency drift, no failed request');
   return lines.join('\n');

@@ -31,6 +31,17 @@ describe('judgeSoak', () => {
     expect(v.failures).toEqual([expect.stringMatching(/resident memory keeps growing .*, the heap after collection does not: buffers or native memory\)$/)]);
   });
 
+  it('judges the heap from the first full collection on (0 before it), and not at all with too few windows after it', () => {
+    // no full collection in the first four windows, then a flat heap: not growth
+    const late = judgeSoak(windows(13, () => 200, () => 8, () => 0, (i) => (i < 5 ? 0 : 60 + (i % 2))));
+    expect(late.failures).toEqual([]);
+    expect(late.memory[0].heap).toMatchObject({ growing: false, firstMb: 60.5 });
+    // the first full collection in the ninth window: four windows to judge are too few
+    const tooLate = judgeSoak(windows(13, () => 200, () => 8, () => 0, (i) => (i < 9 ? 0 : 60 + 10 * i)));
+    expect(tooLate.memory[0].heap).toBeNull();
+    expect(tooLate.failures).toEqual([]);
+  });
+
   it('passes a resident sawtooth whose heap after collection is flat (a collector that gives memory back late)', () => {
     // the run that asked for it: knowledge-mcp swinging between 162 and 263 MB from window to window
     const saw = [162, 263, 190, 240, 171, 250, 180, 230, 175, 255, 185, 245, 171];

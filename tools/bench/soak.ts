@@ -42,7 +42,8 @@ export interface MemoryTrend {
 }
 
 export interface SoakVerdict {
-  memory: { service: string; rss: MemoryTrend; heap: MemoryTrend; growing: boolean }[];
+  /** `heap` is null when fewer than MIN_SOAK_WINDOWS judged windows followed the service's first full collection */
+  memory: { service: string; rss: MemoryTrend; heap: MemoryTrend | null; growing: boolean }[];
   latency: { path: string; firstP99: number; lastP99: number; drifting: boolean }[];
   errors: { path: string; count: number }[];
   /** why the soak fails; empty when it passes */
@@ -90,14 +91,16 @@ export function judgeSoak(windows: SoakWindow[], limits: Partial<SoakLimits> = {
   const thirdsMb = (t: MemoryTrend) => `${t.firstMb.toFixed(0)} → ${t.middleMb.toFixed(0)} → ${t.lastMb.toFixed(0)} MB over the run's thirds`;
   const memory = Object.keys(judged[0].rssMb).map((service) => {
     const rss = trend(judged.map((w) => w.rssMb[service] ?? 0));
+    // The heap from the first window after the process's first full collection (0 until then).
     const heapSeries = judged.map((w) => w.heapMb[service] ?? 0);
-    const heap = trend(heapSeries);
-    if (heap.growing) failures.push(`${service}: heap after collection keeps growing (${thirdsMb(heap)})`);
+    const since = heapSeries.findIndex((v) => v > 0);
+    const heap = since >= 0 && heapSeries.length - since >= MIN_SOAK_WINDOWS ? trend(heapSeries.slice(since)) : null;
+    if (heap?.growing) failures.push(`${service}: heap after collection keeps growing (${thirdsMb(heap)})`);
     else if (rss.growing) {
-      const flatHeap = heapSeries.some((v) => v > 0) ? ', the heap after collection does not: buffers or native memory' : '';
+      const flatHeap = heap ? ', the heap after collection does not: buffers or native memory' : '';
       failures.push(`${service}: resident memory keeps growing (${thirdsMb(rss)}${flatHeap})`);
     }
-    return { service, rss, heap, growing: heap.growing || rss.growing };
+    return { service, rss, heap, growing: Boolean(heap?.growing) || rss.growing };
   });
   const latency = Object.keys(judged[0].p99Ms).map((path) => {
     const [first, , last] = thirds(judged.map((w) => w.p99Ms[path] ?? 0));
