@@ -4,6 +4,7 @@ import {
   AutomationLinkSent,
   EmailEventTracked,
   EventBus,
+  OutboxMessage,
   type EmailEventTrackedData,
   type EventEnvelope,
 } from '@platform/messaging';
@@ -97,6 +98,21 @@ describe('events: /v1/track, /events/*, activity, and the event bus (e2e, Rabbit
       expect(bus.data).toMatchObject({ projectId: p.id, contactId: r.contact.id, email: writes[i].email.toLowerCase(), event: writes[i].event, contactCreated: r.contactCreated });
     }
     expect(stored.find((e) => e.id === results[1].eventId)?.data).toEqual({ i: 0, tag: 'once' });
+    // the batches' events were published by the writer itself: each as its outbox row holds it (what the
+    // relay would send after a restart), and every row is marked sent
+    const envelopes = results.map((r) => published.find((e) => e.data.eventId === r.eventId)!);
+    const outbox = db.repository(OutboxMessage).metadata.tablePath;
+    const rows = await eventually(async () => {
+      const found = await db.rows<{ event_id: string; type: string; source: string; occurred_at: Date; correlation_id: string | null; data: unknown; sent_at: Date | null }>(
+        `SELECT event_id, type, source, occurred_at, correlation_id, data, sent_at FROM ${outbox} WHERE event_id = ANY($1::uuid[])`,
+        [envelopes.map((e) => e.id)],
+      );
+      return found.length === writes.length && found.every((r) => r.sent_at !== null) ? found : undefined;
+    }, 'outbox rows marked sent');
+    for (const row of rows) {
+      const envelope = envelopes.find((e) => e.id === row.event_id)!;
+      expect({ type: envelope.type, source: envelope.source, occurredAt: envelope.occurredAt, data: envelope.data }).toEqual({ type: row.type, source: row.source, occurredAt: row.occurred_at.toISOString(), data: row.data });
+    }
   });
 
   it('updates an existing contact: data merged, subscription kept unless given, a change recorded as contact.subscribed|unsubscribed', async () => {

@@ -1,7 +1,7 @@
 import type { Database } from '@platform/database';
-import type { OutboxRelay } from '@platform/messaging';
+import type { OutboxRelay, OutboxRow } from '@platform/messaging';
 import { DatabaseError } from 'pg';
-import { TRACK_BATCHES_IN_FLIGHT, TrackRepository, type TrackWrite } from './track.repository';
+import { TRACK_BATCHES_IN_FLIGHT, TRACK_EVENTS_LEASE_SECONDS, TrackRepository, type TrackWrite } from './track.repository';
 
 const row = { contact_id: 'cnt_1', email: 'a@x.io', subscribed: true, inserted: true, previous_subscribed: null, created_at: new Date(0) };
 
@@ -24,13 +24,14 @@ function fakeDatabase(inTransaction: boolean, failBatches = false) {
       for (let turns = (params[1] as string[]).includes('a1@x.io') ? 4 : 1; turns > 0; turns--) await new Promise((resolve) => setImmediate(resolve));
       if (name !== 'email_track_batch') return [{ ...row, contact_id: params[2] }];
       if (failBatches && (params[0] as unknown[]).length > 1) throw new DatabaseError('invalid input syntax for type json', 0, 'error');
-      return (params[2] as string[]).map((id, i) => ({ ...row, ord: String(i + 1), contact_id: id }));
+      return (params[2] as string[]).map((id, i) => ({ ...row, ord: String(i + 1), contact_id: id, outbox_id: `ob_${id}` }));
     },
     rows: async (text: string, params: unknown[]) => (calls.push({ via: 'rows', text, params }), [row]),
   };
   const enqueued: unknown[] = [];
-  const relay = { enqueued: (m: unknown) => enqueued.push(m) };
-  return { repo: new TrackRepository(db as unknown as Database, relay as unknown as OutboxRelay), calls, enqueued, manager };
+  const published: OutboxRow[][] = [];
+  const relay = { enqueued: (m: unknown) => enqueued.push(m), publishClaimed: async (rows: OutboxRow[]) => void published.push(rows) };
+  return { repo: new TrackRepository(db as unknown as Database, relay as unknown as OutboxRelay), calls, enqueued, published, manager };
 }
 
 const write = (n: number, over: Partial<TrackWrite> = {}): TrackWrite => ({
@@ -48,7 +49,7 @@ const write = (n: number, over: Partial<TrackWrite> = {}): TrackWrite => ({
 
 describe('TrackRepository.track', () => {
   it('group-commits writes without `subscribed`: alone at once, under load those queued meanwhile in one batch statement', async () => {
-    const { repo, calls, enqueued, manager } = fakeDatabase(false);
+    const { repo, calls, enqueued, published } = fakeDatabase(false);
     const n = TRACK_BATCHES_IN_FLIGHT + 3;
     const rows = await Promise.all(Array.from({ length: n }, (_, i) => repo.track(write(i))));
     // each caller gets its own contact back
@@ -58,7 +59,32 @@ describe('TrackRepository.track', () => {
     expect(calls[0].text).toContain('INSERT INTO email_t.outbox');
     // double opt-in is decided inside the same statement (no extra round trip when it is off)
     expect(calls[0].text).toContain('FROM email_t.opt_in_settings');
-    expect(enqueued).toEqual(calls.map(() => manager));
+    // each batch's outbox rows are written claimed and published by this process once committed (no relay round)
+    expect(calls[0].text).toContain('claimed_until');
+    expect(calls[0].params[13]).toBe(TRACK_EVENTS_LEASE_SECONDS);
+    expect(enqueued).toEqual([]);
+    // one publish per batch, of that batch's rows (in the order their statements committed)
+    const batches = (ids: string[][]) => ids.map((b) => b.join()).sort();
+    expect(batches(published.map((rows) => rows.map((r) => r.id)))).toEqual(batches(calls.map((c) => (c.params[2] as string[]).map((id) => `ob_${id}`))));
+  });
+
+  it('publishes each batched write\'s event as the statement stored it (the EmailEventTrackedData contract)', async () => {
+    const { repo, published } = fakeDatabase(false);
+    const occurredAt = new Date('2026-11-28T10:00:00.000Z');
+    await repo.track(write(7, { name: 'viewed', properties: { plan: 'pro' }, envelope: { id: 'env-7', type: 'email.event_tracked', source: 'email-api', occurredAt, correlationId: 'req-7' } }));
+    expect(published).toEqual([
+      [
+        {
+          id: 'ob_cnt_7',
+          event_id: 'env-7',
+          type: 'email.event_tracked',
+          source: 'email-api',
+          occurred_at: occurredAt,
+          correlation_id: 'req-7',
+          data: { projectId: '00000000-0000-0000-0000-000000000001', contactId: 'cnt_7', email: 'a@x.io', event: 'viewed', eventId: 'evt_7', properties: { plan: 'pro' }, contactCreated: true },
+        },
+      ],
+    ]);
   });
 
   it('puts a contact once in a batch: its second write waits for the next one', async () => {

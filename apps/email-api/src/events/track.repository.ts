@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-import { OutboxMessage, OutboxRelay } from '@platform/messaging';
+import { OutboxMessage, OutboxRelay, type OutboxRow } from '@platform/messaging';
 import { DatabaseError } from 'pg';
 import type { DataPatch } from '../contacts/contact';
 
@@ -52,12 +52,20 @@ interface Queued {
 
 interface BatchRow extends Row {
   ord: string;
+  /** The id of the write's `email.event_tracked` outbox row, written claimed for this process. */
+  outbox_id: string;
 }
 
 /** Most writes in one batch statement. */
 export const MAX_TRACK_BATCH = 200;
 /** Batch statements running at once (each on a pooled connection of its own). */
 export const TRACK_BATCHES_IN_FLIGHT = 2;
+/**
+ * How long a batch's outbox rows stay claimed for the process that wrote them: it publishes them
+ * right after the commit (`OutboxRelay.publishClaimed`); should it stop first, the relay publishes
+ * them when the claim ends.
+ */
+export const TRACK_EVENTS_LEASE_SECONDS = 60;
 
 /**
  * The write of `POST /v1/track` as one statement: a chain of data-modifying CTEs upserts the
@@ -71,7 +79,9 @@ export const TRACK_BATCHES_IN_FLIGHT = 2;
  * that transaction. Alone, a write that cannot change the subscription (no `subscribed`, the common
  * case) is group-committed: it joins the next batch statement (the same write for up to
  * {@link MAX_TRACK_BATCH} contacts, from arrays, as a named prepared statement: one round trip and
- * one commit for the batch), and its promise settles once that statement has committed. A batch
+ * one commit for the batch), and its promise settles once that statement has committed; the batch's
+ * outbox rows are written claimed for this process, which publishes them at once after the commit
+ * (`OutboxRelay.publishClaimed`: no relay round claims them again). A batch
  * starts at once while fewer than {@link TRACK_BATCHES_IN_FLIGHT} run, else when one ends, with
  * every write that queued meanwhile: under load batches grow, alone a write waits for nothing. A
  * batch holds each contact once and none that a running batch writes (a contact's later write
@@ -169,13 +179,15 @@ export class TrackRepository {
       await Promise.all(batch.map((q) => this.alone(q.write).then(q.resolve, q.reject)));
       return;
     }
-    this.relay.enqueued(this.db.manager); // publishes at once
     const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+    const events: OutboxRow[] = [];
     batch.forEach((q, i) => {
       const row = byOrd.get(i + 1);
-      if (row) q.resolve(tracked(row));
-      else q.reject(new Error(`track batch: no row for write ${i + 1} of ${batch.length}`));
+      if (!row) return q.reject(new Error(`track batch: no row for write ${i + 1} of ${batch.length}`));
+      events.push(outboxRow(q.write, row));
+      q.resolve(tracked(row));
     });
+    void this.relay.publishClaimed(events);
   }
 }
 
@@ -219,7 +231,24 @@ function batchParams(writes: TrackWrite[]): unknown[] {
     column((w) => w.envelope.source),
     column((w) => w.envelope.occurredAt),
     column((w) => w.envelope.correlationId),
+    TRACK_EVENTS_LEASE_SECONDS,
   ];
+}
+
+/**
+ * The outbox row a batch wrote for `w`, as the relay would read it: the EmailEventTrackedData the
+ * statement's jsonb_build_object stored, built here from the same values instead of read back.
+ */
+function outboxRow(w: TrackWrite, row: BatchRow): OutboxRow {
+  return {
+    id: row.outbox_id,
+    event_id: w.envelope.id,
+    type: w.envelope.type,
+    source: w.envelope.source,
+    occurred_at: w.envelope.occurredAt,
+    correlation_id: w.envelope.correlationId,
+    data: { projectId: w.projectId, contactId: row.contact_id, email: row.email, event: w.name, eventId: w.eventId, properties: w.properties, contactCreated: row.inserted },
+  };
 }
 
 function tracked(row: Row): TrackedRow {
@@ -301,8 +330,9 @@ export function buildTrackStatement(s: string, outbox: string): string {
  * `pending` with double opt-in), each contact at most once. One array per column, in the order of
  * the writes: $1 projects, $2 emails, $3 new contact ids, $4 data to set (jsonb), $5 keys to remove
  * (a jsonb array), $6 event ids, $7 event names, $8 properties (or null); the outbox envelopes: $9
- * ids, $10 types, $11 sources, $12 occurred at, $13 correlation ids. Answers one row per write, `ord`
- * its position (from 1); `previous_subscribed` is the contact's state for an existing one (unchanged).
+ * ids, $10 types, $11 sources, $12 occurred at, $13 correlation ids; $14 the seconds the outbox rows
+ * stay claimed for the writer. Answers one row per write, `ord` its position (from 1), `outbox_id`
+ * its outbox row; `previous_subscribed` is the contact's state for an existing one (unchanged).
  */
 export function buildTrackBatchStatement(s: string, outbox: string): string {
   const now = "date_trunc('milliseconds', now())";
@@ -335,8 +365,8 @@ export function buildTrackBatchStatement(s: string, outbox: string): string {
       RETURNING id, created_at
     ),
     bus AS (
-      INSERT INTO ${outbox} (event_id, type, source, occurred_at, correlation_id, data)
-      SELECT m.envelope_id, m.envelope_type, m.source, m.occurred_at, m.correlation_id, jsonb_build_object(
+      INSERT INTO ${outbox} (event_id, type, source, occurred_at, correlation_id, claimed_until, data)
+      SELECT m.envelope_id, m.envelope_type, m.source, m.occurred_at, m.correlation_id, now() + make_interval(secs => $14::double precision), jsonb_build_object(
         'projectId', m.project_id::text,
         'contactId', m.contact_id,
         'email', m.contact_email,
@@ -345,8 +375,9 @@ export function buildTrackBatchStatement(s: string, outbox: string): string {
         'properties', m.properties,
         'contactCreated', m.inserted)
       FROM matched m ORDER BY m.ord
+      RETURNING id, event_id
     )
     SELECT m.ord, m.contact_id, m.contact_email AS email, m.subscribed, m.inserted,
-           CASE WHEN m.inserted THEN NULL ELSE m.subscribed END AS previous_subscribed, event.created_at
-      FROM matched m JOIN event ON event.id = m.event_id`;
+           CASE WHEN m.inserted THEN NULL ELSE m.subscribed END AS previous_subscribed, event.created_at, bus.id AS outbox_id
+      FROM matched m JOIN event ON event.id = m.event_id JOIN bus ON bus.event_id = m.envelope_id`;
 }
