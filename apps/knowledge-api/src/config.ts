@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { BaseConfig } from '@platform/platform';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
@@ -121,6 +122,16 @@ export class KnowledgeApiConfig extends BaseConfig {
   @Min(1)
   @Max(20)
   CRAWL_CONCURRENCY = 5;
+
+  /**
+   * Worker threads that turn crawled HTML into markdown (linkedom, Readability, Turndown: most of a
+   * page's CPU time), so the event loop keeps fetching and storing meanwhile; 0 converts on the
+   * event loop. Default: the cores but one, at least 1, at most 4.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(16)
+  CRAWL_PARSE_THREADS = Math.min(4, Math.max(1, availableParallelism() - 1));
 
   /** Smallest gap between two requests to one host (politeness); robots.txt `Crawl-delay` raises it. */
   @IsInt()

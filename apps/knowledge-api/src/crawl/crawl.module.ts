@@ -7,13 +7,14 @@ import { BackfillEmbeddings } from './backfill-embeddings';
 import { CrawlController } from './crawl.controller';
 import { CrawlService } from './crawl.service';
 import { CrawlWorker } from './crawl.worker';
+import { PageConverter } from './page-converter';
 import { QueueDueRecrawls } from './queue-due-recrawls';
 import { RefreshSource } from './refresh-source';
 
 @Module({
   imports: [ProgressModule, SourcesModule, DocumentsModule, ProjectsModule],
   controllers: [CrawlController],
-  providers: [CrawlService, CrawlWorker, QueueDueRecrawls, BackfillEmbeddings, RefreshSource],
+  providers: [CrawlService, CrawlWorker, PageConverter, QueueDueRecrawls, BackfillEmbeddings, RefreshSource],
   exports: [CrawlWorker],
 })
 export class CrawlModule {}

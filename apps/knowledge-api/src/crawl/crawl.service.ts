@@ -8,6 +8,7 @@ import type { CrawlRequest, ProgressRow } from '../progress/progress.types';
 import { KnowledgeStore } from '../sources/knowledge-store.service';
 import { Crawler, type CrawledPage } from './crawler';
 import { classifyUrl } from './crawl-urls';
+import { PageConverter } from './page-converter';
 import type { CrawlRequestDto } from './dto/crawl-request.dto';
 
 /**
@@ -36,6 +37,7 @@ export class CrawlService {
     private readonly config: KnowledgeApiConfig,
     private readonly progress: ProgressService,
     private readonly store: KnowledgeStore,
+    private readonly converter: PageConverter,
   ) {}
 
   /** Queues a crawl (any replica's worker runs it) and answers at once. */
@@ -107,12 +109,14 @@ export class CrawlService {
       maxPages: this.config.CRAWL_MAX_PAGES,
       maxDepth: req.max_depth,
       signal: reporter.abort.signal,
+      convert: (html, url, opts) => this.converter.convert(html, url, opts),
       onPage: (processed, total, url) =>
         reporter.phase('crawling', total ? processed / total : 0, { currentUrl: url, processedPages: processed, totalPages: total }),
       log: (line) => reporter.log(line),
     });
 
     // analyzing
+    const crawlStarted = Date.now();
     if (reporter.attempt > 1) await reporter.log(`Taken over from a replica that stopped (attempt ${reporter.attempt}): crawling again from the start`);
     await reporter.phase('analyzing', 0, { currentUrl: req.url }, `Analyzing ${req.url} (${kind === 'sitemap' ? 'sitemap' : kind === 'text' ? 'text document' : `recursive crawl, depth ${req.max_depth}`})`);
     let pages: CrawledPage[];
@@ -131,7 +135,14 @@ export class CrawlService {
       pages = await crawler.recursive(req.url);
     }
     reporter.check();
-    await reporter.phase('crawling', 1, {}, `Crawled ${pages.length} pages`);
+    const floor = crawler.politenessFloorMs;
+    await reporter.phase(
+      'crawling',
+      1,
+      {},
+      `Crawled ${pages.length} pages in ${((Date.now() - crawlStarted) / 1000).toFixed(1)} s` +
+        (floor > 0 ? ` (the per-host gap alone spreads them over at least ${(floor / 1000).toFixed(1)} s: CRAWL_HOST_DELAY_MS or robots.txt Crawl-delay)` : ''),
+    );
     if (pages.length === 0) throw new Error(`no page of ${req.url} could be crawled (see the log for each skipped URL)`);
 
     const sourceId = sourceIdOf(req.url);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isHttpSafetyError, type SafeHttpClient, type SafeResponse } from '@platform/http-safety';
 import robotsParser from 'robots-parser';
 import { classifyUrl, followable, isHtml, isPlainText, normalizeUrl, type CrawlKind } from './crawl-urls';
-import { htmlToMarkdown } from './html-to-markdown';
+import { htmlToMarkdown, type ConvertedPage } from './html-to-markdown';
 import { parseSitemap } from './sitemap';
 
 /**
@@ -30,7 +30,9 @@ export interface CrawlerOptions {
   maxDepth: number;
   signal: AbortSignal;
   userAgent?: string;
-  /** a page was handled (fetched or skipped); `total` is what is known so far */
+  /** HTML → markdown (PageConverter's worker threads); default `htmlToMarkdown` on the event loop */
+  convert?: (html: string, url: string, opts: { links: boolean }) => Promise<ConvertedPage>;
+  /** a page was handled (fetched or skipped); `total` is what is known so far (not awaited by the page workers) */
   onPage?: (processed: number, total: number, url: string) => Promise<void> | void;
   log?: (line: string) => Promise<void> | void;
 }
@@ -134,7 +136,9 @@ export class Crawler {
                 if (seen.size <= maxPages) queue.push({ url: link, depth: item.depth + 1 });
               }
               processed++;
-              await this.opts.onPage?.(processed, Math.min(seen.size, maxPages), item.url);
+              // reported without holding this page's slot: the reporter keeps its writes in order, and
+              // a cancel it sees aborts the signal, which stops the pump
+              void (async () => this.opts.onPage?.(processed, Math.min(seen.size, maxPages), item.url))().catch(() => undefined);
             })
             .catch(async (err: Error) => {
               processed++;
@@ -165,7 +169,7 @@ export class Crawler {
       return null;
     }
     const follow = item.depth < this.opts.maxDepth;
-    const converted = htmlToMarkdown(res.text(), res.url, { links: follow });
+    const converted = this.opts.convert ? await this.opts.convert(res.text(), res.url, { links: follow }) : htmlToMarkdown(res.text(), res.url, { links: follow });
     const links = follow
       ? converted.links
           .map((l) => normalizeUrl(l))
@@ -228,11 +232,23 @@ export class Crawler {
 
   private readonly hostDelay = new Map<string, number>();
 
+  private readonly gapFloor = new Map<string, number>();
+
+  /**
+   * The politeness floor of the crawl so far: the longest any host's requests had to be spread out by
+   * its gap (requests − 1 times the gap), in ms. The crawl cannot take less than this, whatever the
+   * engine costs: it is reported apart from the engine's own time. 0 without a gap.
+   */
+  get politenessFloorMs(): number {
+    return Math.max(0, ...this.gapFloor.values());
+  }
+
   /** Waits for this host's next free slot: requests to one host start at least the host delay apart. */
   private async politeSlot(url: string): Promise<void> {
     const host = new URL(url).host;
     const gap = Math.max(this.opts.hostDelayMs, this.hostDelay.get(host) ?? 0);
     if (gap <= 0) return;
+    this.gapFloor.set(host, this.gapFloor.has(host) ? this.gapFloor.get(host)! + gap : 0);
     const now = Date.now();
     const slot = Math.max(now, this.nextSlot.get(host) ?? 0);
     this.nextSlot.set(host, slot + gap);

@@ -9,6 +9,7 @@ import type { ProgressReporter, ProgressService } from '../progress/progress.ser
 import type { ProgressRow } from '../progress/progress.types';
 import type { KnowledgeStore } from '../sources/knowledge-store.service';
 import { CrawlService } from './crawl.service';
+import { PageConverter } from './page-converter';
 
 describe('crawls refuse private addresses', () => {
   let targets: SsrfTargets;
@@ -30,6 +31,7 @@ describe('crawls refuse private addresses', () => {
   const config = (allowPrivate: boolean) =>
     ({ CRAWL_ALLOW_PRIVATE: allowPrivate, CRAWL_MAX_PAGE_BYTES: 1 << 20, CRAWL_PAGE_TIMEOUT_MS: 5000, CRAWL_CONCURRENCY: 2, CRAWL_HOST_DELAY_MS: 0, CRAWL_MAX_PAGES: 10 }) as KnowledgeApiConfig;
   const store = { store: async () => { throw new Error('nothing may be stored'); } } as unknown as KnowledgeStore;
+  const converter = new PageConverter({ CRAWL_PARSE_THREADS: 0 } as KnowledgeApiConfig);
 
   /** Runs one crawl of `url` to its end; its log and how it ended. */
   async function crawl(allowPrivate: boolean, url: string): Promise<{ logs: string[]; failed: string | null }> {
@@ -48,12 +50,12 @@ describe('crawls refuse private addresses', () => {
       fail: async (_state: string, message: string) => void (failed = message),
     } as unknown as ProgressReporter;
     const row = { progress_id: 'p1', request: { url, knowledge_type: 'technical', tags: [], update_frequency: 7, max_depth: 1 } } as unknown as ProgressRow;
-    await new CrawlService(config(allowPrivate), {} as ProgressService, store).run(row, reporter);
+    await new CrawlService(config(allowPrivate), {} as ProgressService, store, converter).run(row, reporter);
     return { logs, failed };
   }
 
   it('refuses a literal private, metadata or IPv6-mapped loopback address when the crawl is requested', async () => {
-    const service = new CrawlService(config(false), {} as ProgressService, store);
+    const service = new CrawlService(config(false), {} as ProgressService, store, converter);
     for (const url of targets.privateUrls('/docs')) {
       const err = await service.start({ url, knowledge_type: 'technical' } as never).then(() => null, (e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);

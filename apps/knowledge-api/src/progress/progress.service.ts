@@ -8,8 +8,15 @@ import { eventFor, toPayload, withMessage, type ProgressPayload } from './progre
 import { ProgressRepository } from './progress.repository';
 import type { CrawlRequest, ProgressRow, ProgressState } from './progress.types';
 
-/** Counter-only progress steps are written to the database at most this often (each is still emitted). */
+/** Counter-only progress steps are written to the database at most this often. */
 const PERSIST_EVERY_MS = 250;
+/**
+ * Counter-only progress steps (a page fetched) are emitted at most this often: one between is held
+ * back and the latest is emitted when the interval ends, so a client sees every count within this
+ * long while a fast crawl sends about ten events a second instead of one a page. A phase change, a
+ * log line and the end are emitted at once, in order.
+ */
+export const EMIT_EVERY_MS = 100;
 const MAX_LOGS = 200;
 
 /** Raised inside a crawl when its progress says it was cancelled (here or on another replica). */
@@ -137,8 +144,8 @@ export class ProgressReporter {
     }
     this.state = { ...this.state, ...patch };
     if (finished) this.finished = true;
-    // A counter-only step (a page fetched) shortly after the last write is emitted without a write
-    // of its own: the next write (a log line, a phase, the heartbeat within a second) stores it.
+    // A counter-only step (a page fetched) shortly after the last write is not written on its own:
+    // the next write (a log line, a phase, the heartbeat within a second) stores it.
     const now = Date.now();
     const persist = finished || !!log || this.status !== this.persistedStatus || now - this.persistedAt >= PERSIST_EVERY_MS;
     let percentage = this.tracker.percentage;
@@ -157,17 +164,52 @@ export class ProgressReporter {
       this.persistedStatus = this.status;
       this.persistedAt = now;
     }
+    if (!finished && !log && this.status === this.emittedStatus && now - this.emittedAt < EMIT_EVERY_MS) {
+      // a counter-only step right after the last event: held back, the latest is sent when the interval ends
+      this.heldBack = true;
+      if (!this.trailing) {
+        this.trailing = setTimeout(() => this.emitHeldBack(), EMIT_EVERY_MS - (now - this.emittedAt));
+        this.trailing.unref();
+      }
+      return;
+    }
+    this.emitNow(percentage, now);
+    if (log) this.service.logLine(this.status === 'error' ? 'error' : 'info', `[${this.id.slice(0, 8)}] ${log}`);
+  }
+
+  private emittedAt = 0;
+  private emittedStatus = '';
+  private emittedPercentage = 0;
+  private heldBack = false;
+  private trailing: NodeJS.Timeout | null = null;
+
+  private emitNow(percentage: number, now: number): void {
+    if (this.trailing) clearTimeout(this.trailing);
+    this.trailing = null;
+    this.heldBack = false;
+    this.emittedAt = now;
+    this.emittedStatus = this.status;
+    this.emittedPercentage = Math.max(this.emittedPercentage, percentage);
     this.service.emit(
       toPayload({
         progress_id: this.id,
         status: this.status,
-        percentage,
+        percentage: this.emittedPercentage,
         start_time: this.row.start_time,
         state: this.state,
         logs: this.logs,
       }),
     );
-    if (log) this.service.logLine(this.status === 'error' ? 'error' : 'info', `[${this.id.slice(0, 8)}] ${log}`);
+  }
+
+  /** The held-back counter step, after the writes queued before it (events keep their order). */
+  private emitHeldBack(): void {
+    this.trailing = null;
+    this.chain = this.chain
+      .then(() => {
+        if (this.heldBack && !this.finished && !this.lost) this.emitNow(this.tracker.percentage, Date.now());
+      })
+      .catch(() => undefined);
   }
 
   private handle(res: { cancelRequested: boolean } | null): void {

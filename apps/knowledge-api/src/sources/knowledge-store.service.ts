@@ -34,6 +34,8 @@ export interface StoreResult {
 }
 
 const BATCH_CHUNKS = 50;
+/** Batches stored at once (see `store`). */
+export const STORE_CONCURRENCY = 2;
 /** pgvector's HNSW indexes `vector`s of at most this many dimensions. */
 const MAX_HNSW_DIMENSIONS = 2000;
 
@@ -50,7 +52,7 @@ export function pageHash(markdown: string): string {
  * new ones (a failed recrawl leaves them searchable).
  * Phases, as the crawl progress reports them: processing (chunking) → source_creation →
  * document_storage (page-aligned batches of about 50 chunks, one transaction each, so a page is
- * always stored whole) → code_storage.
+ * always stored whole; two batches at once) → code_storage.
  */
 @Injectable()
 export class KnowledgeStore {
@@ -111,11 +113,14 @@ export class KnowledgeStore {
     if (current.length) batches.push(current);
 
     const model = this.embeddings.model;
+    // where each batch's chunks start in the crawl's numbering (its log line), whatever order batches end in
+    const offsets: number[] = [];
+    batches.reduce((n, batch, b) => ((offsets[b] = n), n + batch.reduce((m, c) => m + c.chunks.length, 0)), 0);
     let stored = 0;
     let words = 0;
     let codeStored = 0;
     let embeddingFailures = 0;
-    for (let b = 0; b < batches.length; b++) {
+    const storeBatch = async (b: number): Promise<void> => {
       const batch = batches[b];
       const rows: NewChunk[] = batch.flatMap(({ page, hash, chunks }) =>
         chunks.map((chunk, n) => ({
@@ -146,7 +151,7 @@ export class KnowledgeStore {
         'document_storage',
         b / batches.length,
         {},
-        batchLine(b + 1, batches.length, stored + 1, stored + rows.length, totalChunks),
+        batchLine(b + 1, batches.length, offsets[b] + 1, offsets[b] + rows.length, totalChunks),
       );
       let vectors: number[][] | null = null;
       // contextual embeddings: each chunk's context, written from its page by the chat model
@@ -187,7 +192,25 @@ export class KnowledgeStore {
       });
       stored += rows.length;
       words += rows.reduce((n, r) => n + r.word_count, 0);
-    }
+    };
+    // STORE_CONCURRENCY batches at once, each in its own transaction on its own connection: the
+    // database's work on a batch (its full-text vectors, the GIN index) is most of a batch's time, and
+    // this way it runs on more than one of the database's cores. The first failure stops new batches
+    // from starting; the ones already running end (each whole or not at all), then it is thrown.
+    let next = 0;
+    const failures: unknown[] = [];
+    const runner = async () => {
+      while (!failures.length && next < batches.length) {
+        const b = next++;
+        try {
+          await storeBatch(b);
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(STORE_CONCURRENCY, batches.length) }, runner));
+    if (failures.length) throw failures[0];
     await phase('document_storage', 1, { chunksStored: stored }, `Stored ${stored} chunks`);
 
     // code_storage: stored with their pages above; pages the recrawl no longer found are removed
