@@ -1,10 +1,21 @@
+import { asDatabaseUnavailable } from '@platform/database';
 import { EnvelopeErrorFilter } from '@platform/errors';
-import type { ServiceDefinition } from '@platform/platform';
+import { installRawRoutes, type ServiceDefinition } from '@platform/platform';
 import { useRealtime } from '@platform/realtime';
 import { OpenAccount } from './accounts/open-account';
 import { ConversationApiModule } from './app.module';
 import { RedisKeyPrefix } from './common/redis-key-prefix';
 import { ConversationApiConfig } from './config';
+import { WebhookLimits } from './rate-limit/webhook-limits';
+import { whatsappWebhookRawRoute } from './webhooks/whatsapp-raw-route';
+import { WhatsAppWebhookService } from './webhooks/whatsapp-webhook.service';
+
+/** The spec's error envelope (`{success: false, error: {…}, timestamp}`), on the app's routes and its raw route alike. */
+const errorFilter = () =>
+  new EnvelopeErrorFilter({
+    codes: { 429: 'THROTTLER_LIMIT_EXCEEDED' },
+    suggestions: { 404: 'Check the path: every route of this service is under /api/v1 (see /api/docs).' },
+  });
 
 /** name, port and schema are this app's line in services.json (tools/checks/registry.spec.ts checks that they agree). */
 export const conversationApiService: ServiceDefinition<ConversationApiConfig> = {
@@ -14,12 +25,12 @@ export const conversationApiService: ServiceDefinition<ConversationApiConfig> = 
   config: ConversationApiConfig,
   module: (config) => ConversationApiModule.forRoot(config),
   // Socket.IO (/conversations) through the Redis adapter when REDIS_URL is set: events reach the agents of every replica.
-  configure: (app, config) => void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${app.get(RedisKeyPrefix).value}socket.io` }),
-  errorFilter: () =>
-    new EnvelopeErrorFilter({
-      codes: { 429: 'THROTTLER_LIMIT_EXCEEDED' },
-      suggestions: { 404: 'Check the path: every route of this service is under /api/v1 (see /api/docs).' },
-    }),
+  configure: (app, config) => {
+    void useRealtime(app, { redisUrl: config.REDIS_URL, key: `${app.get(RedisKeyPrefix).value}socket.io` });
+    // WhatsApp deliveries skip Express's and Nest's per-request stack (same answers: webhooks/whatsapp-raw-route.ts).
+    installRawRoutes(app, { config, filter: errorFilter(), routes: [whatsappWebhookRawRoute(app.get(WhatsAppWebhookService), app.get(WebhookLimits))], mapError: asDatabaseUnavailable });
+  },
+  errorFilter,
   swagger: {
     title: 'conversation-api',
     version: '1.0.0',

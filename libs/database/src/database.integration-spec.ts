@@ -211,4 +211,40 @@ describe('Database (real PostgreSQL)', () => {
     expect(order).toEqual(['another key', 'first done', 'second has the lock']);
     await expect(db.lock('counter')).rejects.toThrow('outside a transaction');
   });
+
+  it('lockAll(keys) takes the locks of lock(key), sets in one order: overlapping sets wait instead of deadlocking', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const firstHasLocks = new Promise<void>((r) => (locked = r));
+    const first = db.transaction(async () => {
+      await db.lockAll(['a', 'b', 'c']);
+      locked();
+      await held;
+      order.push('first done');
+    });
+    await firstHasLocks;
+    // the same set given in the other order, and one key of it through lock(key): both wait
+    const reversed = db.transaction(async () => {
+      await db.lockAll(['c', 'b', 'a', 'c']);
+      order.push('reversed set');
+    });
+    const single = db.transaction(async () => {
+      await db.lock('b');
+      order.push('single key');
+    });
+    const apart = db.transaction(async () => {
+      await db.lockAll(['d', 'e']);
+      order.push('other keys');
+    });
+    await apart;
+    expect(order).toEqual(['other keys']);
+    release();
+    await Promise.all([first, reversed, single]);
+    expect(order.slice(0, 2)).toEqual(['other keys', 'first done']);
+    expect(order.slice(2).sort()).toEqual(['reversed set', 'single key']);
+    await db.transaction(() => db.lockAll([]));
+    await expect(db.lockAll(['a'])).rejects.toThrow('outside a transaction');
+  });
 });

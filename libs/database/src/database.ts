@@ -163,6 +163,20 @@ export class Database {
     await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}:${key}`]);
   }
 
+  /**
+   * {@link lock} of several keys in one statement, taken in the order of their lock ids, so that two
+   * transactions locking overlapping sets wait for one another instead of deadlocking (a key is the
+   * same lock as `lock(key)`). Refused outside a transaction.
+   */
+  async lockAll(keys: readonly string[]): Promise<void> {
+    if (!this.inTransaction) throw new Error(`Database.lockAll(${keys.length} keys) outside a transaction: they would be released at once; call it inside db.transaction()`);
+    if (keys.length === 0) return;
+    await this.manager.query(
+      'SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtext($1 || key) AS k FROM unnest($2::text[]) AS key ORDER BY 1) AS keys',
+      [`${this.schema}:`, keys],
+    );
+  }
+
   /** claimDue (FOR UPDATE SKIP LOCKED with a lease) on this service's database, in a transaction of its own. */
   claimDue<T = Record<string, unknown>>(opts: ClaimDueOptions): Promise<T[]> {
     return claimDue<T>(this.dataSource, opts);

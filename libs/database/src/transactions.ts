@@ -35,4 +35,9 @@ export class Transactions {
   lock(key: string): Promise<void> {
     return this.db.lock(key);
   }
+
+  /** `lock` of several keys at once, in an order that cannot deadlock with another transaction's set. */
+  lockAll(keys: readonly string[]): Promise<void> {
+    return this.db.lockAll(keys);
+  }
 }

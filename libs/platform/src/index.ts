@@ -12,7 +12,7 @@ export { createServiceApp, loadServiceConfig, type CreateServiceAppOptions, type
 export { startService, closeGracefully, DRAIN_TIMEOUT_MS, type RunningService, type StartServiceOptions } from './start-service';
 export { runService, migrate, usage, type RunServiceOptions } from './run-service';
 export { RejectNulPipe, MAX_JSON_DEPTH, firstTooDeep } from './http/input-safety';
-export { installRawRoutes, type RawRoute, type RawExchange, type RawRoutesOptions } from './http/raw-routes';
+export { installRawRoutes, type RawRoute, type RawExchange, type RawRoutesOptions, jsonObjectOf } from './http/raw-routes';
 export { BodyLimit, BODY_LIMIT_METADATA, DEFAULT_BODY_LIMIT } from './http/body-limits';
 export {
   securityHeaders,

@@ -1,4 +1,4 @@
-import { firstTooDeep, MAX_JSON_DEPTH, type RawExchange, type RawRoute } from '@platform/platform';
+import type { RawExchange, RawRoute } from '@platform/platform';
 import { fixedTextAnswer } from '../common/raw-answers';
 import type { WebhooksService } from './webhooks.service';
 
@@ -7,8 +7,9 @@ const WEBHOOK_PATH = /^\/webhooks\/instagram\/?(?:\?|$)/;
 const MAX_BYTES = 512 * 1024;
 /**
  * The platform's webhook deliveries (`POST /webhooks/instagram`) answered before Express and Nest
- * (@platform/platform's installRawRoutes), with the same work and answers as WebhooksController.receive: a JSON body
- * (UTF-8, not compressed, with a Content-Length) is read and parsed as the platform's parser does,
+ * (@platform/platform's installRawRoutes), with the same work and answers as WebhooksController.receive: a JSON object
+ * (UTF-8, not compressed, with a Content-Length) is read and parsed as the platform's parser does
+ * (RawExchange.readJsonObject),
  * then WebhooksService checks the signature over the raw bytes and stores the items (200
  * `EVENT_RECEIVED` once committed, as `res.send` writes it: common/raw-answers.ts; its errors in the
  * app's error shape). Everything else — another
@@ -20,17 +21,8 @@ export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
   const received = fixedTextAnswer('EVENT_RECEIVED');
   return {
     match: (method, url) => (method === 'POST' && WEBHOOK_PATH.test(url) ? '/webhooks/instagram' : null),
-    handle: ({ req, res, fail, handOn, readJson }: RawExchange) => {
-      const answer = (raw: Buffer) => {
-        let body: unknown;
-        try {
-          // body-parser's strict mode: an object or an array from the first character.
-          body = raw[0] === 0x7b ? JSON.parse(raw.toString('utf8')) : undefined;
-        } catch {
-          body = undefined;
-        }
-        // nested too deep: Express's rejectDeepJson answers it
-        if (body === undefined || firstTooDeep(body, MAX_JSON_DEPTH) !== null) return handOn(raw);
+    handle: ({ req, res, fail, readJsonObject }: RawExchange) => {
+      const answer = (body: Record<string, unknown>, raw: Buffer) => {
         // As Nest does before the handler runs: the route's status and its @Header.
         res.status(200);
         res.setHeader('content-type', 'text/plain; charset=utf-8');
@@ -43,7 +35,7 @@ export function webhookRawRoute(webhooks: WebhooksService): RawRoute {
           }
         }, fail);
       };
-      readJson(MAX_BYTES, answer);
+      readJsonObject(MAX_BYTES, answer);
     },
   };
 }

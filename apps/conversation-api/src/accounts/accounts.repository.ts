@@ -63,6 +63,12 @@ export class AccountsRepository {
     return row!.n;
   }
 
+  /** The next `n` display ids of the account's conversations, in order. */
+  async nextDisplayIds(accountId: string, n: number): Promise<number[]> {
+    const row = await this.db.one<{ last: number }>(`UPDATE ${this.db.table('accounts')} SET last_display_id = last_display_id + $2 WHERE id = $1 RETURNING last_display_id AS last`, [accountId, n]);
+    return Array.from({ length: n }, (_v, i) => row!.last - n + 1 + i);
+  }
+
   async settings(id: string): Promise<AccountSettings | null> {
     const row = await this.db.one<SettingsRow>(
       `SELECT id, name, time_zone, business_hours, out_of_office_enabled, out_of_office_message, updated_at FROM ${this.db.table('accounts')} WHERE id = $1`,

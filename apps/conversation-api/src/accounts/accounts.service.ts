@@ -22,6 +22,11 @@ export class AccountsService {
     return this.accounts.nextDisplayId(accountId);
   }
 
+  /** The next `n` display ids of the account's conversations, in order (in the caller's transaction). */
+  nextDisplayIds(accountId: string, n: number): Promise<number[]> {
+    return this.accounts.nextDisplayIds(accountId, n);
+  }
+
   /** The account's name, time zone, business hours and out-of-office reply. */
   async settings(accountId: string): Promise<AccountSettings> {
     const settings = await this.accounts.settings(accountId);

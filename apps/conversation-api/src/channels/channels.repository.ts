@@ -262,4 +262,45 @@ export class ChannelsRepository {
     await this.db.affected(`UPDATE ${this.db.table('channel_members')} SET last_assigned_at = clock_timestamp() WHERE channel_id = $1 AND user_id = $2`, [channelId, row.user_id]);
     return row.user_id;
   }
+
+  /**
+   * `nextAssignee` for `n` new conversations in a row, in three statements: each goes to the member
+   * the one before it left longest unassigned among those still under the cap (counting the ones
+   * assigned here), or null when none is; the members' `last_assigned_at` follow the same order (the
+   * statement's time, after the channel's lock was taken, a microsecond apart).
+   */
+  async nextAssignees(channelId: string, cap: number | null, n: number): Promise<Array<string | null>> {
+    await this.db.one(`SELECT id FROM ${this.db.table('channels')} WHERE id = $1 FOR NO KEY UPDATE`, [channelId]);
+    const members = await this.db.rows<{ user_id: string; open: number }>(
+      `SELECT m.user_id, (SELECT count(*)::int FROM ${this.db.table('conversations')} c WHERE c.assignee_id = m.user_id AND c.status = 'open') AS open
+         FROM ${this.db.table('channel_members')} m
+         JOIN ${this.db.table('users')} u ON u.id = m.user_id AND u.active
+        WHERE m.channel_id = $1
+        ORDER BY m.last_assigned_at NULLS FIRST, m.user_id`,
+      [channelId],
+    );
+    // Longest unassigned first; a member assigned here moves to the end.
+    const queue = members.map((m) => ({ userId: m.user_id, open: m.open }));
+    const picked: Array<string | null> = [];
+    for (let i = 0; i < n; i++) {
+      const at = queue.findIndex((m) => cap === null || m.open < cap);
+      if (at < 0) {
+        picked.push(null);
+        continue;
+      }
+      const [member] = queue.splice(at, 1);
+      member.open++;
+      queue.push(member);
+      picked.push(member.userId);
+    }
+    const order = [...new Set(picked.filter((p): p is string => p !== null).reverse())].reverse();
+    if (order.length) {
+      await this.db.affected(
+        `UPDATE ${this.db.table('channel_members')} m SET last_assigned_at = statement_timestamp() + make_interval(secs => o.ord / 1e6)
+           FROM unnest($2::uuid[]) WITH ORDINALITY AS o(user_id, ord) WHERE m.channel_id = $1 AND m.user_id = o.user_id`,
+        [channelId, order],
+      );
+    }
+    return picked;
+  }
 }

@@ -9,7 +9,7 @@ import { hasPermission } from '../roles/permissions';
 import { SessionsService } from '../sessions/sessions.service';
 import { TeamsService } from '../teams/teams.service';
 import { UsersService } from '../users/users.service';
-import { ChannelCredentials } from './channel-credentials';
+import { ChannelCredentials, type WhatsAppCredentials } from './channel-credentials';
 import { ChannelsRepository, type Channel } from './channels.repository';
 import type { ChannelTestDto, CreateEmailChannelDto, CreateWhatsAppChannelDto, MailServerDto, UpdateChannelDto } from './dto/channel.dto';
 import { EmailClient, MailServerError, type MailboxCursor, type MailboxMail } from './email.client';
@@ -33,8 +33,24 @@ const serverOf = (dto: MailServerDto): MailServer => ({ host: dto.host, port: dt
 /** How long a replica keeps a mailbox it polls before another may take it (it crashed meanwhile). */
 const MAILBOX_LEASE_SECONDS = 300;
 
+/** How long the webhook receiver uses a channel (row and opened credentials) it read, without reading it again. */
+export const WEBHOOK_CHANNEL_FRESH_MS = 10_000;
+/** Channels the webhook receiver remembers at most (the oldest read is forgotten first). */
+export const WEBHOOK_CHANNELS_CACHED = 10_000;
+
+/** A WhatsApp channel with its opened credentials, as the webhook receiver uses it. */
+export interface WebhookChannel {
+  channel: Channel;
+  creds: WhatsAppCredentials;
+  /** Read from this process's memory (up to WEBHOOK_CHANNEL_FRESH_MS old), not from the database just now. */
+  cached: boolean;
+}
+
 @Injectable()
 export class ChannelsService {
+  /** channel id → the channel and its opened credentials, for the webhook receiver (see `forWebhook`). */
+  private readonly webhookChannels = new Map<string, { found: Omit<WebhookChannel, 'cached'>; until: number }>();
+
   constructor(
     private readonly transactions: Transactions,
     private readonly channels: ChannelsRepository,
@@ -86,6 +102,28 @@ export class ChannelsService {
     return this.channels.findById(id);
   }
 
+  /**
+   * A WhatsApp channel and its opened credentials for its webhook, or null (unknown id, not a UUID,
+   * not WhatsApp). Read from the database at most every WEBHOOK_CHANNEL_FRESH_MS per channel and
+   * process, so a delivery usually costs no lookup and no decryption; `fresh` reads it now (the
+   * receiver does when a signature does not match the remembered secret, so a new app secret works
+   * from its first delivery). Changes made through this process apply at once (`update` forgets
+   * the channel); those of another replica within WEBHOOK_CHANNEL_FRESH_MS. Unknown ids are never
+   * remembered, and credentials that cannot be opened throw (409) on every delivery.
+   */
+  async forWebhook(id: string, fresh = false): Promise<WebhookChannel | null> {
+    const now = Date.now();
+    const hit = fresh ? undefined : this.webhookChannels.get(id);
+    if (hit && hit.until > now) return { ...hit.found, cached: true };
+    this.webhookChannels.delete(id);
+    const channel = await this.channels.findById(id);
+    if (!channel || channel.type !== 'whatsapp') return null;
+    const found = { channel, creds: this.credentials.open(channel.id, channel.credentials) };
+    if (this.webhookChannels.size >= WEBHOOK_CHANNELS_CACHED) this.webhookChannels.delete(this.webhookChannels.keys().next().value as string);
+    this.webhookChannels.set(id, { found, until: now + WEBHOOK_CHANNEL_FRESH_MS });
+    return { ...found, cached: false };
+  }
+
   /** The account owning a channel, cached (webhook rate limits look it up on every delivery). */
   accountOf(id: string): Promise<string | null> {
     return this.channels.accountOf(id);
@@ -97,6 +135,11 @@ export class ChannelsService {
    */
   nextAssignee(channel: Channel): Promise<string | null> {
     return this.channels.nextAssignee(channel.id, channel.assignmentCap);
+  }
+
+  /** `nextAssignee` for `n` new conversations of the channel in a row (null where nobody is under the cap), in the caller's transaction. */
+  nextAssignees(channel: Channel, n: number): Promise<Array<string | null>> {
+    return this.channels.nextAssignees(channel.id, channel.assignmentCap, n);
   }
 
   /** Webhook items for another phone number: counted on the channel (GET /channels/{id} `status.ignored_items`). */
@@ -249,7 +292,7 @@ export class ChannelsService {
   }
 
   async update(accountId: string, id: string, dto: UpdateChannelDto): Promise<Channel> {
-    return this.transactions.transaction(async () => {
+    const updated = await this.transactions.transaction(async () => {
       const current = await this.get(accountId, id);
       await this.checkRefs(accountId, dto.team_id, dto.member_ids);
       let sealed: string | undefined;
@@ -288,6 +331,9 @@ export class ChannelsService {
       }
       return this.get(accountId, id);
     });
+    // Once committed: a delivery read meanwhile may have remembered the channel as it was.
+    this.webhookChannels.delete(id);
+    return updated;
   }
 
   private async checkRefs(accountId: string, teamId: string | null | undefined, memberIds: string[] | undefined): Promise<void> {

@@ -104,6 +104,25 @@ export class ContactsRepository {
     return { contact: toContact(row!), created: true };
   }
 
+  /**
+   * `findOrCreateBySource` of several senders of one channel (distinct sender ids) in one statement,
+   * by sender id, for channels whose senders are known by their id alone (no lookup by email): new
+   * ones are created with the id, name and phone given.
+   */
+  async findOrCreateManyBySource(accountId: string, channelId: string, senders: Array<{ sourceId: string; newId: string; name: string | null; phone: string | null }>): Promise<Map<string, { contact: Contact; created: boolean }>> {
+    if (!senders.length) return new Map();
+    const rows = await this.db.rows<Row & { source_id: string; created: boolean }>(
+      `WITH input AS (SELECT * FROM unnest($3::text[], $4::uuid[], $5::text[], $6::text[]) AS i(source_id, new_id, name, phone)),
+            known AS (SELECT i.source_id, c.* FROM input i JOIN ${this.db.table('contact_inboxes')} ci ON ci.channel_id = $2 AND ci.source_id = i.source_id JOIN ${this.t} c ON c.id = ci.contact_id),
+            created AS (INSERT INTO ${this.t} (id, account_id, name, phone) SELECT new_id, $1, name, phone FROM input WHERE source_id NOT IN (SELECT source_id FROM known) RETURNING *),
+            linked AS (INSERT INTO ${this.db.table('contact_inboxes')} (contact_id, channel_id, source_id) SELECT i.new_id, $2, i.source_id FROM input i JOIN created c ON c.id = i.new_id)
+       SELECT k.*, false AS created FROM known k
+       UNION ALL SELECT i.source_id, c.*, true AS created FROM created c JOIN input i ON i.new_id = c.id`,
+      [accountId, channelId, senders.map((s) => s.sourceId), senders.map((s) => s.newId), senders.map((s) => s.name), senders.map((s) => s.phone)],
+    );
+    return new Map(rows.map((r) => [r.source_id, { contact: toContact(r), created: r.created }]));
+  }
+
   /** The sender id of the contact on a channel (where replies go). */
   async sourceIdOn(contactId: string, channelId: string): Promise<string | null> {
     const row = await this.db.one<{ source_id: string }>(`SELECT source_id FROM ${this.db.table('contact_inboxes')} WHERE contact_id = $1 AND channel_id = $2`, [contactId, channelId]);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { conflict, notFound } from '../common/errors';
@@ -28,6 +29,11 @@ export class ContactsService {
   /** The contact behind a channel's sender id (a WhatsApp `wa_id`, an email address), created with `name`, `phone` and `email` when new (email senders: an account contact with that email first). */
   findOrCreateBySource(accountId: string, channelId: string, sourceId: string, profile: { name: string | null; phone?: string | null; email?: string | null }): Promise<{ contact: Contact; created: boolean }> {
     return this.contacts.findOrCreateBySource(accountId, channelId, sourceId, profile);
+  }
+
+  /** `findOrCreateBySource` of several senders of one channel at once (distinct ids; senders known by their id alone, not by email): by sender id. */
+  findOrCreateManyBySource(accountId: string, channelId: string, senders: Array<{ sourceId: string; name: string | null; phone: string | null }>): Promise<Map<string, { contact: Contact; created: boolean }>> {
+    return this.contacts.findOrCreateManyBySource(accountId, channelId, senders.map((s) => ({ ...s, newId: randomUUID() })));
   }
 
   /** The sender id of the contact on a channel (where replies go), or null. */

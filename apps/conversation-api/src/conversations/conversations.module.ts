@@ -10,6 +10,7 @@ import { ConversationsRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 import { ConversationEvents } from './conversation-events';
 import { InboundService } from './inbound.service';
+import { InboundWriter } from './inbound-writer';
 import { MessageDelivery } from './message-delivery';
 import { MessageDeliveryWorker } from './message-delivery.worker';
 import { MessageBrowsing } from './message-browsing.service';
@@ -20,7 +21,7 @@ import { SnoozeWorker } from './snooze.worker';
 @Module({
   imports: [AccountsModule, ChannelsModule, ContactsModule, UsersModule, TeamsModule, MediaModule],
   controllers: [ConversationsController, MessagesController],
-  providers: [ConversationsRepository, MessagesRepository, ConversationsService, ConversationEvents, InboundService, SnoozeWorker, MessageDelivery, MessageDeliveryWorker, MessageBrowsing],
-  exports: [InboundService, ConversationsService],
+  providers: [ConversationsRepository, MessagesRepository, ConversationsService, ConversationEvents, InboundService, InboundWriter, SnoozeWorker, MessageDelivery, MessageDeliveryWorker, MessageBrowsing],
+  exports: [InboundService, InboundWriter, ConversationsService],
 })
 export class ConversationsModule {}

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
 import type { Conversation, ConversationStatus, Priority } from './conversation';
 
-interface Row {
+/** A conversation row with its contact's name, email and phone (as `select` reads it). */
+export interface ConversationRow {
   id: string;
   account_id: string;
   display_id: number;
@@ -24,7 +25,7 @@ interface Row {
   contact_phone: string | null;
 }
 
-const toConversation = (r: Row): Conversation => ({
+export const toConversation = (r: ConversationRow): Conversation => ({
   id: r.id,
   accountId: r.account_id,
   displayId: r.display_id,
@@ -100,7 +101,7 @@ export class ConversationsRepository {
                                 WHERE m.account_id = $1 AND m.message_type <> 'activity'
                                   AND m.search @@ (websearch_to_tsquery('english', ${text}) || websearch_to_tsquery('simple', ${text}))))`);
     }
-    const rows = await this.db.rows<Row & { total: number }>(
+    const rows = await this.db.rows<ConversationRow & { total: number }>(
       `${this.select(where.join(' AND ')).replace('SELECT v.*', 'SELECT v.*, count(*) OVER ()::int AS total')} ORDER BY v.last_activity_at DESC, v.id LIMIT ${limit} OFFSET ${offset}`,
       params,
     );
@@ -112,30 +113,39 @@ export class ConversationsRepository {
   }
 
   async find(accountId: string, id: string): Promise<Conversation | null> {
-    const row = await this.db.one<Row>(this.select('v.account_id = $1 AND v.id = $2'), [accountId, id]);
+    const row = await this.db.one<ConversationRow>(this.select('v.account_id = $1 AND v.id = $2'), [accountId, id]);
     return row ? toConversation(row) : null;
   }
 
   /** The conversation, its row locked for the transaction (status and assignment changes take turns). */
   async lock(accountId: string, id: string): Promise<Conversation | null> {
-    const row = await this.db.one<Row>(`${this.select('v.account_id = $1 AND v.id = $2')} FOR NO KEY UPDATE OF v`, [accountId, id]);
+    const row = await this.db.one<ConversationRow>(`${this.select('v.account_id = $1 AND v.id = $2')} FOR NO KEY UPDATE OF v`, [accountId, id]);
     return row ? toConversation(row) : null;
   }
 
-  /** The latest conversation of the channel's sender `sourceId` (its contact known on the channel), locked; null when either is missing. */
-  async latestForSource(channelId: string, sourceId: string): Promise<Conversation | null> {
-    const row = await this.db.one<Row>(
-      `${this.select(`v.channel_id = $1 AND v.contact_id = (SELECT contact_id FROM ${this.db.table('contact_inboxes')} WHERE channel_id = $1 AND source_id = $2)`)}
-        ORDER BY v.created_at DESC LIMIT 1 FOR NO KEY UPDATE OF v`,
-      [channelId, sourceId],
+
+  /**
+   * The latest conversation on the channel of each sender among `sourceIds` whose contact is known on
+   * the channel and has one, locked for the transaction when `lock` (in the order of their ids); by
+   * sender id. Senders without either are absent.
+   */
+  async latestForSources(channelId: string, sourceIds: string[], lock: boolean): Promise<Map<string, Conversation>> {
+    const rows = await this.db.rows<ConversationRow & { sender: string }>(
+      `SELECT s.sender, v.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone
+         FROM unnest($2::text[]) AS s(sender)
+         JOIN ${this.db.table('contact_inboxes')} ci ON ci.channel_id = $1 AND ci.source_id = s.sender
+         JOIN ${this.db.table('contacts')} c ON c.id = ci.contact_id
+         JOIN LATERAL (SELECT * FROM ${this.t} x WHERE x.channel_id = $1 AND x.contact_id = ci.contact_id ORDER BY x.created_at DESC LIMIT 1) v ON true
+        ORDER BY v.id${lock ? ' FOR NO KEY UPDATE OF v' : ''}`,
+      [channelId, sourceIds],
     );
-    return row ? toConversation(row) : null;
+    return new Map(rows.map((r) => [r.sender, toConversation(r)]));
   }
 
   /** The latest conversation of the channel holding one of the messages `sourceIds` (an email thread's Message-IDs), locked; null when none does. */
   async ofThread(channelId: string, sourceIds: string[]): Promise<Conversation | null> {
     if (!sourceIds.length) return null;
-    const row = await this.db.one<Row>(
+    const row = await this.db.one<ConversationRow>(
       `${this.select(`v.id = (SELECT m.conversation_id FROM ${this.db.table('messages')} m WHERE m.channel_id = $1 AND m.source_id = ANY($2::text[]) ORDER BY m.created_at DESC LIMIT 1)`)}
         FOR NO KEY UPDATE OF v`,
       [channelId, sourceIds],
@@ -149,6 +159,16 @@ export class ConversationsRepository {
       [c.accountId, c.displayId, c.channelId, c.contactId, c.status, c.assigneeId, c.teamId],
     );
     return row!.id;
+  }
+
+  /** New conversations with the ids given, in one statement. */
+  async insertMany(rows: Array<{ id: string; accountId: string; displayId: number; channelId: string; contactId: string; status: ConversationStatus; assigneeId: string | null; teamId: string | null }>): Promise<void> {
+    if (!rows.length) return;
+    await this.db.affected(
+      `INSERT INTO ${this.t} (id, account_id, display_id, channel_id, contact_id, status, assignee_id, team_id)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::uuid[], $5::uuid[], $6::text[], $7::uuid[], $8::uuid[])`,
+      [rows.map((r) => r.id), rows.map((r) => r.accountId), rows.map((r) => r.displayId), rows.map((r) => r.channelId), rows.map((r) => r.contactId), rows.map((r) => r.status), rows.map((r) => r.assigneeId), rows.map((r) => r.teamId)],
+    );
   }
 
   async setStatus(id: string, status: ConversationStatus, snoozedUntil: Date | null): Promise<void> {
@@ -171,7 +191,7 @@ export class ConversationsRepository {
 
   /** An incoming message: the contact waits from now on (unless already waiting). Returns the conversation as it is now. */
   async touchIncoming(id: string): Promise<Conversation> {
-    const row = await this.db.one<Row>(
+    const row = await this.db.one<ConversationRow>(
       `WITH v AS (UPDATE ${this.t} SET waiting_since = COALESCE(waiting_since, now()), last_activity_at = now(), updated_at = now() WHERE id = $1 RETURNING *)
        SELECT v.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone FROM v JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id`,
       [id],
@@ -179,7 +199,6 @@ export class ConversationsRepository {
     return toConversation(row!);
   }
 
-  /** A public reply: the first one is the first response; the contact no longer waits. */
   /**
    * A public reply written at `at` reached the provider: the first such one is the first response
    * (a reply that failed never counts), and the contact waits no longer unless it wrote after `at`.

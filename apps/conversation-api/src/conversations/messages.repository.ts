@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-import type { Attachment, Message, MessageStatus, MessageType, OutboundPayload, OutgoingDelivery } from './conversation';
+import { OutboxMessage, type EventEnvelope, type OutboxRow } from '@platform/messaging';
+import type { Attachment, Conversation, Message, MessageStatus, MessageType, OutboundPayload, OutgoingDelivery } from './conversation';
+import { toConversation, type ConversationRow } from './conversations.repository';
 
 interface Row {
   id: string;
@@ -73,6 +75,8 @@ const STATUS_RANK: Record<MessageStatus, number> = { pending: 0, sent: 1, delive
 
 @Injectable()
 export class MessagesRepository {
+  private storeIncomingText?: string;
+
   constructor(private readonly db: Database) {}
 
   private get t(): string {
@@ -97,6 +101,71 @@ export class MessagesRepository {
       [m.accountId, m.conversationId, m.channelId, m.messageType, m.content, m.contentType ?? 'text', m.private ?? false, m.status, m.sourceId, m.senderType ?? null, m.senderId ?? null, JSON.stringify(m.attachments ?? []), JSON.stringify(m.contentAttributes ?? {})],
     );
     return row ? toMessage(row) : null;
+  }
+
+  /**
+   * The write of a batch of incoming messages of one channel (distinct provider ids), in one
+   * statement (its own transaction, or the open one): the conversations of the messages are locked
+   * (in the order of their ids) and must still have the `status` the caller read (and a named
+   * contact where a profile name came), else nothing of theirs is written (`changed`). Then the messages whose provider id is not stored yet (each
+   * created a microsecond after the one before it, so messages stored together keep their order),
+   * and for each conversation that got one of them: reopened when listed in `reopen` (with its
+   * activity line), its contact waiting from now on (unless already waiting), its last activity now.
+   * `events` go into the outbox, claimed for `leaseSeconds` by the caller (see
+   * ConversationEvents.publish), each only when its `gate` — a message's provider id or a
+   * conversation id — was stored or touched. Answers per message, in order, the stored message or
+   * null (stored already, or its conversation changed), the touched conversations by id, the outbox
+   * rows written (in order) and the changed conversations.
+   */
+  async storeIncoming(
+    channelId: string,
+    ms: Array<{ id: string; accountId: string; conversationId: string; senderId: string; sourceId: string; content: string | null; contentType: string; attachments: Attachment[]; contentAttributes?: Record<string, unknown> }>,
+    expected: Array<{ id: string; status: string; named: boolean }>,
+    reopen: string[],
+    events: Array<{ envelope: EventEnvelope<unknown>; gate: { sourceId: string } | { conversationId: string } }>,
+    leaseSeconds: number,
+  ): Promise<{ messages: Array<Message | null>; conversations: Map<string, Conversation>; events: OutboxRow[]; changed: Set<string> }> {
+    const text = (this.storeIncomingText ??= storeIncomingStatement(this.db.schema, this.db.dataSource.getMetadata(OutboxMessage).tablePath));
+    const [row] = await this.db.rows<{ messages: Array<Json<Row>>; conversations: Array<Json<ConversationRow>>; events: OutboxRow[]; changed: string[] }>(text, [
+      channelId,
+      ms.map((m) => m.id),
+      ms.map((m) => m.accountId),
+      ms.map((m) => m.conversationId),
+      ms.map((m) => m.content),
+      ms.map((m) => m.contentType),
+      ms.map((m) => m.sourceId),
+      ms.map((m) => m.senderId),
+      ms.map((m) => JSON.stringify(m.attachments)),
+      ms.map((m) => JSON.stringify(m.contentAttributes ?? {})),
+      reopen,
+      events.map((e) => e.envelope.id),
+      events.map((e) => e.envelope.type),
+      events.map((e) => e.envelope.source),
+      events.map((e) => e.envelope.occurredAt),
+      events.map((e) => e.envelope.correlationId ?? null),
+      events.map((e) => JSON.stringify(e.envelope.data)),
+      events.map((e) => ('sourceId' in e.gate ? `s:${e.gate.sourceId}` : `c:${e.gate.conversationId}`)),
+      leaseSeconds,
+      expected.map((e) => e.id),
+      expected.map((e) => e.status),
+      expected.map((e) => e.named),
+    ]);
+    const stored = new Map(row.messages.map((r) => [r.source_id!, toMessage({ ...r, created_at: new Date(r.created_at) })]));
+    const conversations = new Map(
+      row.conversations.map((r) => [
+        r.id,
+        toConversation({
+          ...r,
+          snoozed_until: r.snoozed_until === null ? null : new Date(r.snoozed_until),
+          waiting_since: r.waiting_since === null ? null : new Date(r.waiting_since),
+          first_reply_created_at: r.first_reply_created_at === null ? null : new Date(r.first_reply_created_at),
+          last_activity_at: new Date(r.last_activity_at),
+          created_at: new Date(r.created_at),
+          updated_at: new Date(r.updated_at),
+        }),
+      ]),
+    );
+    return { messages: ms.map((m) => stored.get(m.sourceId) ?? null), conversations, events: row.events.map((e) => ({ ...e, id: String(e.id) })), changed: new Set(row.changed) };
   }
 
   async list(conversationId: string, limit: number): Promise<Message[]> {
@@ -251,4 +320,66 @@ export class MessagesRepository {
     );
     return row ? toMessage(row) : null;
   }
+}
+
+/** A row read through json_agg: its timestamps as text. */
+type Json<R> = { [K in keyof R]: R[K] extends Date ? string : R[K] extends Date | null ? string | null : R[K] };
+
+/**
+ * `storeIncoming`'s statement for schema `s` and the outbox table `outbox`: $1 channel; per message
+ * $2 id, $3 account, $4 conversation, $5 content, $6 content type, $7 provider id, $8 sender
+ * (contact), $9 attachments, $10 content attributes; $11 conversations to reopen; per event $12 id,
+ * $13 type, $14 source, $15 time, $16 correlation id, $17 data, $18 gate (`s:<provider id>` or
+ * `c:<conversation id>`); $19 seconds the outbox rows stay claimed; per conversation of the messages
+ * $20 id, $21 the status it must have and $22 whether a profile name came for its contact (then the
+ * contact must have a name: naming it is the caller's work). One row: the stored messages, the
+ * touched conversations (with their contacts' name, email and phone), the outbox rows (as JSON) and
+ * the ids of the conversations not as expected (or not found).
+ */
+function storeIncomingStatement(s: string, outbox: string): string {
+  return `WITH locked AS (
+      SELECT c.id, c.status = e.status AND (NOT e.named OR k.name IS NOT NULL) AS unchanged
+        FROM ${s}.conversations c
+        JOIN unnest($20::uuid[], $21::text[], $22::boolean[]) AS e(id, status, named) ON e.id = c.id
+        JOIN ${s}.contacts k ON k.id = c.contact_id
+       ORDER BY c.id FOR NO KEY UPDATE OF c
+    ),
+    m AS (
+      INSERT INTO ${s}.messages (id, account_id, conversation_id, channel_id, message_type, content, content_type, private, status, source_id, sender_type, sender_id, attachments, content_attributes, created_at)
+      SELECT i.id, i.account_id, i.conversation_id, $1, 'incoming', i.content, i.content_type, false, 'delivered', i.source_id, 'contact', i.sender_id, i.attachments, i.content_attributes,
+             now() + make_interval(secs => i.ord / 1e6)
+        FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::jsonb[], $10::jsonb[])
+             WITH ORDINALITY AS i(id, account_id, conversation_id, content, content_type, source_id, sender_id, attachments, content_attributes, ord)
+       WHERE i.conversation_id IN (SELECT id FROM locked WHERE unchanged)
+       ORDER BY i.ord
+      ON CONFLICT (channel_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
+      RETURNING ${COLUMNS}
+    ),
+    touched AS (SELECT DISTINCT conversation_id AS id FROM m),
+    reopened AS (
+      INSERT INTO ${s}.messages (account_id, conversation_id, channel_id, message_type, content, status)
+      SELECT c.account_id, c.id, $1, 'activity', 'Conversation was reopened by a new message from the contact', 'sent'
+        FROM ${s}.conversations c WHERE c.id = ANY($11::uuid[]) AND c.id IN (SELECT id FROM touched)
+    ),
+    v AS (
+      UPDATE ${s}.conversations c
+         SET status = CASE WHEN c.id = ANY($11::uuid[]) THEN 'open' ELSE c.status END,
+             snoozed_until = CASE WHEN c.id = ANY($11::uuid[]) THEN NULL ELSE c.snoozed_until END,
+             waiting_since = COALESCE(c.waiting_since, now()), last_activity_at = now(), updated_at = now()
+       WHERE c.id IN (SELECT id FROM touched)
+       RETURNING c.*
+    ),
+    o AS (
+      INSERT INTO ${outbox} (event_id, type, source, occurred_at, correlation_id, data, claimed_until)
+      SELECT e.event_id, e.type, e.source, e.occurred_at, e.correlation_id, e.data, now() + make_interval(secs => $19::double precision)
+        FROM unnest($12::uuid[], $13::text[], $14::text[], $15::timestamptz[], $16::text[], $17::jsonb[], $18::text[])
+             WITH ORDINALITY AS e(event_id, type, source, occurred_at, correlation_id, data, gate, ord)
+       WHERE e.gate IN (SELECT 's:' || source_id FROM m UNION ALL SELECT 'c:' || id FROM touched)
+       ORDER BY e.ord
+      RETURNING id, event_id, type, source, occurred_at, correlation_id, data
+    )
+    SELECT (SELECT coalesce(json_agg(m), '[]') FROM m) AS messages,
+           (SELECT coalesce(json_agg(x), '[]') FROM (SELECT v.*, k.name AS contact_name, k.email AS contact_email, k.phone AS contact_phone FROM v JOIN ${s}.contacts k ON k.id = v.contact_id) x) AS conversations,
+           (SELECT coalesce(json_agg(o ORDER BY o.id), '[]') FROM o) AS events,
+           ARRAY(SELECT id FROM unnest($20::uuid[]) AS e(id) WHERE id NOT IN (SELECT id FROM locked WHERE unchanged)) AS changed`;
 }

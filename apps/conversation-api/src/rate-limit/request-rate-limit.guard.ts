@@ -3,9 +3,9 @@ import { bearerToken } from '@platform/auth';
 import { RateLimiter } from '@platform/rate-limit';
 import type { Request, Response } from 'express';
 import { AccessTokens } from '../auth/access-tokens';
-import { ChannelsService } from '../channels/channels.service';
 import { ConversationApiConfig } from '../config';
 import { allowedHeaders, isWebhookRoute, limitExceeded, ONE_MINUTE_MS } from './rate-limit';
+import { WebhookLimits } from './webhook-limits';
 
 /**
  * The spec's limit on every route: CONVERSATION_RATE_LIMIT_PER_MINUTE (100) requests per client in
@@ -21,24 +21,25 @@ export class RequestRateLimitGuard implements CanActivate {
     private readonly limiter: RateLimiter,
     private readonly config: ConversationApiConfig,
     private readonly tokens: AccessTokens,
-    private readonly channels: ChannelsService,
+    private readonly limits: WebhookLimits,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request>();
-    const webhook = isWebhookRoute(context);
-    const decision = webhook
-      ? await this.limiter.hit(`webhook:${await this.tenantOf(req)}`, this.config.CONVERSATION_WEBHOOK_RATE_LIMIT_PER_MINUTE, ONE_MINUTE_MS)
-      : await this.limiter.hit(`api:${await this.clientOf(req)}`, this.config.CONVERSATION_RATE_LIMIT_PER_MINUTE, ONE_MINUTE_MS);
-    const suffix = webhook ? '-webhook' : '';
     const res = context.switchToHttp().getResponse<Response>();
+    if (isWebhookRoute(context)) {
+      const raw = req.params?.channelId;
+      this.limits.answer(await this.limits.hit(typeof raw === 'string' ? raw : ''), res);
+      return true;
+    }
+    const decision = await this.limiter.hit(`api:${await this.clientOf(req)}`, this.config.CONVERSATION_RATE_LIMIT_PER_MINUTE, ONE_MINUTE_MS);
     if (!decision.allowed) {
       const refused = limitExceeded(decision);
-      res.setHeader(`Retry-After${suffix}`, refused.headers!['Retry-After']);
+      res.setHeader('Retry-After', refused.headers!['Retry-After']);
       throw refused;
     }
-    for (const [name, value] of Object.entries(allowedHeaders(decision, suffix))) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(allowedHeaders(decision, ''))) res.setHeader(name, value);
     return true;
   }
 
@@ -46,13 +47,5 @@ export class RequestRateLimitGuard implements CanActivate {
     const token = bearerToken(req as never);
     const claims = token ? await this.tokens.verify(token) : null;
     return claims ? `user:${claims.sub}` : `ip:${req.ip ?? 'unknown'}`;
-  }
-
-  /** The account owning the webhook's channel; the channel id itself when no channel has it. */
-  private async tenantOf(req: Request): Promise<string> {
-    const raw = req.params?.channelId;
-    const channelId = (typeof raw === 'string' ? raw : '').slice(0, 64);
-    const accountId = await this.channels.accountOf(channelId);
-    return accountId ? `account:${accountId}` : `channel:${channelId}`;
   }
 }

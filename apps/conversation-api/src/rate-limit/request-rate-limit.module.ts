@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from '../auth/auth.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { RequestRateLimitGuard } from './request-rate-limit.guard';
+import { WebhookLimits } from './webhook-limits';
 
 /**
  * The request limits (RequestRateLimitGuard) on the app's `RateLimiter`, which the root module
@@ -11,6 +12,7 @@ import { RequestRateLimitGuard } from './request-rate-limit.guard';
  */
 @Module({
   imports: [AuthModule, ChannelsModule],
-  providers: [{ provide: APP_GUARD, useClass: RequestRateLimitGuard }],
+  providers: [WebhookLimits, { provide: APP_GUARD, useClass: RequestRateLimitGuard }],
+  exports: [WebhookLimits],
 })
 export class RequestRateLimitModule {}

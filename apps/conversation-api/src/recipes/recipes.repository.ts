@@ -233,6 +233,25 @@ export class RecipesRepository {
     return rows.map((r) => ({ id: r.id, name: r.name, version: r.version, definition: r.definition, webhookSecret: r.webhook_secret }));
   }
 
+  /** `active` of several (account, trigger) pairs in one statement: per pair, in order, its recipes. */
+  async activeForMany(keys: Array<{ accountId: string; trigger: Trigger }>): Promise<ActiveRecipe[][]> {
+    const distinct = [...new Map(keys.map((k) => [`${k.accountId}:${k.trigger}`, k])).values()];
+    const rows = await this.db.rows<{ ord: string; id: string; name: string; version: number; definition: RecipeDefinition; webhook_secret: string }>(
+      `SELECT k.ord, r.id, r.name, v.version, v.definition, r.webhook_secret
+         FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(account_id, trigger, ord)
+         JOIN ${this.t} r ON r.account_id = k.account_id AND r.trigger = k.trigger AND r.enabled
+         JOIN ${this.db.table('recipe_versions')} v ON v.recipe_id = r.id AND v.version = r.published_version
+        ORDER BY k.ord, r.created_at, r.id`,
+      [distinct.map((k) => k.accountId), distinct.map((k) => k.trigger)],
+    );
+    const found = new Map<string, ActiveRecipe[]>(distinct.map((k) => [`${k.accountId}:${k.trigger}`, []]));
+    for (const r of rows) {
+      const k = distinct[Number(r.ord) - 1];
+      found.get(`${k.accountId}:${k.trigger}`)!.push({ id: r.id, name: r.name, version: r.version, definition: r.definition, webhookSecret: r.webhook_secret });
+    }
+    return keys.map((k) => found.get(`${k.accountId}:${k.trigger}`)!);
+  }
+
   /** Claims the run of a recipe for an event: false when it ran already (a redelivery). */
   async claimRun(r: { accountId: string; recipeId: string; version: number; eventId: string; trigger: string; conversationId: string | null; depth: number }): Promise<string | null> {
     const row = await this.db.one<{ id: string }>(

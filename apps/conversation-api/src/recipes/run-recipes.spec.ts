@@ -175,6 +175,6 @@ function probeOrigin(): EventOrigin | undefined {
   let seen: EventOrigin | undefined;
   // Raising through a fake outbox shows what the event would carry.
   const outbox = { enqueue: async (_e: unknown, data: ConversationEventData) => void (seen = data.origin ?? undefined) };
-  void new ConversationEvents(outbox as never).raise('status_changed', { id: 'c', accountId: ACCOUNT, channelId: 'ch' });
+  void new ConversationEvents(outbox as never, undefined as never, 'conversation-api').raise('status_changed', { id: 'c', accountId: ACCOUNT, channelId: 'ch' });
   return seen;
 }

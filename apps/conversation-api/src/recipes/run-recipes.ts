@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { GroupCommit } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import type { EventEnvelope } from '@platform/messaging';
 import { AccountsService, type AccountSettings } from '../accounts/accounts.service';
@@ -11,7 +12,7 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { conversationView, type AssignDto, type SendReplyDto, type UpdateConversationDto } from '../conversations/dto/conversation.dto';
 import { UsersService } from '../users/users.service';
 import { conditionsHold, type ConditionContext } from './recipe-conditions';
-import type { Action } from './recipe-definition';
+import type { Action, Trigger } from './recipe-definition';
 import { RecipeWebhookCaller } from './recipe-webhook';
 import { RecipesRepository, type ActionResult, type ActiveRecipe } from './recipes.repository';
 
@@ -40,6 +41,8 @@ interface RunScope {
 @Injectable()
 export class RunRecipes {
   private readonly logger = new Logger(RunRecipes.name);
+  /** The recipe lookups of events handled at the same time, in one query (a read: grouped as GroupCommit groups writes). */
+  private readonly lookups = new GroupCommit<{ accountId: string; trigger: Trigger }, ActiveRecipe[]>((keys) => this.recipes.activeForMany(keys), { inFlight: 2, maxBatch: 500, sameTurn: true, retryAlone: true });
 
   constructor(
     private readonly recipes: RecipesRepository,
@@ -51,12 +54,21 @@ export class RunRecipes {
     private readonly webhooks: RecipeWebhookCaller,
   ) {}
 
-  /** The number of runs logged for the event. */
-  async execute(event: EventEnvelope<ConversationEventData>): Promise<number> {
+  /**
+   * The account's published, enabled recipes the event triggers (none: the event needs no run, nor a
+   * transaction). The lookups of events handled at the same time go together in one query.
+   */
+  recipesFor(event: EventEnvelope<ConversationEventData>): Promise<ActiveRecipe[]> {
+    const trigger = triggerOf(event.type);
+    return trigger ? this.lookups.add({ accountId: event.data.accountId, trigger }) : Promise.resolve([]);
+  }
+
+  /** The number of runs logged for the event; `active`: its recipes, when `recipesFor` was asked already. */
+  async execute(event: EventEnvelope<ConversationEventData>, active?: ActiveRecipe[]): Promise<number> {
     const trigger = triggerOf(event.type);
     if (!trigger) return 0;
     const d = event.data;
-    const active = await this.recipes.active(d.accountId, trigger);
+    active ??= await this.recipes.active(d.accountId, trigger);
     if (!active.length) return 0;
     const reader = automationPrincipal(d.accountId, 'Recipes');
     let conversation = await this.conversations.get(reader, d.conversationId).catch(notFoundAsNull);

@@ -49,7 +49,8 @@ export class WhatsAppWebhookController {
   @ApiOkEnvelope(DeliveryResultDto)
   @ApiErrorAnswer(401, '`INVALID_SIGNATURE`: `X-Hub-Signature-256` missing or not the HMAC of the body with the channel\'s app secret')
   @ApiErrorAnswer(404, '`CHANNEL_NOT_FOUND`')
-  receive(@Param('channelId') channelId: string, @Req() req: Request & { rawBody?: Buffer }, @Headers('x-hub-signature-256') signature?: string) {
-    return this.webhooks.receive(channelId, req.rawBody, signature, req.body as unknown);
+  receive(@Param('channelId') channelId: string, @Req() req: Request & { rawBody?: Buffer; id?: unknown }, @Headers('x-hub-signature-256') signature?: string) {
+    // Most deliveries are answered by the raw route (whatsapp-raw-route.ts) before they reach Nest; the others here.
+    return this.webhooks.receive(channelId, req.rawBody, signature, req.body as unknown, typeof req.id === 'string' ? req.id : undefined);
   }
 }

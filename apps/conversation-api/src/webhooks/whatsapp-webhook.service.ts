@@ -2,10 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { safeEqual } from '@platform/auth';
 import { ApiError } from '@platform/errors';
 import { verifyHmacSignature } from '@platform/http-safety';
-import { ChannelCredentials, type WhatsAppCredentials } from '../channels/channel-credentials';
-import { ChannelsService, type Channel } from '../channels/channels.service';
+import type { WhatsAppCredentials } from '../channels/channel-credentials';
+import { ChannelsService, type WebhookChannel } from '../channels/channels.service';
 import { WhatsAppClient } from '../channels/whatsapp.client';
 import { InboundService } from '../conversations/inbound.service';
+import { InboundWriter } from '../conversations/inbound-writer';
 import { MAX_MEDIA_BYTES, MediaStore } from '../media/media-store';
 import { parseWhatsAppDelivery, PayloadError, type ParsedInbound } from './whatsapp-payload';
 
@@ -25,16 +26,18 @@ export class WhatsAppWebhookService {
 
   constructor(
     private readonly channels: ChannelsService,
-    private readonly credentials: ChannelCredentials,
     private readonly whatsapp: WhatsAppClient,
     private readonly inbound: InboundService,
+    private readonly writer: InboundWriter,
     private readonly media: MediaStore,
   ) {}
 
   /** The subscription handshake: echoes `hub.challenge` when `hub.mode=subscribe` and the verify token is the channel's. */
   async verify(channelId: string, mode?: string, token?: string, challenge?: string): Promise<string> {
-    const { creds } = await this.channelWithCredentials(channelId);
-    if (mode !== 'subscribe' || !token || !safeEqual(token, creds.verify_token)) {
+    let found = await this.channelWithCredentials(channelId);
+    // A verify token remembered from before may have been replaced: read the channel again before refusing.
+    if (token && !safeEqual(token, found.creds.verify_token) && found.cached) found = await this.channelWithCredentials(channelId, true);
+    if (mode !== 'subscribe' || !token || !safeEqual(token, found.creds.verify_token)) {
       throw new ApiError(403, 'VERIFICATION_FAILED', 'hub.mode must be subscribe and hub.verify_token the channel’s verify token', {
         suggestion: 'Configure the webhook at the provider with the verify token given when the channel was created.',
       });
@@ -52,13 +55,17 @@ export class WhatsAppWebhookService {
    * counted on the channel (`status.ignored_items`), so a webhook shared by several numbers shows.
    * Unreadable credentials answer 409 `CHANNEL_CREDENTIALS_UNREADABLE`.
    */
-  async receive(channelId: string, rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<DeliveryResult> {
-    const { channel, creds } = await this.channelWithCredentials(channelId);
-    if (!rawBody || !signature || !verifyHmacSignature(rawBody, creds.app_secret, signature)) {
+  async receive(channelId: string, rawBody: Buffer | undefined, signature: string | undefined, body: unknown, requestId?: string): Promise<DeliveryResult> {
+    let found = await this.channelWithCredentials(channelId);
+    const signed = (creds: WhatsAppCredentials) => rawBody !== undefined && signature !== undefined && verifyHmacSignature(rawBody, creds.app_secret, signature);
+    // A secret remembered from before may have been replaced: read the channel again before refusing.
+    if (!signed(found.creds) && found.cached) found = await this.channelWithCredentials(channelId, true);
+    if (!signed(found.creds)) {
       throw new ApiError(401, 'INVALID_SIGNATURE', 'X-Hub-Signature-256 is missing or does not match the body', {
         suggestion: 'Sign the raw body with the app secret of the channel: sha256=<hex HMAC-SHA256>.',
       });
     }
+    const { channel, creds } = found;
     let delivery;
     try {
       delivery = parseWhatsAppDelivery(body);
@@ -67,6 +74,7 @@ export class WhatsAppWebhookService {
       throw err;
     }
     const result: DeliveryResult = { received: 0, duplicates: 0, statuses: 0, ignored: 0 };
+    const messages: ParsedInbound[] = [];
     for (const m of delivery.messages) {
       if (m.phoneNumberId !== channel.phoneNumberId) {
         result.ignored++;
@@ -80,7 +88,10 @@ export class WhatsAppWebhookService {
         }
         await this.resolveMedia(m, creds.access_token);
       }
-      const stored = await this.inbound.receive(channel, m);
+      messages.push(m);
+    }
+    // Stored together with the messages of concurrent deliveries (one transaction), answered once committed.
+    for (const stored of await this.writer.store({ channel, messages, correlationId: requestId })) {
       if (stored.duplicate) result.duplicates++;
       else result.received++;
     }
@@ -119,9 +130,9 @@ export class WhatsAppWebhookService {
     }
   }
 
-  private async channelWithCredentials(channelId: string): Promise<{ channel: Channel; creds: WhatsAppCredentials }> {
-    const channel = await this.channels.findById(channelId);
-    if (!channel || channel.type !== 'whatsapp') throw channelNotFound();
-    return { channel, creds: this.credentials.open(channel.id, channel.credentials) };
+  private async channelWithCredentials(channelId: string, fresh = false): Promise<WebhookChannel> {
+    const found = await this.channels.forWebhook(channelId, fresh);
+    if (!found) throw channelNotFound();
+    return found;
   }
 }

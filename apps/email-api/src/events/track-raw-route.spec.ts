@@ -1,7 +1,13 @@
 import 'reflect-metadata';
-import { firstTooDeep, MAX_JSON_DEPTH, PlatformValidationPipe, RejectNulPipe } from '@platform/platform';
+import { firstTooDeep, jsonObjectOf, MAX_JSON_DEPTH, PlatformValidationPipe, RejectNulPipe } from '@platform/platform';
 import { TrackEventDto } from './dto/track.dto';
 import { trackInputOf } from './track-raw-route';
+
+/** What the raw route makes of the bytes: the platform's reading of a JSON object, then the route's own checks. */
+const rawInput = (raw: Buffer) => {
+  const body = jsonObjectOf(raw);
+  return body === undefined ? null : trackInputOf(body);
+};
 
 /** What the Nest route's parser, input checks and ValidationPipe make of the body, or null when they refuse it. */
 async function nestInput(text: string): Promise<Record<string, unknown> | null> {
@@ -67,13 +73,13 @@ const HANDED_ON: string[] = [
 
 describe('POST /v1/track raw route: the bodies it answers itself', () => {
   it.each(ACCEPTED.map((b) => [JSON.stringify(b)]))('answers %s with the input the Nest route would record', async (text) => {
-    const fast = trackInputOf(Buffer.from(text));
+    const fast = rawInput(Buffer.from(text));
     expect(fast).not.toBeNull();
     expect(JSON.parse(JSON.stringify(fast))).toEqual(await nestInput(text));
   });
 
   it.each(HANDED_ON.map((t) => [t]))('hands %s to the Nest route', (text) => {
-    expect(trackInputOf(Buffer.from(text))).toBeNull();
+    expect(rawInput(Buffer.from(text))).toBeNull();
   });
 
   it('hands on only what the Nest route refuses, or accepts as something unusual', async () => {

@@ -1,4 +1,4 @@
-import { firstTooDeep, MAX_JSON_DEPTH, RejectNulPipe, type RawExchange, type RawRoute } from '@platform/platform';
+import { RejectNulPipe, type RawExchange, type RawRoute } from '@platform/platform';
 import { isBoolean, isEmail, isObject, isString, matches, maxLength, minLength } from 'class-validator';
 import type { AccessRequest, ProjectAccessGuard } from '../access/project-access.guard';
 import { assertDataKeys } from '../contacts/contacts.service';
@@ -36,24 +36,16 @@ function plainValues(value: unknown): boolean {
 }
 
 /**
- * The input of a `POST /v1/track` body when the platform's parser, its input checks (depth, text
- * PostgreSQL can store) and ValidationPipe with TrackEventDto would accept it as it is, transformed
- * as they would (`email` trimmed and lower-case); null for anything else — malformed, refused, or
- * merely unusual (`null` for an optional field, white space before the body, a key the DTO copy
+ * The input of a `POST /v1/track` body (an object as the platform's parser read it: `jsonObjectOf`)
+ * when the platform's input checks (text PostgreSQL can store) and ValidationPipe with TrackEventDto
+ * would accept it as it is, transformed as they would (`email` trimmed and lower-case); null for
+ * anything else — refused, or merely unusual (`null` for an optional field, a key the DTO copy
  * drops) — which the Nest route then answers.
  */
-export function trackInputOf(raw: Buffer): TrackInput | null {
-  // The parser's strict mode: an object from the first character (or else not ours to judge).
-  if (raw[0] !== 0x7b) return null;
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
+export function trackInputOf(body: Record<string, unknown>): TrackInput | null {
   for (const key of Object.keys(body)) if (!FIELDS.has(key)) return null;
-  // First, as the platform: the depth, then text PostgreSQL cannot store (on which validators may throw).
-  if (firstTooDeep(body, MAX_JSON_DEPTH) !== null || !plainValues(body)) return null;
+  // First, as the platform: text PostgreSQL cannot store (on which validators may throw).
+  if (!plainValues(body)) return null;
   try {
     rejectNul.transform(body, { type: 'body' });
   } catch {
@@ -80,18 +72,18 @@ export function trackInputOf(raw: Buffer): TrackInput | null {
  * ProjectAccessGuard itself (key, disabled project, rate limit and its headers), its data keys
  * checked, then recorded by TrackService (answered once committed) as `{success, data}`; errors go
  * through the app's error filter. Everything else — an Idempotency-Key, another content type or
- * encoding, a chunked or large body (RawExchange.readJson), a body the parser or validation would
+ * encoding, a chunked or large body (RawExchange.readJsonObject), a body the parser or validation would
  * refuse or that is unusual — goes to Express with the body replayed, before anything was checked or
  * counted, so that the Nest route answers it whole.
  */
 export function trackRawRoute(access: ProjectAccessGuard, tracking: TrackService): RawRoute {
   return {
     match: (method, url) => (method === 'POST' && TRACK_PATH.test(url) ? '/v1/track' : null),
-    handle: ({ req, res, fail, handOn, readJson }: RawExchange) => {
+    handle: ({ req, res, fail, handOn, readJsonObject }: RawExchange) => {
       // A retry with an Idempotency-Key: the Nest route's idempotency store answers it.
       if (req.headers['idempotency-key'] !== undefined) return handOn();
-      const record = (raw: Buffer) => {
-        const input = trackInputOf(raw);
+      const record = (body: Record<string, unknown>, raw: Buffer) => {
+        const input = trackInputOf(body);
         if (!input) return handOn(raw);
         const requestId = (req as { id?: unknown }).id;
         (async () => {
@@ -106,7 +98,7 @@ export function trackRawRoute(access: ProjectAccessGuard, tracking: TrackService
           }
         }, fail);
       };
-      readJson(MAX_BYTES, record);
+      readJsonObject(MAX_BYTES, record);
     },
   };
 }

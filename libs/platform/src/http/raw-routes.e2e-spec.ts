@@ -26,6 +26,11 @@ class EchoController {
     return { via: 'express', body };
   }
 
+  @Post('fast/object')
+  echoObject(@Body() body: Record<string, unknown>) {
+    return { via: 'express', body };
+  }
+
   @Get('fast/handed')
   handed() {
     return { via: 'express' };
@@ -55,7 +60,7 @@ function holdNext(): void {
 
 const FAST: RawRoute = {
   match: (method, url) => (url.startsWith('/fast/') ? `/fast/:x` : null),
-  handle: ({ req, res, fail, handOn, readJson }) => {
+  handle: ({ req, res, fail, handOn, readJson, readJsonObject }) => {
     const x = req.url.slice('/fast/'.length);
     if (x === 'held') {
       held.enter();
@@ -68,6 +73,7 @@ const FAST: RawRoute = {
     if (x === 'pg-lost') return fail(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
     if (x === 'throw') throw new Error('a bug in the handler');
     if (x === 'json') return readJson(64, (raw) => res.status(200).send({ via: 'raw', json: JSON.parse(raw.toString('utf8')) }));
+    if (x === 'object') return readJsonObject(512, (body, raw) => res.status(200).send({ via: 'raw', body, bytes: raw.length }));
     if (x === 'body') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -129,6 +135,19 @@ describe('installRawRoutes', () => {
     expect((await http.post('/fast/json').set('content-type', 'application/json').send(JSON.stringify({ long: 'x'.repeat(80) })).expect(201)).body).toMatchObject({ via: 'express' });
     expect((await http.post('/fast/json').set('content-type', 'text/plain').send('{"a":3}').expect(201)).body).toMatchObject({ via: 'express' });
     await http.post('/fast/json').set('content-type', 'application/json').set('content-encoding', 'gzip').send('not gzip').expect(400);
+  });
+
+  it('readJsonObject parses an object as the platform parser does and hands on, body replayed, what that parser reads otherwise or refuses', async () => {
+    const http = request(app.getHttpServer());
+    const post = (body: string) => http.post('/fast/object').set('content-type', 'application/json').send(body);
+    expect((await post('{"a":[1,{"b":"c"}]}').expect(200)).body).toEqual({ via: 'raw', body: { a: [1, { b: 'c' }] }, bytes: 19 });
+    // an array and white space before the object (the parser's strict mode reads both), to Express
+    expect((await post('[{"a":1}]').expect(201)).body).toEqual({ via: 'express', body: [{ a: 1 }] });
+    expect((await post(' {"a":1}').expect(201)).body).toEqual({ via: 'express', body: { a: 1 } });
+    // malformed, and nested deeper than MAX_JSON_DEPTH: the platform's answers
+    expect((await post('{"a":').expect(400)).body.error).toBeDefined();
+    const deep = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;
+    expect((await post(deep).expect(422)).body.error).toBeDefined();
   });
 
   it('answers errors in the app shape, after mapError', async () => {

@@ -7,6 +7,7 @@ import type { BaseConfig } from '../config/base.config';
 import { appState, provides } from '../create-service-app';
 import { requestIdFrom } from '../logging/logging';
 import { MetricsService } from '../metrics/metrics.service';
+import { firstTooDeep, MAX_JSON_DEPTH } from './input-safety';
 import { securityHeaders } from './security-headers';
 
 /** What a raw route's handler gets: the request and response with Express's methods (`req.ip`, `res.redirect`, `res.send`). */
@@ -24,6 +25,29 @@ export interface RawExchange {
    * parsers to answer.
    */
   readJson(maxBytes: number, onBody: (raw: Buffer) => void): void;
+  /**
+   * {@link readJson}, parsed as the platform's parser parses it, for routes that take a JSON object:
+   * `onBody` gets the object and its bytes; a body that is not an object from its first character (the
+   * parser's strict mode), malformed, or nested deeper than MAX_JSON_DEPTH is handed on with its bytes
+   * replayed, for the platform's parsers to answer.
+   */
+  readJsonObject(maxBytes: number, onBody: (body: Record<string, unknown>, raw: Buffer) => void): void;
+}
+
+/**
+ * A JSON body as the platform's parser reads it for a route taking an object (RawExchange.readJsonObject);
+ * undefined where the parser would read it otherwise or refuse it: not an object from its first
+ * character (its strict mode), malformed, or nested deeper than MAX_JSON_DEPTH.
+ */
+export function jsonObjectOf(raw: Buffer): Record<string, unknown> | undefined {
+  if (raw[0] !== 0x7b) return undefined; // body-parser's strict mode reads an object or an array from the first character: objects only here
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return firstTooDeep(body, MAX_JSON_DEPTH) === null ? (body as Record<string, unknown>) : undefined;
 }
 
 /** The JSON bodies the platform's parser reads as they are: no charset but UTF-8. */
@@ -177,6 +201,12 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
           }
         });
       },
+      readJsonObject: (maxBytes, onBody) =>
+        exchange.readJson(maxBytes, (raw) => {
+          const body = jsonObjectOf(raw);
+          if (body === undefined) exchange.handOn(raw);
+          else onBody(body, raw);
+        }),
     };
     // Should the request emit 'error' while a route reads its body (its socket failing), no listener
     // would make that end the process; the answer has nowhere to go then.
