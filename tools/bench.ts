@@ -12,8 +12,8 @@
 //   (seconds per stage, default 10);
 //   BENCH_SOAK=1 runs only the soak: the mixed load held for BENCH_SOAK_SECONDS (default 1800) in windows of
 //   BENCH_SOAK_WINDOW seconds (default 60) at BENCH_SOAK_CONNECTIONS per path (default 2); exits 1 when a
-//   service's memory (resident, or its V8 heap after a full collection) keeps growing, a path's p99 drifts
-//   or a request fails (tools/bench/soak.ts)
+//   service's memory (its V8 heap after a full collection, or what it holds outside the V8 heap) keeps
+//   growing, a path's p99 drifts or a request fails (tools/bench/soak.ts)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -65,14 +65,23 @@ function rssMb(pid: number): number {
   }
 }
 
-/** A service's V8 heap used after its last full collection (MB), from its `/metrics`; 0 when it reports none. */
-async function heapAfterGcMb(url: string): Promise<number> {
+/**
+ * From one scrape of a service's `/metrics`: its V8 heap used after the last full collection, and its
+ * resident memory outside the V8 heap (resident less the heap's committed size), in MB; 0 for what it
+ * does not report.
+ */
+async function memoryParts(url: string): Promise<{ heapMb: number; nativeMb: number }> {
+  const mb = (text: string, name: string) => {
+    const value = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?)$`, 'm').exec(text)?.[1];
+    return value ? Number(value) / 2 ** 20 : 0;
+  };
   try {
     const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
-    const bytes = /^nodejs_heap_used_after_gc_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?(?:e[+-]?\d+)?)$/m.exec(text)?.[1];
-    return bytes ? Number(bytes) / 2 ** 20 : 0;
+    const rss = mb(text, 'process_resident_memory_bytes');
+    const committed = mb(text, 'nodejs_heap_size_total_bytes');
+    return { heapMb: mb(text, 'nodejs_heap_used_after_gc_bytes'), nativeMb: rss > 0 && committed > 0 ? rss - committed : 0 };
   } catch {
-    return 0;
+    return { heapMb: 0, nativeMb: 0 };
   }
 }
 
@@ -231,7 +240,7 @@ async function startStack(root: string, log: (line: string) => void): Promise<{ 
 }
 
 const memoryOf = (stack: ServiceStack) => Object.fromEntries([...stack.apps.values()].map((a) => [a.name, rssMb(a.pid)]));
-const heapOf = async (stack: ServiceStack) => Object.fromEntries(await Promise.all([...stack.apps.values()].map(async (a) => [a.name, await heapAfterGcMb(a.url)] as const)));
+const partsOf = async (stack: ServiceStack) => new Map(await Promise.all([...stack.apps.values()].map(async (a) => [a.name, await memoryParts(a.url)] as const)));
 
 export async function runMixedLoad(opts: MixedLoadOptions): Promise<MixedLoadResult> {
   const { stack, paths, renew } = await startStack(opts.root, opts.log);
@@ -266,10 +275,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
       const results = await generator.run({ paths, connections: opts.connections, seconds: opts.windowSeconds });
       const died = [...stack.apps.values()].filter((a) => a.exited());
       if (died.length) throw new Error(`bench: soak: ${died.map((a) => a.name).join(', ')} ended during window ${i + 1}`);
+      const parts = await partsOf(stack);
       const window: SoakWindow = {
         at: Math.round((performance.now() - started) / 1000),
         rssMb: memoryOf(stack),
-        heapMb: await heapOf(stack),
+        heapMb: Object.fromEntries([...parts].map(([name, p]) => [name, p.heapMb])),
+        nativeMb: Object.fromEntries([...parts].map(([name, p]) => [name, p.nativeMb])),
         p99Ms: Object.fromEntries(results.map((r) => [r.name, r.p99Ms])),
         errors: Object.fromEntries(results.map((r) => [r.name, r.failed])),
       };
@@ -302,8 +313,11 @@ export function formatMixedLoad(result: MixedLoadResult): string {
 export function formatSoak(result: SoakResult): string {
   const v = result.verdict;
   const lines = [`soak: ${result.windows.length} windows, ${v.judged} judged (the first is the warm-up)`];
-  lines.push('  memory, medians of the first and last thirds: resident; V8 heap after the last full collection');
-  for (const m of v.memory) lines.push(`  ${pad(m.service, 18)} ${num(m.rss.firstMb)} → ${num(m.rss.lastMb)} MB; heap ${m.heap ? `${num(m.heap.firstMb)} → ${num(m.heap.lastMb)} MB` : '– (too few full collections to judge)'}${m.growing ? '  KEEPS GROWING' : ''}`);
+  lines.push('  memory, medians of the first and last thirds: resident; V8 heap after the last full collection; resident outside the V8 heap');
+  const trend = (t: { firstMb: number; lastMb: number } | null, none: string) => (t ? `${num(t.firstMb)} → ${num(t.lastMb)} MB` : none);
+  for (const m of v.memory) {
+    lines.push(`  ${pad(m.service, 18)} ${trend(m.rss, '–')}; heap ${trend(m.heap, '– (too few full collections)')}; outside ${trend(m.native, '– (not reported)')}${m.growing ? '  KEEPS GROWING' : ''}`);
+  }
   for (const l of v.latency) lines.push(`  ${pad(l.path, 42)} p99 ${num(l.firstP99, 1)} → ${num(l.lastP99, 1)} ms${l.drifting ? '  DRIFTS' : ''}`);
   lines.push(v.failures.length ? `soak FAILED:\n  ${v.failures.join('\n  ')}` : 'soak passed: no memory growth, no latency drift, no failed request');
   return lines.join('\n');

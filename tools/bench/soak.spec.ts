@@ -1,8 +1,22 @@
 import { judgeSoak, MIN_SOAK_WINDOWS, type SoakWindow } from './soak';
 
 /** Windows 0…n-1 whose memory and p99 follow the given functions of the window's index. */
-function windows(n: number, rss: (i: number) => number, p99: (i: number) => number, errors: (i: number) => number = () => 0, heap: (i: number) => number = () => 0): SoakWindow[] {
-  return Array.from({ length: n }, (_, i) => ({ at: (i + 1) * 10, rssMb: { 'email-api': rss(i) }, heapMb: { 'email-api': heap(i) }, p99Ms: { 'POST /email/v1/track': p99(i) }, errors: { 'POST /email/v1/track': errors(i) } }));
+function windows(
+  n: number,
+  rss: (i: number) => number,
+  p99: (i: number) => number,
+  errors: (i: number) => number = () => 0,
+  heap: (i: number) => number = () => 0,
+  native: (i: number) => number = () => 0,
+): SoakWindow[] {
+  return Array.from({ length: n }, (_, i) => ({
+    at: (i + 1) * 10,
+    rssMb: { 'email-api': rss(i) },
+    heapMb: { 'email-api': heap(i) },
+    nativeMb: { 'email-api': native(i) },
+    p99Ms: { 'POST /email/v1/track': p99(i) },
+    errors: { 'POST /email/v1/track': errors(i) },
+  }));
 }
 
 describe('judgeSoak', () => {
@@ -25,10 +39,22 @@ describe('judgeSoak', () => {
     expect(v.failures).toEqual([expect.stringMatching(/^email-api: heap after collection keeps growing \(73 → 93 → 113 MB/)]);
   });
 
-  it('tells resident growth beside a flat heap apart in its message (buffers or native memory)', () => {
-    const v = judgeSoak(windows(13, (i) => 150 + 6 * i, () => 8, () => 0, (i) => 60 + (i % 3)));
-    expect(v.memory[0]).toMatchObject({ growing: true, heap: { growing: false }, rss: { growing: true } });
-    expect(v.failures).toEqual([expect.stringMatching(/resident memory keeps growing .*, the heap after collection does not: buffers or native memory\)$/)]);
+  it('fails memory outside the V8 heap that keeps growing, naming it buffers or native memory', () => {
+    const v = judgeSoak(windows(13, (i) => 150 + 6 * i, () => 8, () => 0, (i) => 60 + (i % 3), (i) => 70 + 6 * i));
+    expect(v.memory[0]).toMatchObject({ growing: true, heap: { growing: false }, native: { growing: true } });
+    expect(v.failures).toEqual([expect.stringMatching(/^email-api: memory outside the V8 heap keeps growing \(.*\): buffers or native memory$/)]);
+  });
+
+  it('does not judge resident memory as a whole where its two parts are known: the heap V8 keeps committed swings it', () => {
+    // the run that asked for it: conversation-api resident at 183 → 188 → 205 MB over the thirds,
+    // swinging 158 to 220 MB between windows, its heap after collection flat at 52 MB
+    const rss = [167, 179, 182, 220, 198, 173, 184, 187, 190, 175, 174, 189, 203, 205, 158, 210, 208, 211, 193, 205];
+    const v = judgeSoak(windows(20, (i) => rss[i], () => 8, () => 0, () => 52, (i) => 95 + (i % 3)));
+    expect(v.memory[0]).toMatchObject({ rss: { growing: true }, native: { growing: false }, heap: { growing: false }, growing: false });
+    expect(v.failures).toEqual([]);
+    // without the parts, resident memory is what is judged
+    const alone = judgeSoak(windows(20, (i) => rss[i], () => 8));
+    expect(alone.failures).toEqual([expect.stringMatching(/^email-api: resident memory keeps growing/)]);
   });
 
   it('judges the heap from the first full collection on (0 before it), and not at all with too few windows after it', () => {

@@ -1,15 +1,20 @@
 // The verdict of a soak run (`BENCH_SOAK=1 npm run bench`): the mixed load held for a while, one
 // window after another, each window's memory of every service and p99 of every path recorded.
-// Memory is judged twice per service: the V8 heap used after its last full collection (what survived
-// it: a leak of JavaScript objects) and resident memory (which also holds buffers and native memory,
-// garbage not yet collected and space the allocator keeps). Either "keeps growing" when the medians of
-// the run's thirds rise one after the other, the last third sits more than `growthLimit` above the
-// first, and the rise goes on into the last third (it is more than a quarter of `growthLimit` above
-// the middle one): a step early in the run that then stays flat (a heap that settled at its size) is
-// not growth, a leak rises through the whole run. A service that reports no heap after collection
-// (0 in every window) is judged on resident memory alone. Latency "drifts" when the last third's
-// median p99 exceeds `driftLimit` times the first third's (or `floorMs`, whichever is larger). The
-// first window is a warm-up (caches, pools, JIT) and is not judged.
+// Memory is judged in two parts per service, each from the service's own `/metrics` at the window's
+// end: the V8 heap used after its last full collection (what survived it: a leak of JavaScript
+// objects), and resident memory outside the V8 heap (resident memory less the heap V8 holds:
+// buffers, native libraries, the allocator's own). Resident memory as a whole is reported but not
+// judged where those two are known: it swings with the heap V8 keeps committed for later (tens of MB
+// from one window to the next in a busy service) while neither part grows. A part "keeps growing"
+// when the medians of the run's thirds rise one after the other, the last third sits more than
+// `growthLimit` above the first, and the rise goes on into the last third (it is more than a quarter
+// of `growthLimit` above the middle one): a step early in the run that then stays flat (a heap that
+// settled at its size) is not growth, a leak rises through the whole run. The heap is judged from the
+// first window after the service's first full collection (it reports 0 before), when at least
+// MIN_SOAK_WINDOWS follow. A service whose `/metrics` gave neither is judged on resident memory.
+// Latency "drifts" when the last third's median p99 exceeds `driftLimit` times the first third's (or
+// `floorMs`, whichever is larger). The first window is a warm-up (caches, pools, JIT) and is not
+// judged.
 
 export interface SoakWindow {
   /** seconds since the soak started, at the window's end */
@@ -18,6 +23,8 @@ export interface SoakWindow {
   rssMb: Record<string, number>;
   /** each service's V8 heap used after its last full collection (MB; its `/metrics`), 0 when it has none */
   heapMb: Record<string, number>;
+  /** each service's resident memory outside the V8 heap (MB; resident less the heap's committed size, one `/metrics` scrape), 0 when unknown */
+  nativeMb: Record<string, number>;
   /** each path's p99 latency (ms) in the window */
   p99Ms: Record<string, number>;
   /** each path's failed requests (socket errors, timeouts, unexpected statuses) in the window */
@@ -42,8 +49,11 @@ export interface MemoryTrend {
 }
 
 export interface SoakVerdict {
-  /** `heap` is null when fewer than MIN_SOAK_WINDOWS judged windows followed the service's first full collection */
-  memory: { service: string; rss: MemoryTrend; heap: MemoryTrend | null; growing: boolean }[];
+  /**
+   * `heap` is null when fewer than MIN_SOAK_WINDOWS judged windows followed the service's first full
+   * collection; `native` when the service did not report it in every judged window (then `rss` is judged)
+   */
+  memory: { service: string; rss: MemoryTrend; heap: MemoryTrend | null; native: MemoryTrend | null; growing: boolean }[];
   latency: { path: string; firstP99: number; lastP99: number; drifting: boolean }[];
   errors: { path: string; count: number }[];
   /** why the soak fails; empty when it passes */
@@ -95,12 +105,13 @@ export function judgeSoak(windows: SoakWindow[], limits: Partial<SoakLimits> = {
     const heapSeries = judged.map((w) => w.heapMb[service] ?? 0);
     const since = heapSeries.findIndex((v) => v > 0);
     const heap = since >= 0 && heapSeries.length - since >= MIN_SOAK_WINDOWS ? trend(heapSeries.slice(since)) : null;
+    const nativeSeries = judged.map((w) => w.nativeMb?.[service] ?? 0);
+    const native = nativeSeries.every((v) => v > 0) ? trend(nativeSeries) : null;
     if (heap?.growing) failures.push(`${service}: heap after collection keeps growing (${thirdsMb(heap)})`);
-    else if (rss.growing) {
-      const flatHeap = heap ? ', the heap after collection does not: buffers or native memory' : '';
-      failures.push(`${service}: resident memory keeps growing (${thirdsMb(rss)}${flatHeap})`);
-    }
-    return { service, rss, heap, growing: Boolean(heap?.growing) || rss.growing };
+    if (native?.growing) failures.push(`${service}: memory outside the V8 heap keeps growing (${thirdsMb(native)}): buffers or native memory`);
+    const judgedRss = !native && rss.growing;
+    if (judgedRss) failures.push(`${service}: resident memory keeps growing (${thirdsMb(rss)})`);
+    return { service, rss, heap, native, growing: Boolean(heap?.growing) || Boolean(native?.growing) || judgedRss };
   });
   const latency = Object.keys(judged[0].p99Ms).map((path) => {
     const [first, , last] = thirds(judged.map((w) => w.p99Ms[path] ?? 0));
