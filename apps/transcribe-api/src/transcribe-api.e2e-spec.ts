@@ -1,5 +1,5 @@
 import { EventBus, TranscribeJobFinished, type EventEnvelope } from '@platform/messaging';
-import { createTestApp, makeWav, startFakeTranscriptionEngine, type FakeTranscriptionEngine, type TestApp } from '@platform/testing';
+import { createTestApp, type FakeTranscriptionEngine, garbageCollector, makeWav, startFakeTranscriptionEngine, type TestApp } from '@platform/testing';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -293,24 +293,28 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
       const limit = 500 * 1024 * 1024;
       expect(t.config.TRANSCRIBE_MAX_UPLOAD_BYTES).toBe(limit); // the default
 
-      global.gc?.();
+      // What the process holds, sampled after full collections: streaming garbage not collected yet is
+      // not held (sampled without a collection it reached 330 MB of resident memory on a loaded CI machine)
+      const gc = garbageCollector();
+      gc();
       const before = process.memoryUsage();
       let peakRss = before.rss;
-      let peakHeap = before.heapUsed;
+      let peakHeap = before.heapUsed + before.arrayBuffers;
       const sampler = setInterval(() => {
+        gc();
         const m = process.memoryUsage();
         peakRss = Math.max(peakRss, m.rss);
         peakHeap = Math.max(peakHeap, m.heapUsed + m.arrayBuffers);
-      }, 20);
+      }, 200);
       const res = await streamUpload(`http://127.0.0.1:${port}`, '/transcribe/async', limit + 1, makeWav({ seconds: 0.01 })).finally(() =>
         clearInterval(sampler),
       );
       expect(res.status).toBe(413);
       expect(JSON.parse(res.body).detail).toMatch(/larger than the upload limit of 500 MB/);
-      // client and server share this process: both together stay far below the file's size (holding
-      // it would take 500 MB; streaming garbage not yet collected under a loaded machine stays well under half)
-      expect(peakRss - before.rss).toBeLessThan(limit / 2);
-      expect(peakHeap - (before.heapUsed + before.arrayBuffers)).toBeLessThan(limit / 2);
+      // client and server share this process: what they hold together stays far below the file's size
+      // (holding it would take 500 MB); resident memory, which the allocator may keep, below the file
+      expect(peakHeap - (before.heapUsed + before.arrayBuffers)).toBeLessThan(limit / 4);
+      expect(peakRss - before.rss).toBeLessThan(limit);
       expect(await uploads()).toEqual([]); // the partial file is gone
     });
   });

@@ -19,6 +19,7 @@ export * from './fakes/docker-engine';
 export * from './fakes/kubernetes-api';
 export * from './fakes/youtube-api';
 export { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from './browser';
+export { garbageCollector } from './gc';
 export { externalTool, locate as findProgram } from './external-tool';
 export { sendRaw, sendSlowly, malformedRequests, type RawAnswer, type SlowAnswer, type SlowOptions } from './raw-http';
 export * from './fakes/dcsa-tnt';

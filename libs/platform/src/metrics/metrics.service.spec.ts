@@ -1,12 +1,8 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { garbageCollector } from '@platform/testing';
 import { MetricsService } from './metrics.service';
 
 /** A full collection on demand (the test process runs without --expose-gc). */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
+const collectGarbage = () => garbageCollector()();
 
 const sample = async (metrics: MetricsService) => (await metrics.registry.getSingleMetric('nodejs_heap_used_after_gc_bytes')!.get()).values;
 
