@@ -1,8 +1,12 @@
-import { garbageCollector } from '@platform/testing';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { MetricsService } from './metrics.service';
 
-/** A full collection on demand (the test process runs without --expose-gc). */
-const collectGarbage = () => garbageCollector()();
+/** A full collection on demand (the test process runs without --expose-gc; @platform/testing's garbageCollector depends on this lib). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 const sample = async (metrics: MetricsService) => (await metrics.registry.getSingleMetric('nodejs_heap_used_after_gc_bytes')!.get()).values;
 
