@@ -1,5 +1,5 @@
 import { Module, Logger as NestLogger, type DynamicModule } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModuleRef, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { BaseErrorFilter, DATABASE_LOSS_AS_503 } from '@platform/errors';
 import { Logger } from 'nestjs-pino';
@@ -46,10 +46,14 @@ interface AppState {
 }
 const states = new WeakMap<NestExpressApplication, AppState>();
 
-/** Whether a module of the app provides `token` (a lib's signal to the platform, e.g. DATABASE_LOSS_AS_503). */
+/**
+ * Whether a module of the app provides `token` (a lib's signal to the platform, e.g.
+ * DATABASE_LOSS_AS_503). Asked of the root module's ModuleRef, not of the app: Nest runs the app's
+ * own methods in its exception zone, which logs a missing provider as an error before rethrowing it.
+ */
 export function provides(app: NestExpressApplication, token: string): boolean {
   try {
-    return app.get(token, { strict: false }) === true;
+    return app.get(ModuleRef).get(token, { strict: false }) === true;
   } catch {
     return false;
   }

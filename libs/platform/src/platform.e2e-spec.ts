@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Injectable, Module, NotFoundException, Param, Post, type DynamicModule } from '@nestjs/common';
+import { Body, Controller, Get, Injectable, Logger, Module, NotFoundException, Param, Post, type DynamicModule } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { EnvelopeErrorFilter } from '@platform/errors';
 import { IsEmail, IsInt, Max, Min } from 'class-validator';
 import request from 'supertest';
 import { BaseConfig } from './config/base.config';
-import { createServiceApp } from './create-service-app';
+import { createServiceApp, provides } from './create-service-app';
 import { HealthRegistry } from './health/health.registry';
 import { MetricsService } from './metrics/metrics.service';
 import type { ServiceDefinition } from './service-definition';
@@ -267,6 +267,27 @@ describe('swagger.enabled', () => {
       await request(app.getHttpServer()).get('/docs').expect(404);
       await request(app.getHttpServer()).get('/healthz').expect(200);
     } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('provides', () => {
+  @Module({ providers: [{ provide: 'test:signal', useValue: true }], exports: ['test:signal'] })
+  class SignalModule {}
+
+  it('finds a token a nested module provides, and answers false for a missing one without logging an error', async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    const def = definition('signals');
+    def.module = (): DynamicModule => ({ module: ItemsModule, imports: [SignalModule] });
+    const { app } = await createServiceApp(def, { env });
+    try {
+      expect(provides(app, 'test:signal')).toBe(true);
+      expect(provides(app, 'test:nobody-provides-this')).toBe(false);
+      // Nest's exception zone logs what the app's own get() cannot find: the platform asks elsewhere.
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
       await app.close();
     }
   });
