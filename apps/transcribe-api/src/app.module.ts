@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { DatabaseModule } from '@platform/database';
 import { MessagingModule, messagingEntities } from '@platform/messaging';
+import { RedisModule } from '@platform/rate-limit';
 import type { TranscribeConfig } from './config';
 import { EnginesService } from './engines/engines.service';
 import { HealthController } from './health/health.controller';
@@ -40,6 +41,8 @@ export class TranscribeApiModule {
         QueueModule,
         ...(serveApi
           ? [
+              // REDIS_CLIENT for the engines' shared bound on synchronous calls (null without REDIS_URL).
+              RedisModule,
               MulterModule.register({
                 storage: new AudioDiskStorage(uploadDirOf(config)),
                 limits: { fileSize: config.TRANSCRIBE_MAX_UPLOAD_BYTES, files: 1, fields: 10, fieldSize: 1024 },

@@ -87,7 +87,7 @@ export class TranscribeConfig extends BaseConfig {
   @Validate(DiarizationNeedsAsr)
   FASTER_WHISPER_DIARIZATION = false;
 
-  /** Synchronous calls (POST /transcribe, /asr, /detect-language) one process sends the engine at once. */
+  /** Synchronous calls (POST /transcribe, /asr, /detect-language) the engine is sent at once: by every API replica together with REDIS_URL, by each process without it. */
   @IsInt()
   @Min(1)
   @Max(64)

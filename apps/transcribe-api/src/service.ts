@@ -10,7 +10,7 @@ const description = `Transcription queue (spec 002, part D). Audio is transcribe
 
 **Output formats** (\`response_format\` or \`output\`): \`json\` (default, segments \`{id,start,end,text}\` plus \`speaker\` when diarized), \`verbose_json\` (everything the engine gave: segment probabilities, words with timings), \`text\`/\`txt\`, \`srt\`, \`vtt\`, \`tsv\` (Whisper's, milliseconds). Subtitles: at most 2 lines of 42 characters per cue, longer segments split at their word timings, empty segments left out, an overlapping cue ended where the next begins, speakers as \`<v Speaker 1>\`.
 
-**Bounded synchronous calls**: per engine and process, \`*_SYNC_CONCURRENCY\` calls run, TRANSCRIBE_SYNC_QUEUE_SIZE wait (at most TRANSCRIBE_SYNC_MAX_WAIT_SECONDS), the rest get 503 with \`Retry-After\`.
+**Bounded synchronous calls**: per engine (across every API replica through Redis when REDIS_URL is set, else per process), \`*_SYNC_CONCURRENCY\` calls run, TRANSCRIBE_SYNC_QUEUE_SIZE wait (at most TRANSCRIBE_SYNC_MAX_WAIT_SECONDS), the rest get 503 with \`Retry-After\`.
 
 **Authentication: none.** The service is meant for an internal network only (as the spec says); put it behind the gateway or a network policy, never on the public internet.
 

@@ -57,21 +57,23 @@ describe(`transcribe-api: formats, whisper-asr-webservice compatibility, limits 
   beforeAll(async () => {
     fast = await startFakeTranscriptionEngine({ apiKey: 'sk-fast' });
     asr = await startFakeTranscriptionEngine({ apiKey: 'sk-asr', diarization: true });
-    t = await createTestApp(transcribeApiService, {
-      ...(redisUrl ? { REDIS_URL: redisUrl, TRANSCRIBE_QUEUE_PREFIX: prefix } : {}),
-      FASTER_WHISPER_URL: fast.url,
-      FASTER_WHISPER_API_KEY: 'sk-fast',
-      WHISPER_URL: asr.url,
-      WHISPER_PROTOCOL: 'asr',
-      WHISPER_DIARIZATION: 'true',
-      WHISPER_API_KEY: 'sk-asr',
-      FASTER_WHISPER_SYNC_CONCURRENCY: '1',
-      TRANSCRIBE_SYNC_QUEUE_SIZE: '1',
-      TRANSCRIBE_RESULT_TTL_SECONDS: '3600',
-      TRANSCRIBE_READ_RESULT_TTL_SECONDS: '600',
-      TRANSCRIBE_ENGINE_ATTEMPTS: '1',
-    });
+    t = await createTestApp(transcribeApiService, env());
     jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => now);
+  });
+  /** The app's variables; its own Redis keys (the engines' shared bound) under the test's prefix. */
+  const env = () => ({
+    ...(redisUrl ? { REDIS_URL: redisUrl, TRANSCRIBE_QUEUE_PREFIX: prefix, REDIS_KEY_PREFIX: `${prefix}:app:` } : {}),
+    FASTER_WHISPER_URL: fast.url,
+    FASTER_WHISPER_API_KEY: 'sk-fast',
+    WHISPER_URL: asr.url,
+    WHISPER_PROTOCOL: 'asr',
+    WHISPER_DIARIZATION: 'true',
+    WHISPER_API_KEY: 'sk-asr',
+    FASTER_WHISPER_SYNC_CONCURRENCY: '1',
+    TRANSCRIBE_SYNC_QUEUE_SIZE: '1',
+    TRANSCRIBE_RESULT_TTL_SECONDS: '3600',
+    TRANSCRIBE_READ_RESULT_TTL_SECONDS: '600',
+    TRANSCRIBE_ENGINE_ATTEMPTS: '1',
   });
   afterAll(async () => {
     await t?.close();
@@ -245,6 +247,33 @@ describe(`transcribe-api: formats, whisper-asr-webservice compatibility, limits 
     expect((await second).status).toBe(200);
     expect(fast.requests).toHaveLength(2);
     await until(async () => (await uploads()).length === 0, 'every upload to be removed');
+  });
+
+  (redisUrl ? it : it.skip)('shares the bound among API processes on one Redis: a second replica\'s call waits for the first\'s slot, a third is refused', async () => {
+    const other = await createTestApp(transcribeApiService, { ...env(), TRANSCRIBE_ROLE: 'api' });
+    const hold = held();
+    try {
+      fast.respondWith(hold.responder);
+      const before = fast.requests.length;
+      const first = t.http.post('/transcribe').attach('file', wav, 'a.wav').then((r) => r);
+      await until(() => fast.requests.length === before + 1, 'the first call to reach the engine');
+      const second = other.http.post('/transcribe').attach('file', wav, 'b.wav').then((r) => r);
+      await until(() => other.app.get(EnginesService).gate('faster-whisper').waiting === 1, 'the other replica\'s call to wait for the slot');
+      // One slot and a line of one for the engine, whichever replica is asked.
+      for (const app of [t, other]) {
+        const refused = await app.http.post('/transcribe').attach('file', wav, 'c.wav').expect(503);
+        expect(refused.body.detail).toMatch(/Engine faster-whisper is busy: 1 synchronous call\(s\) running and 1 waiting/);
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+      expect(fast.requests).toHaveLength(before + 1);
+      hold.release();
+      expect((await first).status).toBe(200);
+      expect((await second).status).toBe(200);
+      expect(fast.requests).toHaveLength(before + 2);
+    } finally {
+      hold.release(); // a failed expectation must not leave the engine holding answers the apps wait for when closing
+      await other.close();
+    }
   });
 
   describe('jobs', () => {

@@ -8,3 +8,4 @@ export { rateLimitHeaders, resetSeconds } from './headers';
 export { redisOptions, createRedisClient, closeRedis, type RedisClientOptions } from './redis-client';
 export { RedisModule, REDIS_CLIENT } from './redis.module';
 export { RateLimitModule, type RateLimitModuleOptions, type RateLimitModuleAsyncOptions } from './rate-limit.module';
+export { RedisSemaphore, SemaphoreRefusedError, type RedisSemaphoreOptions, type SemaphorePermit } from './redis-semaphore';

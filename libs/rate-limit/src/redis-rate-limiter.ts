@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import { closeRedis } from './redis-client';
+import { withinMs } from './redis-timeout';
 import { assertLimit, assertWindow, decision, RateLimiter, slidingDecision, type RateLimitDecision, type RateLimitRule } from './rate-limiter';
 import { alignedWindows, previousWeight } from './sliding-window';
 
@@ -124,19 +125,8 @@ export class RedisRateLimiter extends RateLimiter {
     if (this.options.ownsConnection) await closeRedis(this.redis);
   }
 
-  private async withTimeout<T>(work: Promise<T>): Promise<T> {
-    const ms = this.options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
-    });
-    try {
-      return await Promise.race([work, timeout]);
-    } finally {
-      clearTimeout(timer);
-      // The command may still fail after the timeout: that rejection is expected and already handled.
-      work.catch(() => undefined);
-    }
+  private withTimeout<T>(work: Promise<T>): Promise<T> {
+    return withinMs(work, this.options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
   }
 
   private async run(rules: readonly RateLimitRule[], windowMs: number, mode: CountMode): Promise<RateLimitDecision[]> {

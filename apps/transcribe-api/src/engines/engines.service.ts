@@ -1,8 +1,11 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { REDIS_CLIENT, RedisSemaphore } from '@platform/rate-limit';
+import type Redis from 'ioredis';
 import { TranscribeConfig } from '../config';
 import { ENGINES, QUEUES, type EngineName } from '../jobs/job-record';
-import { ConcurrencyGate } from './concurrency-gate';
+import { ConcurrencyGate, type SyncGate } from './concurrency-gate';
 import { EngineClient, type EngineProtocol } from './engine-client';
+import { SharedConcurrencyGate } from './shared-gate';
 
 export type EngineHealth = 'healthy' | 'unhealthy' | 'not_configured';
 
@@ -41,24 +44,37 @@ export function engineSettings(config: TranscribeConfig, engine: EngineName): En
 
 /**
  * The two engine clients, built from WHISPER_* and FASTER_WHISPER_* (absent when the URL is unset),
- * and per engine the gate that bounds the synchronous calls this process sends it.
+ * and per engine the gate that bounds the synchronous calls it is sent: shared by every API process
+ * through Redis (the app's REDIS_CLIENT, keys `<REDIS_KEY_PREFIX>sync:<engine>:`) when REDIS_URL is
+ * set, else this process's own.
  */
 @Injectable()
 export class EnginesService implements OnApplicationShutdown {
+  private readonly logger = new Logger(EnginesService.name);
   private readonly clients = new Map<EngineName, EngineClient>();
-  private readonly gates = new Map<EngineName, ConcurrencyGate>();
+  private readonly gates = new Map<EngineName, SyncGate>();
 
-  constructor(private readonly config: TranscribeConfig) {
+  constructor(
+    private readonly config: TranscribeConfig,
+    @Optional() @Inject(REDIS_CLIENT) redis: Redis | null = null,
+  ) {
     for (const engine of ENGINES) {
       const settings = engineSettings(config, engine);
+      const bound = {
+        limit: settings.syncConcurrency,
+        queueSize: config.TRANSCRIBE_SYNC_QUEUE_SIZE,
+        maxWaitMs: config.TRANSCRIBE_SYNC_MAX_WAIT_SECONDS * 1000,
+        defaultCallSeconds: QUEUES[engine].defaultJobSeconds,
+      };
+      const own = new ConcurrencyGate(bound);
       this.gates.set(
         engine,
-        new ConcurrencyGate({
-          limit: settings.syncConcurrency,
-          queueSize: config.TRANSCRIBE_SYNC_QUEUE_SIZE,
-          maxWaitMs: config.TRANSCRIBE_SYNC_MAX_WAIT_SECONDS * 1000,
-          defaultCallSeconds: QUEUES[engine].defaultJobSeconds,
-        }),
+        redis
+          ? new SharedConcurrencyGate(new RedisSemaphore(redis, { key: `${config.REDIS_KEY_PREFIX}sync:${engine}:`, limit: bound.limit, queueSize: bound.queueSize, timeoutMs: config.TRANSCRIBE_REDIS_TIMEOUT_MS }), own, {
+              ...bound,
+              onRedisError: (err) => this.logger.warn(`the shared bound on ${engine}'s synchronous calls is unreachable, this process's own bound applies: ${String(err)}`),
+            })
+          : own,
       );
       if (!settings.url) continue;
       this.clients.set(
@@ -83,8 +99,8 @@ export class EnginesService implements OnApplicationShutdown {
     return this.clients.get(engine);
   }
 
-  /** The bound on this process's synchronous calls to `engine`. */
-  gate(engine: EngineName): ConcurrencyGate {
+  /** The bound on the synchronous calls to `engine`. */
+  gate(engine: EngineName): SyncGate {
     return this.gates.get(engine)!;
   }
 

@@ -67,7 +67,7 @@ export class TranscribeController {
   @ApiOperation({
     summary: 'Transcribe a file synchronously',
     description:
-      'Streams the upload to disk, sends it to the chosen engine and answers when the text is ready (the upload is then removed), in `response_format` (`json` default, `verbose_json`, `text`, `srt`, `vtt`, `tsv`). Each engine takes *_SYNC_CONCURRENCY synchronous calls at once per process; up to TRANSCRIBE_SYNC_QUEUE_SIZE more wait (at most TRANSCRIBE_SYNC_MAX_WAIT_SECONDS), the rest get 503 with `Retry-After`. Long files can outlast HTTP timeouts of proxies: use POST /transcribe/async for them.',
+      'Streams the upload to disk, sends it to the chosen engine and answers when the text is ready (the upload is then removed), in `response_format` (`json` default, `verbose_json`, `text`, `srt`, `vtt`, `tsv`). Each engine takes *_SYNC_CONCURRENCY synchronous calls at once (shared by every API replica through Redis when REDIS_URL is set, else per process); up to TRANSCRIBE_SYNC_QUEUE_SIZE more wait (at most TRANSCRIBE_SYNC_MAX_WAIT_SECONDS), the rest get 503 with `Retry-After`. Long files can outlast HTTP timeouts of proxies: use POST /transcribe/async for them.',
   })
   @UploadErrors()
   @ApiProduces('application/json', 'text/plain', 'text/vtt', 'application/x-subrip', 'text/tab-separated-values')

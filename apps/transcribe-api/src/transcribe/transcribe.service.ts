@@ -228,7 +228,7 @@ export class TranscribeService {
         throw new ApiError(
           503,
           'ENGINE_BUSY',
-          `Engine ${engine} is busy: ${gate.active} synchronous call(s) running and ${gate.waiting} waiting (${err.reason === 'busy' ? 'the waiting line is full' : 'no slot became free in time'}).`,
+          `Engine ${engine} is busy: ${err.active} synchronous call(s) running and ${err.waiting} waiting (${err.reason === 'busy' ? 'the waiting line is full' : 'no slot became free in time'}).`,
           {
             suggestion: `Retry after ${err.retryAfterSeconds} s, or use POST /transcribe/async, which queues the file.`,
             headers: { 'Retry-After': String(err.retryAfterSeconds) },

@@ -143,7 +143,7 @@ export class EngineInfoDto {
   @ApiProperty() default: boolean;
   @ApiProperty({ enum: ['openai', 'asr'], description: '`openai`: /v1/audio/transcriptions; `asr`: whisper-asr-webservice' }) protocol: string;
   @ApiProperty({ type: [String], example: ['word_timestamps', 'initial_prompt'], description: 'options it honours (others are refused with 422)' }) capabilities: string[];
-  @ApiProperty({ description: 'synchronous calls this process sends it at once' }) sync_concurrency: number;
+  @ApiProperty({ description: 'synchronous calls it is sent at once (by all API replicas together when REDIS_URL is set, else by each process)' }) sync_concurrency: number;
   @ApiProperty({ description: 'jobs each worker process runs at once from its queue' }) worker_concurrency: number;
 }
 
