@@ -150,12 +150,10 @@ describe('gateway (e2e, fake upstreams)', () => {
   let gw: string;
   let deadPort: number;
 
-  beforeAll(async () => {
-    auth = await startUpstream('auth-api');
-    email = await startUpstream('email-api');
-    deadPort = await freePort();
+  /** A gateway in front of the fake upstreams (the others dead), with `timeoutMs` as GATEWAY_TIMEOUT_MS. */
+  const startGateway = async (timeoutMs: number) => {
     const dead = `http://127.0.0.1:${deadPort}`;
-    ({ app } = await createServiceApp(gatewayService, {
+    const { app } = await createServiceApp(gatewayService, {
       logger: false,
       env: {
         NODE_ENV: 'test',
@@ -167,11 +165,18 @@ describe('gateway (e2e, fake upstreams)', () => {
         GATEWAY_UPSTREAM_TRANSCRIBE_API: dead,
         GATEWAY_UPSTREAM_AUTOSTART_PROXY: dead,
         GATEWAY_UPSTREAM_LOGISTICS_HOOKS: dead,
-        GATEWAY_TIMEOUT_MS: '500',
+        GATEWAY_TIMEOUT_MS: String(timeoutMs),
       },
-    }));
+    });
     await app.listen(0, '127.0.0.1');
-    gw = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
+  };
+
+  beforeAll(async () => {
+    auth = await startUpstream('auth-api');
+    email = await startUpstream('email-api');
+    deadPort = await freePort();
+    ({ app, url: gw } = await startGateway(500));
   });
 
   afterAll(async () => {
@@ -282,13 +287,14 @@ describe('gateway (e2e, fake upstreams)', () => {
   });
 
   it('streams a 200 MB upload: the upstream receives bytes before the client has finished sending', async () => {
+    // Its own gateway, with a timeout no collection reaches: the full collections below stop this
+    // process (the gateway's too) for a while on a loaded machine, past the suite's 500 ms.
+    const patient = await startGateway(60_000);
     const total = 200 * 1024 * 1024;
     const chunk = randomBytes(64 * 1024);
     const expected = createHash('sha256');
     // Live memory only: garbage the collector has not reached yet (more of it on a busy machine)
-    // is not memory the gateway holds. A full collection before the upload; while it flows only the
-    // young generation (the chunks' short-lived buffers), which takes milliseconds: a full one could
-    // stall the event loop past GATEWAY_TIMEOUT_MS.
+    // is not memory the gateway holds. A full collection before the upload, and one halfway.
     const gc = garbageCollector();
     gc();
     const heapBefore = process.memoryUsage();
@@ -296,7 +302,7 @@ describe('gateway (e2e, fake upstreams)', () => {
 
     const reply = new Promise<Reply>((resolve, reject) => {
       const req = http.request(
-        `${gw}/auth/upload`,
+        `${patient.url}/auth/upload`,
         { method: 'POST', agent: false, headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) } },
         (res) => {
           const chunks: Buffer[] = [];
@@ -329,7 +335,7 @@ describe('gateway (e2e, fake upstreams)', () => {
       })().catch(reject);
     });
 
-    const res = await reply;
+    const res = await reply.finally(() => patient.app.close());
     expect(res.status).toBe(201);
     expect(JSON.parse(res.body)).toEqual({ bytes: total, sha256: expected.digest('hex') });
     // Buffering half the upload would show up as 100 MB or more here.

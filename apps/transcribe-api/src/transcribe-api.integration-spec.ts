@@ -67,6 +67,7 @@ if (redisUrl) describe('transcribe-api on Redis (BullMQ queues)', () => {
       t = await createTestApp(transcribeApiService, {
         REDIS_URL: redisUrl,
         TRANSCRIBE_QUEUE_PREFIX: prefix,
+        REDIS_KEY_PREFIX: `${prefix}:app:`, // the engines' shared bound, apart from other suites'
         FASTER_WHISPER_URL: engine.url,
         WHISPER_URL: 'http://127.0.0.1:1',
         TRANSCRIBE_ENGINE_ATTEMPTS: '2',

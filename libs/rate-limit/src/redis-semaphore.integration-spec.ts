@@ -3,6 +3,8 @@ import Redis from 'ioredis';
 import { RedisSemaphore, SemaphoreRefusedError, type RedisSemaphoreOptions, type SemaphorePermit } from './redis-semaphore';
 
 const { redisUrl } = testServices();
+/** Redis calls may wait this long: a loaded machine can hold an answer past the default second, and these tests are not about that. */
+const timeoutMs = 10_000;
 
 /** Resolves once `check` holds, polling; fails after 5 s. */
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
@@ -32,7 +34,7 @@ if (redisUrl) describe('RedisSemaphore (real Redis)', () => {
   /** Two processes' views of one fresh semaphore, each on its own connection. */
   const pair = (opts: Omit<RedisSemaphoreOptions, 'key'>) => {
     const key = `${t.prefix}sem${++n}:`;
-    return [new RedisSemaphore(a, { key, ...opts }), new RedisSemaphore(b, { key, ...opts })] as const;
+    return [new RedisSemaphore(a, { key, timeoutMs, ...opts }), new RedisSemaphore(b, { key, timeoutMs, ...opts })] as const;
   };
 
   it('lets `limit` callers in across processes, queues the rest and serves every one', async () => {
@@ -102,16 +104,16 @@ if (redisUrl) describe('RedisSemaphore (real Redis)', () => {
 
   it('frees the slots of a process that died once their lease ends, and keeps a live holder\'s lease renewed', async () => {
     const key = `${t.prefix}sem${++n}:`;
+    const opts = { key, limit: 2, queueSize: 2, leaseMs: 2_000, pollMs: 20, timeoutMs };
     const dying = new Redis(t.url!);
-    const lost = await new RedisSemaphore(dying, { key, limit: 2, queueSize: 2, leaseMs: 300, pollMs: 20 }).acquire({ maxWaitMs: 0 });
-    const live = new RedisSemaphore(a, { key, limit: 2, queueSize: 2, leaseMs: 300, pollMs: 20 });
+    const lost = await new RedisSemaphore(dying, opts).acquire({ maxWaitMs: 0 });
+    const live = new RedisSemaphore(a, opts);
     const kept: SemaphorePermit = await live.acquire({ maxWaitMs: 0 });
     dying.disconnect(); // its renewals stop; `lost` is never released
     expect(lost.held).toBe(true); // as far as the dead process knew
-    const other = new RedisSemaphore(b, { key, limit: 2, queueSize: 2, leaseMs: 300, pollMs: 20 });
-    const taken = await other.acquire({ maxWaitMs: 10_000 });
-    // The dead process's slot went; the live holder's, renewed past three leases meanwhile, stayed.
-    await new Promise((r) => setTimeout(r, 1_000));
+    const taken = await new RedisSemaphore(b, opts).acquire({ maxWaitMs: 10_000 });
+    // The dead process's slot went; the live holder's, renewed meanwhile and for more than a lease after, stayed.
+    await new Promise((r) => setTimeout(r, 2_500));
     expect(kept.held).toBe(true);
     expect(await live.counts()).toEqual({ holders: 2, waiting: 0 });
     await expect(live.acquire({ maxWaitMs: 0 })).rejects.toMatchObject({ reason: 'busy' });
@@ -121,7 +123,7 @@ if (redisUrl) describe('RedisSemaphore (real Redis)', () => {
   it('hands a slot released in the same process to its waiter without waiting for the next poll', async () => {
     const key = `${t.prefix}sem${++n}:`;
     // A poll once a minute: only the release's own wake-up can let the waiter in within the test.
-    const sem = new RedisSemaphore(a, { key, limit: 1, queueSize: 1, pollMs: 60_000 });
+    const sem = new RedisSemaphore(a, { key, limit: 1, queueSize: 1, pollMs: 60_000, timeoutMs });
     const held = await sem.acquire({ maxWaitMs: 0 });
     const waiting = sem.acquire({ maxWaitMs: 120_000 });
     await until('a waiter', async () => (await sem.counts()).waiting === 1);

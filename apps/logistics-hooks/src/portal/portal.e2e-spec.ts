@@ -174,7 +174,7 @@ describe('public chat through the model (LLM_URL)', () => {
 
   beforeAll(async () => {
     llm = await startFakeLlm(() => 'Your container is being handled by our customs team.');
-    t = await createTestApp(logisticsHooksService, { LOGISTICS_API_KEY: API_KEY, LLM_URL: llm.url, LLM_TIMEOUT_MS: '1000' });
+    t = await createTestApp(logisticsHooksService, { LOGISTICS_API_KEY: API_KEY, LLM_URL: llm.url });
     await t.http.post('/ops-tasks').send({ api_key: API_KEY, from: 'c@x.example', subject: 'customs hold', body: 'Container CSQU3054383 is held by customs.' }).expect(201);
   });
   afterAll(async () => {
