@@ -71,6 +71,8 @@ describe('MCP log tailers of two replicas', () => {
     engine.appendLog('knowledge-mcp', 'second');
     await eventually(async () => (await replicas[1].recent(10)).length === 2, 'the second line, read by the other replica');
     expect((await replicas[0].recent(10)).map((e) => e.message)).toEqual(['booted', 'second']);
+    // Broadcast after the line and the tailer's place are stored: a moment later than `recent` shows it.
+    await eventually(() => emitted[0].length + emitted[1].length >= 2, 'the second line broadcast');
     expect([...emitted[0], ...emitted[1]]).toEqual(['booted', 'second']);
   });
 
