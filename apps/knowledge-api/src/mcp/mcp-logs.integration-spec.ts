@@ -96,3 +96,43 @@ describe('MCP log tailers of two replicas', () => {
     expect(engine.logFollowers('knowledge-mcp')).toBe(1);
   });
 });
+
+describe('MCP log tailer stopped during a round', () => {
+  it('waits for the round and leaves no follower behind, so that the next tailer is the only reader', async () => {
+    const engine = await startFakeDockerEngine({ containers: [{ name: 'knowledge-mcp', state: 'running', logs: [{ stream: 'stdout', text: 'booted' }] }] });
+    const config = Object.assign(new BaseConfig(), {
+      MCP_CONTAINER_PROVIDER: 'docker',
+      MCP_CONTAINER: 'knowledge-mcp',
+      DOCKER_HOST: engine.dockerHost,
+      MCP_ENGINE_TIMEOUT_MS: 2000,
+      MCP_LOG_POLL_MS: 60_000,
+      MCP_LOG_BUFFER: 100,
+    }) as unknown as KnowledgeApiConfig;
+    const store = new McpStore(null, config);
+    // The round's lock is granted only after the stop began (a slow Redis answer).
+    let grant!: () => void;
+    const granted = new Promise<void>((resolve) => (grant = resolve));
+    const hold = store.hold.bind(store);
+    jest.spyOn(store, 'hold').mockImplementation(async (...args) => {
+      await granted;
+      return hold(...args);
+    });
+    const control = new McpControlService(config, undefined as unknown as McpConfigService);
+    const follows = jest.spyOn(control, 'engine');
+    const replica = new McpLogsService(config, store, control, { log: () => undefined } as unknown as RealtimeEvents);
+    try {
+      replica.onApplicationBootstrap();
+      const stopping = replica.onApplicationShutdown();
+      grant();
+      await stopping;
+      // whatever the round still had to do is done by now
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(follows).not.toHaveBeenCalled();
+      expect(replica.tailing).toBe(false);
+      expect(engine.logFollowers('knowledge-mcp')).toBe(0);
+    } finally {
+      await replica.onApplicationShutdown();
+      await engine.close();
+    }
+  });
+});

@@ -25,7 +25,8 @@ export class McpLogsService implements OnApplicationBootstrap, OnApplicationShut
   private readonly token = McpStore.token();
   private timer?: NodeJS.Timeout;
   private follower?: LogFollower;
-  private busy = false;
+  /** The round under way (see `tick`), which a stop waits for. */
+  private round?: Promise<void>;
   private stopped = false;
   private pending: LogEntry[] = [];
   private flushing: Promise<void> = Promise.resolve();
@@ -46,6 +47,8 @@ export class McpLogsService implements OnApplicationBootstrap, OnApplicationShut
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    // A round under way may be taking the lock or starting a follower: it ends first.
+    await this.round;
     this.follower?.close();
     await this.flushing;
     await this.store.release(TAILER, this.token).catch(() => undefined);
@@ -68,21 +71,23 @@ export class McpLogsService implements OnApplicationBootstrap, OnApplicationShut
     await this.store.clear(LOGS);
   }
 
-  /** One round: hold (or renew) the tailer's lock; holding it, follow the logs when not following yet. */
-  async tick(): Promise<void> {
-    if (this.busy || this.stopped) return;
-    this.busy = true;
+  /** One round: hold (or renew) the tailer's lock; holding it, follow the logs when not following yet. One round at a time. */
+  tick(): Promise<void> {
+    if (this.round || this.stopped) return this.round ?? Promise.resolve();
+    this.round = this.holdAndFollow().finally(() => (this.round = undefined));
+    return this.round;
+  }
+
+  private async holdAndFollow(): Promise<void> {
     try {
       const held = await this.store.hold(TAILER, this.token, this.config.MCP_LOG_POLL_MS * 3 + 2_000);
       if (!held) {
         this.follower?.close();
         return;
       }
-      if (!this.follower) await this.follow();
+      if (!this.follower && !this.stopped) await this.follow();
     } catch (err) {
       this.logger.warn(`MCP log tailer: ${(err as Error).message}`);
-    } finally {
-      this.busy = false;
     }
   }
 
