@@ -1,5 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SwaggerModule } from '@nestjs/swagger';
 import request from 'supertest';
 import { BaseConfig } from '../config/base.config';
 import { createServiceApp } from '../create-service-app';
@@ -119,5 +120,28 @@ describe('ReDoc served locally (swagger.redoc)', () => {
     expect(Number(bundle.headers['content-length'])).toBeGreaterThan(100_000);
     const doc = await http().get('/api/docs-json').expect(200);
     expect(doc.body.info.title).toBe('things <docs>');
+  });
+});
+
+describe('the document is built on the first request for it', () => {
+  let app: NestExpressApplication | undefined;
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await app?.close();
+  });
+
+  it('is not built at start, then once for every route and alias that serves it', async () => {
+    const build = jest.spyOn(SwaggerModule, 'createDocument');
+    ({ app } = await createServiceApp(
+      { name: 'things-api', port: 0, config: BaseConfig, module: () => ({ module: ThingsModule }), swagger: { title: 'things', description: 'test', version: '1', aliases: ['/docs'] } },
+      { env: { NODE_ENV: 'test', LOG_LEVEL: 'silent' }, logger: false },
+    ));
+    expect(build).not.toHaveBeenCalled();
+    const http = request(app.getHttpServer());
+    expect(Object.keys((await http.get('/api/docs-json').expect(200)).body.paths)).toEqual(['/things']);
+    await http.get('/api/docs-yaml').expect(200);
+    await http.get('/api/docs/swagger-ui-init.js').expect(200);
+    await http.get('/docs/swagger-ui-init.js').expect(200);
+    expect(build).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,5 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule, type SwaggerCustomOptions } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject, type SwaggerCustomOptions } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
@@ -14,7 +14,9 @@ export const DOCS_JSON_PATH = 'api/docs-json';
  * Swagger UI at /api/docs and the document at /api/docs-json (plus any aliases), never under the
  * app's global prefix. The UI's scripts and styles come from the local swagger-ui-dist package.
  * Every answer (UI init script, JSON, YAML) carries `servers` from the request's X-Forwarded-Prefix,
- * so "Try it out" calls the API through the gateway when the docs were opened through it.
+ * so "Try it out" calls the API through the gateway when the docs were opened through it. The
+ * document is built on the first request for it, not at start: scanning every route of a large
+ * app takes a few hundred milliseconds of CPU that no start-up (a pod's, a test's) needs to wait for.
  */
 export function setupSwagger<C extends BaseConfig>(app: NestExpressApplication, def: ServiceDefinition<C>, config: C): boolean {
   const swagger = def.swagger;
@@ -24,7 +26,9 @@ export function setupSwagger<C extends BaseConfig>(app: NestExpressApplication, 
     .setDescription(swagger?.description ?? `${def.name} API`)
     .setVersion(swagger?.version ?? '1.0');
   if (swagger?.configure) builder = swagger.configure(builder);
-  const document = SwaggerModule.createDocument(app, builder.build());
+  const openApiConfig = builder.build();
+  let built: OpenAPIObject | undefined;
+  const document = () => (built ??= SwaggerModule.createDocument(app, openApiConfig));
   const title = swagger?.title ?? def.name;
   const patchDocumentOnRequest: SwaggerCustomOptions['patchDocumentOnRequest'] = (req, _res, doc) => documentForRequest(doc, req as IncomingMessage);
   SwaggerModule.setup(DOCS_PATH, app, document, {
