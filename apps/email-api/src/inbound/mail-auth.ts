@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { authenticate } from 'mailauth';
 import { Resolver } from 'node:dns/promises';
 import { EmailApiConfig } from '../config';
 
@@ -62,6 +61,8 @@ export class MailAuthChecker {
 
   async check(raw: Buffer, envelope: { ip: string; helo: string; sender: string }, resolve: DnsResolve = this.resolve): Promise<AuthResults> {
     try {
+      // Loaded with the first message: mailauth and its public-suffix list take a quarter of a second to load, which no start needs.
+      const { authenticate } = await import('mailauth');
       const res = await authenticate(raw, {
         ip: envelope.ip.replace(/^::ffff:/, ''),
         helo: envelope.helo,

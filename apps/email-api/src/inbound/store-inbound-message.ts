@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { EmailReceived, Outbox } from '@platform/messaging';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -72,6 +72,8 @@ export class StoreInboundMessage {
 
   /** Stores the message for each project; answers the ids stored now (none for a repeat). */
   async execute(raw: Buffer, envelope: InboundEnvelope, projectIds: string[]): Promise<string[]> {
+    // Loaded with the first message: the parser's modules are not needed to start.
+    const { simpleParser } = await import('mailparser');
     const mail = storableMail(await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true }));
     const auth = await this.auth.check(raw, { ip: envelope.remoteAddress, helo: envelope.heloName, sender: envelope.mailFrom });
     const messageId = mail.messageId ? mail.messageId.replace(/^<|>$/g, '') : null;
