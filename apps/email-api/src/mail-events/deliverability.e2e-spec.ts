@@ -3,6 +3,7 @@ import { startFakeDnsServer, startFakeSmtpSink, type FakeDnsServer, type FakeSmt
 import { bearer, decodeQuotedPrintable, eventually, newProject, startEmailApi, type EmailTestApp, type TestProject } from '../../test/helpers';
 import { testRabbit, verifiedDomain } from '../../test/marketing';
 import { TrackingLinks } from '../tracking/tracking-links';
+import { MailEventsRepository } from './mail-events.repository';
 import { MailEventsService } from './mail-events.service';
 import { RollupWorker } from './rollup.worker';
 
@@ -194,6 +195,34 @@ describe('mail events, tracking and suppressions (e2e)', () => {
     expect(decodeQuotedPrintable(plain.body)).not.toContain('/t/o/');
     const project2 = await t.http.patch(`/users/@me/projects/${project.id}`).set(sk()).send({ trackingEnabled: true }).expect(200);
     expect(project2.body.trackingEnabled).toBe(true);
+  });
+
+  it('a burst of clicks is told by the click before on the same mail: in the same batch or among those written before', async () => {
+    const sent = await t.http.post('/v1/send').set(sk()).send({ to: 'bursts@example.com', subject: 's', body: '<a href="https://shop.test/x">x</a> <a href="https://shop.test/y">y</a>' }).expect(200);
+    const emailId = sent.body.data.emails[0].email as string;
+    const [mail] = await q<{ links: string[]; sent_at: Date }>(`SELECT links, coalesce(sent_at, created_at) AS sent_at FROM ${db.table('emails')} WHERE id = $1`, [emailId]);
+    expect(mail.links).toHaveLength(2);
+    // past the windows after sending (60 s here), so that only the burst rule flags
+    const t0 = mail.sent_at.getTime() + 120_000;
+    let n = 0;
+    const hit = (type: 'open' | 'click', index: number, at: number) => ({ id: `mev_burst${n++}`, emailId, type, index, flag: null, userAgent: BROWSER, method: type === 'click' ? 'GET' : null, at });
+    const repo = t.app.get(MailEventsRepository);
+    // x, then y half a second later in the next batch: y found x among the events written
+    await repo.writeHits([hit('click', 0, t0)], 60, 60);
+    await repo.writeHits([hit('click', 1, t0 + 500)], 60, 60);
+    // ten seconds on, in one batch: y; an open; x 0.5 s after y (a burst); x again (the same link: not one); y 5 s later (alone)
+    await repo.writeHits([hit('click', 1, t0 + 10_000), hit('open', 0, t0 + 10_100), hit('click', 0, t0 + 10_500), hit('click', 0, t0 + 10_900), hit('click', 1, t0 + 15_900)], 60, 60);
+    const rows = await q<{ type: string; url: string | null; flag: string | null }>(`SELECT type, url, flag FROM ${db.table('mail_events')} WHERE email_id = $1 AND type IN ('open', 'click') ORDER BY created_at`, [emailId]);
+    const [x, y] = mail.links;
+    expect(rows).toEqual([
+      { type: 'click', url: x, flag: null },
+      { type: 'click', url: y, flag: 'scanner' },
+      { type: 'click', url: y, flag: null },
+      { type: 'open', url: null, flag: null },
+      { type: 'click', url: x, flag: 'scanner' },
+      { type: 'click', url: x, flag: null },
+      { type: 'click', url: y, flag: null },
+    ]);
   });
 
   it('records each event once; hard bounces, complaints and repeated soft bounces suppress; the log is append-only', async () => {
