@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { simpleParser } from 'mailparser';
 import { ChannelsService, type Channel, type MailboxMail } from '../channels/channels.service';
 import { ConversationApiConfig } from '../config';
 import type { Attachment } from '../conversations/conversation';
@@ -67,6 +66,8 @@ export class MailIn {
 
   private async take(channel: Channel, mail: MailboxMail): Promise<void> {
     const address = channel.email!.address;
+    // Loaded with the first mail: the parser's modules are not needed to start.
+    const { simpleParser } = await import('mailparser');
     const parsed = await simpleParser(mail.raw, { skipTextToHtml: true, skipImageLinks: true });
     const kind = classifyMail(parsed, address);
     if (kind !== 'conversation') {

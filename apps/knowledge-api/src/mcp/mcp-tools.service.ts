@@ -1,7 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { KnowledgeApiConfig } from '../config';
 import { McpConfigService } from './mcp-config.service';
@@ -47,6 +44,12 @@ export class McpToolsService {
     const base = `http://${host}:${port}`;
     const headers: Record<string, string> = this.config.KNOWLEDGE_MCP_API_KEY ? { authorization: `Bearer ${this.config.KNOWLEDGE_MCP_API_KEY}` } : {};
     const signal = AbortSignal.timeout(LIST_TIMEOUT_MS);
+    // The client's modules (a fifth of a second to load) come with the first listing, not at start.
+    const [{ Client }, { SSEClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/sse.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    ]);
     const connection: Transport =
       transport === 'sse'
         ? new SSEClientTransport(new URL(`${base}/sse`), {
