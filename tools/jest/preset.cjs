@@ -1,5 +1,6 @@
 'use strict';
 // Shared Jest settings for every project: SWC with decorator metadata, the tsconfig path aliases,
+// the module runtime with V8's code cache (code-cache-runtime.cjs),
 // the global setup that finds (or, outside CI, replaces) PostgreSQL, RabbitMQ and Redis, and the test
 // tier chosen with TEST_TIER (libs/testing/jest/tiers.cjs).
 const path = require('node:path');
@@ -29,6 +30,7 @@ function preset(projectDir) {
     displayName: name,
     rootDir: projectDir,
     testEnvironment: 'node',
+    runtime: path.join(__dirname, 'code-cache-runtime.cjs'),
     testMatch: testMatch(),
     transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swcOptions({ sourceMaps: 'inline' }), swcrc: false }] },
     transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
