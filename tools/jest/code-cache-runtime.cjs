@@ -32,7 +32,8 @@ function compileWithCache(source, params, options) {
   }
   const compiled = vm.compileFunction(source, params, { ...options, produceCachedData: true });
   stats.misses++;
-  if (compiled.cachedDataProduced) cache.set(options.filename, { source, data: compiled.cachedData });
+  // A copy: the Buffer V8 hands back was made in the test file's context, and would keep it alive.
+  if (compiled.cachedDataProduced) cache.set(options.filename, { source, data: Buffer.from(compiled.cachedData) });
   return compiled;
 }
 
