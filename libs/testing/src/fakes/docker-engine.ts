@@ -6,6 +6,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { logClockNs, rfc3339Nano } from './log-clock';
 
 /**
  * A fake Docker Engine API on a unix socket (a temp path) that changes state like the real engine,
@@ -526,17 +527,10 @@ export async function startFakeDockerEngine(opts: { containers?: FakeContainerSp
   };
 }
 
-let lastNs = 0n;
-/** A log line's time: `time` as given, or now to the nanosecond, strictly after the previous line written now. */
+/** A log line's time: `time` as given (to the millisecond), or now to the nanosecond (./log-clock). */
 function logTime(time?: Date): { timestamp: string; at: [number, number] } {
-  let ns = BigInt(time ? time.getTime() : Date.now()) * 1_000_000n;
-  if (!time) {
-    if (ns <= lastNs) ns = lastNs + 1n;
-    lastNs = ns;
-  }
-  const seconds = Number(ns / 1_000_000_000n);
-  const frac = Number(ns % 1_000_000_000n);
-  return { timestamp: `${new Date(seconds * 1000).toISOString().slice(0, 19)}.${String(frac).padStart(9, '0')}Z`, at: [seconds, frac] };
+  const ns = time ? BigInt(time.getTime()) * 1_000_000n : logClockNs();
+  return { timestamp: rfc3339Nano(ns), at: [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)] };
 }
 
 /** The engine's `since`: `seconds[.fraction]` → [seconds, nanoseconds]. */

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { logClockNs, rfc3339Nano } from './log-clock';
 
 /**
  * A fake Kubernetes API server (HTTP on 127.0.0.1, port 0) for apps/v1 Deployments and
@@ -465,14 +466,10 @@ export async function startFakeKubernetesApi(opts: { workloads?: FakeWorkloadSpe
   };
 }
 
-let lastNs = 0n;
-/** A log line's time: now to the nanosecond, strictly after the previous line's. */
+/** A log line's time: now to the nanosecond (./log-clock). */
 function lineTime(): { timestamp: string; ms: number } {
-  let ns = BigInt(Date.now()) * 1_000_000n;
-  if (ns <= lastNs) ns = lastNs + 1n;
-  lastNs = ns;
-  const ms = Number(ns / 1_000_000n);
-  return { timestamp: `${new Date(ms).toISOString().slice(0, 19)}.${String(ns % 1_000_000_000n).padStart(9, '0')}Z`, ms };
+  const ns = logClockNs();
+  return { timestamp: rfc3339Nano(ns), ms: Number(ns / 1_000_000n) };
 }
 
 /** Applies a PATCH body by its content type, as the API server does for these simple objects. */
