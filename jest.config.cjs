@@ -9,8 +9,8 @@ const projects = ['apps', 'libs', 'tools']
   .filter((dir) => fs.existsSync(path.join(dir, 'jest.config.cjs')))
   .map((dir) => `<rootDir>/${dir}/jest.config.cjs`);
 
-// testTimeout and workerIdleMemoryLimit are global options (a project's own values only count when
-// that project runs alone). A worker's heap grows with every test file it runs (each file's modules
-// are loaded anew, and not all of them are collected): past 1.5 GB after a file, Jest starts the
-// worker afresh rather than let it reach V8's heap limit with the collector ever busier.
+// testTimeout is a global option (a project's own value only counts when that project runs alone).
+// workerIdleMemoryLimit, which Jest accepts only here: a worker's heap grows with every test file it
+// runs (each file's modules are loaded anew, and not all of them are collected); past 1.5 GB after a
+// file, Jest starts the worker afresh rather than let it reach V8's heap limit.
 module.exports = { projects, maxWorkers: 2, testTimeout: 60_000, workerIdleMemoryLimit: '1536MB' };

@@ -39,7 +39,6 @@ function preset(projectDir) {
     globalSetup: path.join(root, 'libs/testing/jest/global-setup.cjs'),
     globalTeardown: path.join(root, 'libs/testing/jest/global-teardown.cjs'),
     testTimeout: 60_000,
-    workerIdleMemoryLimit: '1536MB',
   };
 }
 
