@@ -105,7 +105,8 @@ describe('DockerProvider against a fake Docker Engine API on a unix socket', () 
 
   it('gives a stop its grace period beyond the call timeout: a container ignoring SIGTERM is killed after t', async () => {
     engine.addContainer({ name: 'stubborn', state: 'running', stopsAfterMs: 60_000 });
-    const quick = new DockerProvider({ dockerHost: engine.dockerHost, timeoutMs: 200 });
+    // A call timeout shorter than t: without the grace period the stop would give up before the kill.
+    const quick = new DockerProvider({ dockerHost: engine.dockerHost, timeoutMs: 500 });
     await quick.stop('stubborn', { timeoutSeconds: 1 });
     expect(await quick.status('stubborn')).toMatchObject({ state: 'stopped', containers: [expect.objectContaining({ exitCode: 137 })] });
   });
