@@ -133,15 +133,6 @@ const toRun = (r: RunRow): RecipeRun => ({
   createdAt: r.created_at,
 });
 
-/**
- * A listing's total from the page's own statement (`count(*) OVER ()`): an empty first page means
- * none at all. Counting apart could see a row stored in between, a total beside no data; only a page
- * past the end is counted by a statement of its own.
- */
-function totalOf(rows: readonly { total: string }[]): number {
-  return rows.length ? Number(rows[0].total) : 0;
-}
-
 @Injectable()
 export class RecipesRepository {
   constructor(private readonly db: Database) {}
@@ -155,7 +146,9 @@ export class RecipesRepository {
       `SELECT *, count(*) OVER () AS total FROM ${this.t} WHERE account_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
       [accountId, limit, offset],
     );
-    const total = rows.length || offset === 0 ? totalOf(rows) : Number((await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM ${this.t} WHERE account_id = $1`, [accountId]))!.n);
+    // The page's own total (an empty first page: none); counted apart only past the end, as contacts and conversations do.
+    let total = rows.length ? Number(rows[0].total) : 0;
+    if (!rows.length && offset > 0) total = Number((await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM ${this.t} WHERE account_id = $1`, [accountId]))!.n);
     return { items: rows.map(toRecipe), total };
   }
 
@@ -226,7 +219,9 @@ export class RecipesRepository {
       `SELECT *, count(*) OVER () AS total FROM ${this.db.table('recipe_runs')} WHERE recipe_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
       [recipeId, limit, offset],
     );
-    const total = rows.length || offset === 0 ? totalOf(rows) : Number((await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM ${this.db.table('recipe_runs')} WHERE recipe_id = $1`, [recipeId]))!.n);
+    // As in list: a count apart on an empty first page could see a run stored in between (a total beside no data).
+    let total = rows.length ? Number(rows[0].total) : 0;
+    if (!rows.length && offset > 0) total = Number((await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM ${this.db.table('recipe_runs')} WHERE recipe_id = $1`, [recipeId]))!.n);
     return { items: rows.map(toRun), total };
   }
 
