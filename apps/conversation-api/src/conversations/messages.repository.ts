@@ -105,7 +105,8 @@ export class MessagesRepository {
 
   /**
    * The write of a batch of incoming messages of one channel (distinct provider ids), in one
-   * statement (its own transaction, or the open one): the conversations of the messages are locked
+   * statement (its own transaction, as a prepared statement planned once per pooled connection; or
+   * the open one): the conversations of the messages are locked
    * (in the order of their ids) and must still have the `status` the caller read (and a named
    * contact where a profile name came), else nothing of theirs is written (`changed`). Then the messages whose provider id is not stored yet (each
    * created a microsecond after the one before it, so messages stored together keep their order),
@@ -126,7 +127,7 @@ export class MessagesRepository {
     leaseSeconds: number,
   ): Promise<{ messages: Array<Message | null>; conversations: Map<string, Conversation>; events: OutboxRow[]; changed: Set<string> }> {
     const text = (this.storeIncomingText ??= storeIncomingStatement(this.db.schema, this.db.dataSource.getMetadata(OutboxMessage).tablePath));
-    const [row] = await this.db.rows<{ messages: Array<Json<Row>>; conversations: Array<Json<ConversationRow>>; events: OutboxRow[]; changed: string[] }>(text, [
+    const params = [
       channelId,
       ms.map((m) => m.id),
       ms.map((m) => m.accountId),
@@ -149,7 +150,9 @@ export class MessagesRepository {
       expected.map((e) => e.id),
       expected.map((e) => e.status),
       expected.map((e) => e.named),
-    ]);
+    ];
+    type Result = { messages: Array<Json<Row>>; conversations: Array<Json<ConversationRow>>; events: OutboxRow[]; changed: string[] };
+    const [row] = this.db.inTransaction ? await this.db.rows<Result>(text, params) : await this.db.prepared<Result>('conversation_store_incoming', text, params);
     const stored = new Map(row.messages.map((r) => [r.source_id!, toMessage({ ...r, created_at: new Date(r.created_at) })]));
     const conversations = new Map(
       row.conversations.map((r) => [
