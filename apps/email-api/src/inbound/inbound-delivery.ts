@@ -2,20 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { domainOfEmail } from '../domains/domain';
 import { DomainsService } from '../domains/domains.service';
 import { SentMails } from '../emails/sent-mails.service';
+import type { InboundEnvelope } from './inbound-message';
 import { RecordFeedback } from './record-feedback';
 import { malformed, unknownRecipient } from './smtp-reply';
 import { StoreInboundMessage } from './store-inbound-message';
 import { parseReturnPath } from './verp';
-
-/** The SMTP envelope of a received message. */
-export interface InboundEnvelope {
-  /** MAIL FROM; '' for the null sender `<>` (DSNs). */
-  mailFrom: string;
-  rcptTo: string[];
-  remoteAddress: string;
-  /** The name the client gave in EHLO/HELO. */
-  heloName: string;
-}
 
 /**
  * What the receiver does with each recipient and message. A recipient is taken when it is

@@ -1,5 +1,15 @@
 import type { AuthResults } from './mail-auth';
 
+/** The SMTP envelope of a received message. */
+export interface InboundEnvelope {
+  /** MAIL FROM; '' for the null sender `<>` (DSNs). */
+  mailFrom: string;
+  rcptTo: string[];
+  remoteAddress: string;
+  /** The name the client gave in EHLO/HELO. */
+  heloName: string;
+}
+
 export interface InboundAttachment {
   filename: string | null;
   contentType: string;
