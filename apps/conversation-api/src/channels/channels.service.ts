@@ -3,7 +3,6 @@ import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal';
-import type { OutboundPayload } from '../conversations/conversation';
 import { notFound } from '../common/errors';
 import { hasPermission } from '../roles/permissions';
 import { SessionsService } from '../sessions/sessions.service';
@@ -14,7 +13,7 @@ import { ChannelsRepository, type Channel } from './channels.repository';
 import type { ChannelTestDto, CreateEmailChannelDto, CreateWhatsAppChannelDto, MailServerDto, UpdateChannelDto } from './dto/channel.dto';
 import { EmailClient, MailServerError, type MailboxCursor, type MailboxMail } from './email.client';
 import type { EmailCredentials, EmailSettings, MailServer } from './email-settings';
-import { ProviderError, WhatsAppClient } from './whatsapp.client';
+import { ProviderError, WhatsAppClient, type OutboundPayload } from './whatsapp.client';
 
 export type { Channel } from './channels.repository';
 export type { MailboxMail } from './email.client';

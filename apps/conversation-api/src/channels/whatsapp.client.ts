@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { ConversationApiConfig } from '../config';
-import type { OutboundPayload } from '../conversations/conversation';
+
+/** What a reply other than plain text sends through the WhatsApp Cloud API. */
+export type OutboundPayload =
+  | { kind: 'media'; type: 'image' | 'video' | 'audio' | 'document'; link: string; caption?: string; filename?: string }
+  | { kind: 'template'; name: string; language: string; components?: Array<Record<string, unknown>> };
 
 /** A failed call to the provider: its HTTP status and Graph API error, when it answered. */
 export class ProviderError extends ApiError {

@@ -1,3 +1,5 @@
+import type { OutboundPayload } from '../channels/whatsapp.client';
+
 export const CONVERSATION_STATUSES = ['open', 'pending', 'snoozed', 'resolved'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
@@ -59,11 +61,6 @@ export interface Message {
   contentAttributes: Record<string, unknown>;
   createdAt: Date;
 }
-
-/** What a reply other than plain text sends through the WhatsApp Cloud API. */
-export type OutboundPayload =
-  | { kind: 'media'; type: 'image' | 'video' | 'audio' | 'document'; link: string; caption?: string; filename?: string }
-  | { kind: 'template'; name: string; language: string; components?: Array<Record<string, unknown>> };
 
 /** An outgoing message claimed by the delivery worker, with what sending it needs. */
 export interface OutgoingDelivery {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
 import { OutboxMessage, type EventEnvelope, type OutboxRow } from '@platform/messaging';
-import type { Attachment, Conversation, Message, MessageStatus, MessageType, OutboundPayload, OutgoingDelivery } from './conversation';
+import type { OutboundPayload } from '../channels/whatsapp.client';
+import type { Attachment, Conversation, Message, MessageStatus, MessageType, OutgoingDelivery } from './conversation';
 import { toConversation, type ConversationRow } from './conversations.repository';
 
 interface Row {
