@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequirePermission } from '../access/access.decorators';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 import { AccountsService } from './accounts.service';
 import { AccountDto, accountView, UpdateAccountDto } from './dto/account.dto';
 

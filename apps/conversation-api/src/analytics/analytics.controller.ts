@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission } from '../auth/access.decorators';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequirePermission } from '../access/access.decorators';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 import { AnalyticsService, type ReportQuery } from './analytics.service';
 import { PerformanceDto, performanceView, ReportQueryDto, SeriesDto, SeriesQueryDto, seriesView, SummaryDto, summaryView } from './dto/analytics.dto';
 

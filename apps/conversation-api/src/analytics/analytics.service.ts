@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
 import { AccountsService } from '../accounts/accounts.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import { ChannelsService } from '../channels/channels.service';
 import { AnalyticsRepository, type PerformanceRow, type PeriodFigures, type ReportFilters, type SeriesMetric } from './analytics.repository';
 

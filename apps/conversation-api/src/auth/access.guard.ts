@@ -2,10 +2,10 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { bearerToken } from '@platform/auth';
 import { ApiError } from '@platform/errors';
-import { hasPermission, type Permission } from '../roles/permissions';
-import { PUBLIC_ROUTE, REQUIRED_PERMISSION } from './access.decorators';
+import { hasPermission, type Permission } from '../access/permissions';
+import { PUBLIC_ROUTE, REQUIRED_PERMISSION } from '../access/access.decorators';
 import { AuthService } from './auth.service';
-import type { Principal } from './principal';
+import type { Principal } from '../access/principal';
 
 export const unauthorized = (message = 'A valid access token is required') =>
   new ApiError(401, 'UNAUTHORIZED', message, {

@@ -3,10 +3,10 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
 import { UserDto, userView } from '../users/dto/user.dto';
 import { UsersService } from '../users/users.service';
-import { ApiErrorAnswer, Public, RequirePermission } from './access.decorators';
+import { ApiErrorAnswer, Public, RequirePermission } from '../access/access.decorators';
 import { AuthService } from './auth.service';
 import { LoginDto, LogoutResultDto, PasswordResetConfirmDto, PasswordResetRequestDto, RefreshDto, ResetDoneDto, ResetRequestedDto, TokenPairDto } from './dto/auth.dto';
-import { CurrentPrincipal, type Principal } from './principal';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 
 @ApiTags('auth')
 @Controller('api/v1/auth')

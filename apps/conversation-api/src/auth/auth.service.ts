@@ -10,7 +10,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import { UsersService, type User } from '../users/users.service';
 import { AccessTokens } from './access-tokens';
 import { PasswordResetsRepository } from './password-resets.repository';
-import type { Principal } from './principal';
+import type { Principal } from '../access/principal';
 import { newOpaqueToken, tokenHash } from './refresh-rotation';
 
 export interface TokenPair {

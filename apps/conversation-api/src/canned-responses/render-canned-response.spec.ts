@@ -1,6 +1,6 @@
 import { ApiError } from '@platform/errors';
 import type { AccountsService } from '../accounts/accounts.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import type { ContactsService } from '../contacts/contacts.service';
 import type { ConversationsService } from '../conversations/conversations.service';
 import { CannedResponsesService } from './canned-responses.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { CannedResponsesService } from './canned-responses.service';

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequirePermission, ApiErrorAnswer } from '../access/access.decorators';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 import { ChannelsService } from './channels.service';
 import { ChannelDto, ChannelTestDto, channelView, CreateEmailChannelDto, CreateWhatsAppChannelDto, UpdateChannelDto } from './dto/channel.dto';
 

@@ -1,5 +1,5 @@
 import { ApiError } from '@platform/errors';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import type { ConversationsService } from '../conversations/conversations.service';
 import { CONTACT_CONVERSATIONS_SHOWN, ContactWithConversations } from './contact-with-conversations';
 import type { ContactsService } from './contacts.service';

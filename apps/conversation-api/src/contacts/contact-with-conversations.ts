@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import type { Conversation } from '../conversations/conversation';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ContactsService, type Contact } from './contacts.service';

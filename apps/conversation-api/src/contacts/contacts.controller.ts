@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope, ApiPageEnvelope } from '@platform/envelopes';
-import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequirePermission, ApiErrorAnswer } from '../access/access.decorators';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { Deprecated } from '../common/deprecated.decorator';
 import { pageOf } from '../common/pagination';

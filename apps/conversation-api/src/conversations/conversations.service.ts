@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import { ChannelsService } from '../channels/channels.service';
 import type { OutboundPayload } from '../channels/whatsapp.client';
 import { notFound } from '../common/errors';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@platform/errors';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import { ChannelsService } from '../channels/channels.service';
 import { ConversationsService } from './conversations.service';
 import { MessagesRepository, type MessageHit } from './messages.repository';

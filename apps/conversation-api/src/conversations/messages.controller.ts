@@ -1,8 +1,8 @@
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPageEnvelope } from '@platform/envelopes';
-import { ApiErrorAnswer, RequirePermission } from '../auth/access.decorators';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { ApiErrorAnswer, RequirePermission } from '../access/access.decorators';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 import { RawResponse } from '../common/envelope.interceptor';
 import { pageOf } from '../common/pagination';
 import { MessageHitDto, messageHitView, MessagePageDto, MessagePageQueryDto, messagePageView, SearchMessagesQueryDto } from './dto/message-browsing.dto';

@@ -3,7 +3,7 @@ import { WebSocketGateway, WebSocketServer, type OnGatewayConnection, type OnGat
 import type { Namespace, Socket } from 'socket.io';
 import { AuthService } from '../auth/auth.service';
 import { ChannelsService } from '../channels/channels.service';
-import { hasPermission } from '../roles/permissions';
+import { hasPermission } from '../access/permissions';
 import { RealtimeEvents, type RealtimeEvent } from './realtime-events';
 
 export const REALTIME_NAMESPACE = '/conversations';

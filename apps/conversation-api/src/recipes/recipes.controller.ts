@@ -2,11 +2,11 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, ParseIntPipe, 
 import { ApiBody, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
 import type { Response } from 'express';
-import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequirePermission, ApiErrorAnswer } from '../access/access.decorators';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { PageQueryDto, pageOf } from '../common/pagination';
-import { hasPermission } from '../roles/permissions';
+import { hasPermission } from '../access/permissions';
 import { CreateRecipeDto, RecipeDraftDto, RecipeDto, RecipeRunDto, recipeView, RecipeVersionDto, RollbackDto, runView, versionView } from './dto/recipe.dto';
 import { RecipesService } from './recipes.service';
 

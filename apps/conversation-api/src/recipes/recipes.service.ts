@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError, type FieldError } from '@platform/errors';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import { CannedResponsesService } from '../canned-responses/canned-responses.service';
 import { ChannelsService } from '../channels/channels.service';
 import { notFound } from '../common/errors';

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
-import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequirePermission, ApiErrorAnswer } from '../access/access.decorators';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 import { DeletedDto } from '../common/deleted.dto';
 import { CreateRoleDto, PermissionDto, RoleDto, roleView, UpdateRoleDto } from './dto/role.dto';
-import { PERMISSIONS } from './permissions';
+import { PERMISSIONS } from '../access/permissions';
 import { RolesService } from './roles.service';
 
 @ApiTags('roles')

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ApiError } from '@platform/errors';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import { conflict, notFound } from '../common/errors';
 import type { CreateRoleDto, UpdateRoleDto } from './dto/role.dto';
 import { SessionsService } from '../sessions/sessions.service';
-import { administratorsLockKey, assertGrantable, BUILT_IN_ROLES } from './permissions';
+import { administratorsLockKey, assertGrantable, BUILT_IN_ROLES } from '../access/permissions';
 import { RolesRepository, type Role } from './roles.repository';
 
 export type { Role } from './roles.repository';

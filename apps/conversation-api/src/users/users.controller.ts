@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope, ApiPageEnvelope } from '@platform/envelopes';
-import { RequirePermission, ApiErrorAnswer } from '../auth/access.decorators';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequirePermission, ApiErrorAnswer } from '../access/access.decorators';
+import { CurrentPrincipal, type Principal } from '../access/principal';
 import { pageOf, PageQueryDto } from '../common/pagination';
 import { CreateUserDto, UpdateUserDto, UserDto, userView } from './dto/user.dto';
 import { UsersService } from './users.service';

@@ -2,7 +2,7 @@ import { Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Req } f
 import { ApiBody, ApiOperation, ApiProperty, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiOkEnvelope } from '@platform/envelopes';
 import type { Request } from 'express';
-import { ApiErrorAnswer, Public } from '../auth/access.decorators';
+import { ApiErrorAnswer, Public } from '../access/access.decorators';
 import { RawResponse } from '../common/envelope.interceptor';
 import { WebhookRateLimit } from '../rate-limit/rate-limit';
 import { WhatsAppWebhookService } from './whatsapp-webhook.service';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import type { Role } from '../roles.repository';
-import { PERMISSION_NAMES } from '../permissions';
+import { PERMISSION_NAMES } from '../../access/permissions';
 
 export class RoleDto {
   @ApiProperty({ format: 'uuid' }) id: string;

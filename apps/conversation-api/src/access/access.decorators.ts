@@ -1,7 +1,7 @@
 import { SetMetadata, applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ErrorEnvelopeDto } from '../common/error-envelope.dto';
-import type { Permission } from '../roles/permissions';
+import type { Permission } from './permissions';
 
 export const PUBLIC_ROUTE = 'conversation:public';
 export const REQUIRED_PERMISSION = 'conversation:permission';
