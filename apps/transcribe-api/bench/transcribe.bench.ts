@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadAnswer, LoadRequest } from './load-process';
 import { toSrt, toVtt } from '../src/formats/subtitles';
-import type { EngineName, TranscriptionSegment, TranscriptionWord } from '../src/jobs/job-record';
+import type { EngineName, TranscriptionSegment, TranscriptionWord } from '../src/transcription/job-record';
 import { transcribeApiService } from '../src/service';
 import { dropBenchSchema, listenOnLoopback as listen, type BenchMeasurement } from '@platform/bench';
 

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { killHard, startWorkerProcess } from '../test/worker-process';
 import type { TranscribeConfig } from './config';
-import { QUEUES } from './jobs/job-record';
+import { QUEUES } from './transcription/job-record';
 import { transcribeApiService } from './service';
 
 const { redisUrl } = testServices();

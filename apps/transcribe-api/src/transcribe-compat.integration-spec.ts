@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TranscribeConfig } from './config';
 import { EnginesService } from './engines/engines.service';
-import { Clock } from './jobs/clock';
+import { Clock } from './transcription/clock';
 import { TranscriptionQueues } from './queue/transcription-queue';
 import { transcribeApiService } from './service';
 import { uploadDirOf } from './uploads/upload-dir';

@@ -1,8 +1,8 @@
 import { openAsBlob } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, FormData, request } from 'undici';
-import type { EngineName, TranscriptionSegment, TranscriptionTask, TranscriptionWord } from '../jobs/job-record';
-import { languageCodeOf } from '../transcribe/languages';
+import type { EngineName, TranscriptionSegment, TranscriptionTask, TranscriptionWord } from '../transcription/job-record';
+import { languageCodeOf } from '../transcription/languages';
 
 /** What an engine returned, normalised (both protocols). */
 export interface EngineTranscription {

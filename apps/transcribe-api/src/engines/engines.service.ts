@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from
 import { REDIS_CLIENT, RedisSemaphore } from '@platform/rate-limit';
 import type Redis from 'ioredis';
 import { TranscribeConfig } from '../config';
-import { ENGINES, QUEUES, type EngineName } from '../jobs/job-record';
+import { ENGINES, QUEUES, type EngineName } from '../transcription/job-record';
 import { ConcurrencyGate, type SyncGate } from './concurrency-gate';
 import { EngineClient, type EngineProtocol } from './engine-client';
 import { SharedConcurrencyGate } from './shared-gate';

@@ -1,4 +1,4 @@
-import type { TranscriptionSegment } from '../jobs/job-record';
+import type { TranscriptionSegment } from '../transcription/job-record';
 import { buildCues, formatTimestamp, READABLE, speakerName, toSrt, toText, toTsv, toVtt, VERBATIM, wrapWords } from './subtitles';
 import { wordsBySegment } from './transcript-output';
 

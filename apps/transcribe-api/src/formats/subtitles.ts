@@ -17,7 +17,7 @@
  * middle falls in the segment and that spell its text (punctuation and case aside: OpenAI's words
  * come without punctuation).
  */
-import type { TranscriptionSegment, TranscriptionWord } from '../jobs/job-record';
+import type { TranscriptionSegment, TranscriptionWord } from '../transcription/job-record';
 
 export interface SubtitleLayout {
   /** longest line in characters (a longer word stays whole on its own line); 0: no wrapping */

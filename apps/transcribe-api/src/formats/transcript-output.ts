@@ -2,7 +2,7 @@
  * The output formats of a transcript, chosen by `response_format` (OpenAI's name) or `output`
  * (whisper-asr-webservice's name): pure, no I/O.
  */
-import type { TranscriptionResult, TranscriptionSegment, TranscriptionWord } from '../jobs/job-record';
+import type { TranscriptionResult, TranscriptionSegment, TranscriptionWord } from '../transcription/job-record';
 import { READABLE, toSrt, toText, toTsv, toVtt, type SubtitleLayout } from './subtitles';
 
 export const OUTPUT_FORMATS = ['json', 'verbose_json', 'text', 'srt', 'vtt', 'tsv'] as const;

@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { TranscribeConfig } from '../config';
 import { EnginesService } from '../engines/engines.service';
-import { DEFAULT_ENGINE, ENGINES, QUEUES } from '../jobs/job-record';
+import { DEFAULT_ENGINE, ENGINES, QUEUES } from '../transcription/job-record';
 import { TranscriptionQueues } from '../queue/transcription-queue';
 import { ServiceInfoDto } from '../transcribe/dto/responses.dto';
 

@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { ErrorDto } from '../errors/detail-error.dto';
 import { sendRendered } from '../formats/send-rendered';
-import { CancelJobDto, ErrorDto, JobListDto, JobStatusDto } from '../transcribe/dto/responses.dto';
+import { CancelJobDto, JobListDto, JobStatusDto } from './dto/job-responses.dto';
 import { ListJobsQueryDto, StatusQueryDto } from './dto/jobs-query.dto';
 import { JobsService, type CancelAnswer, type JobList } from './jobs.service';
 

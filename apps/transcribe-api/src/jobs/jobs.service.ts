@@ -4,8 +4,8 @@ import { TranscribeConfig } from '../config';
 import { parseOutputFormat, renderTranscript, toJsonShape, type RenderedTranscript } from '../formats/transcript-output';
 import { TranscriptionQueues, type TranscriptionQueue } from '../queue/transcription-queue';
 import { removeUpload } from '../uploads/remove-upload';
-import { Clock } from './clock';
-import { ENGINES, toJobRecord, type JobRecord, type JobSnapshot, type RecordContext } from './job-record';
+import { Clock } from '../transcription/clock';
+import { ENGINES, toJobRecord, type JobRecord, type JobSnapshot, type RecordContext } from '../transcription/job-record';
 import type { ListJobsQueryDto } from './dto/jobs-query.dto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

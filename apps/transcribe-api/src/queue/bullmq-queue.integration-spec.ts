@@ -1,5 +1,5 @@
 import { deleteKeysByPrefix, testServices, uniqueSuffix } from '@platform/testing';
-import { CANCELLED, QUEUES, type JobInput, type TranscriptionResult } from '../jobs/job-record';
+import { CANCELLED, QUEUES, type JobInput, type TranscriptionResult } from '../transcription/job-record';
 import { BullmqTranscriptionQueue } from './bullmq-queue';
 
 const { redisUrl } = testServices();

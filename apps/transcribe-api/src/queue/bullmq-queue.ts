@@ -1,7 +1,7 @@
 import { redisOptions } from '@platform/rate-limit';
 import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import Redis from 'ioredis';
-import { CANCELLED, CANCELLED_REASON, realTimeFactorOf, type JobInput, type JobSnapshot, type JobStatus, type QueueSpec, type QueueStats, type TranscriptionResult } from '../jobs/job-record';
+import { CANCELLED, CANCELLED_REASON, realTimeFactorOf, type JobInput, type JobSnapshot, type JobStatus, type QueueSpec, type QueueStats, type TranscriptionResult } from '../transcription/job-record';
 import { SHUTDOWN, TranscriptionQueue, type CancelOutcome, type JobProcessor, type QueueTimes, type WorkerOptions } from './transcription-queue';
 
 export interface BullmqQueueOptions extends QueueTimes {

@@ -1,5 +1,5 @@
-import type { JobInput, TranscriptionResult } from '../jobs/job-record';
-import { CANCELLED, QUEUES } from '../jobs/job-record';
+import type { JobInput, TranscriptionResult } from '../transcription/job-record';
+import { CANCELLED, QUEUES } from '../transcription/job-record';
 import { InProcessTranscriptionQueue } from './in-process-queue';
 import { SHUTDOWN, type JobContext } from './transcription-queue';
 

@@ -1,4 +1,4 @@
-import { CANCELLED, expiryOf, realTimeFactorOf, type JobInput, type JobSnapshot, type JobStatus, type QueueSpec, type QueueStats, type TranscriptionResult } from '../jobs/job-record';
+import { CANCELLED, expiryOf, realTimeFactorOf, type JobInput, type JobSnapshot, type JobStatus, type QueueSpec, type QueueStats, type TranscriptionResult } from '../transcription/job-record';
 import { SHUTDOWN, TranscriptionQueue, type CancelOutcome, type JobProcessor, type QueueTimes, type WorkerOptions } from './transcription-queue';
 
 interface Entry {

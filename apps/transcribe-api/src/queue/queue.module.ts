@@ -1,8 +1,8 @@
 import { Inject, Injectable, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HealthRegistry } from '@platform/platform';
 import { TranscribeConfig } from '../config';
-import { Clock } from '../jobs/clock';
-import { ENGINES, QUEUES, type EngineName } from '../jobs/job-record';
+import { Clock } from '../transcription/clock';
+import { ENGINES, QUEUES, type EngineName } from '../transcription/job-record';
 import { BullmqTranscriptionQueue } from './bullmq-queue';
 import { InProcessTranscriptionQueue } from './in-process-queue';
 import { TranscriptionQueues, type TranscriptionQueue } from './transcription-queue';

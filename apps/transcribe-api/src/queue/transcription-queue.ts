@@ -1,4 +1,4 @@
-import type { EngineName, JobInput, JobSnapshot, JobStatus, QueueSpec, QueueStats, TranscriptionResult } from '../jobs/job-record';
+import type { EngineName, JobInput, JobSnapshot, JobStatus, QueueSpec, QueueStats, TranscriptionResult } from '../transcription/job-record';
 
 /** Why a job's signal was aborted when the process shuts down: the job goes back to the queue. */
 export const SHUTDOWN = 'shutdown';

@@ -2,11 +2,11 @@ import { Controller, HttpCode, Post, Query, Res, UploadedFile, UseInterceptors }
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiProduces, ApiResponse, ApiTags, ApiUnprocessableEntityResponse, ApiUnsupportedMediaTypeResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { ErrorDto } from '../errors/detail-error.dto';
 import { sendRendered } from '../formats/send-rendered';
 import type { StoredAudioFile } from '../uploads/audio-disk-storage';
 import { UploadErrorsInterceptor } from '../uploads/upload-errors.interceptor';
 import { AsrQueryDto, AsrUploadDto, DetectLanguageQueryDto, DetectLanguageResponseDto } from './dto/asr-query.dto';
-import { ErrorDto } from './dto/responses.dto';
 import { abortedWhenClientLeaves, ApiEngineBusy, missingFile } from './transcribe.controller';
 import { TranscribeService } from './transcribe.service';
 

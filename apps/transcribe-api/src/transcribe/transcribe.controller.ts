@@ -16,10 +16,12 @@ import {
 } from '@nestjs/swagger';
 import { ApiError } from '@platform/errors';
 import type { Response } from 'express';
+import { ErrorDto } from '../errors/detail-error.dto';
 import { sendRendered } from '../formats/send-rendered';
 import type { StoredAudioFile } from '../uploads/audio-disk-storage';
+import { TranscriptionResultDto } from '../transcription/dto/transcription-result.dto';
 import { UploadErrorsInterceptor } from '../uploads/upload-errors.interceptor';
-import { AsyncSubmitResponseDto, ErrorDto, QueueStatsResponseDto, TranscriptionResultDto } from './dto/responses.dto';
+import { AsyncSubmitResponseDto, QueueStatsResponseDto } from './dto/responses.dto';
 import { StatsQueryDto, TranscribeFormDto, TranscribeUploadDto } from './dto/transcribe-form.dto';
 import { TranscribeService } from './transcribe.service';
 

@@ -17,7 +17,7 @@ import {
   type JobOptions,
   type QueueStats,
   type TranscriptionResult,
-} from '../jobs/job-record';
+} from '../transcription/job-record';
 import { TranscriptionQueues, type TranscriptionQueue } from '../queue/transcription-queue';
 import { readAudioSeconds } from '../media/audio-duration';
 import type { StoredAudioFile } from '../uploads/audio-disk-storage';
@@ -25,7 +25,7 @@ import { removeUpload } from '../uploads/remove-upload';
 import type { AsrQueryDto, DetectLanguageQueryDto, DetectLanguageResponseDto } from './dto/asr-query.dto';
 import type { AsyncSubmitResponseDto, QueueStatsResponseDto } from './dto/responses.dto';
 import type { EngineOptionsDto, TranscribeFormDto } from './dto/transcribe-form.dto';
-import { LANGUAGE_NAMES } from './languages';
+import { LANGUAGE_NAMES } from '../transcription/languages';
 import { EngineCannotError, EngineNotConfiguredError, TranscriptionRunner, type StoredUpload } from './transcription-runner';
 
 const notConfigured = (err: EngineNotConfiguredError): ApiError =>

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { stat } from 'node:fs/promises';
 import type { LanguageDetection } from '../engines/engine-client';
 import { EnginesService } from '../engines/engines.service';
-import { DEFAULT_TASK, type EngineName, type JobOptions, type TranscriptionResult, type TranscriptionTask } from '../jobs/job-record';
+import { DEFAULT_TASK, type EngineName, type JobOptions, type TranscriptionResult, type TranscriptionTask } from '../transcription/job-record';
 
 export interface StoredUpload {
   path: string;

@@ -4,7 +4,7 @@ import { MetricsService } from '@platform/platform';
 import { Counter, Histogram } from 'prom-client';
 import { TranscribeConfig } from '../config';
 import { engineSettings } from '../engines/engines.service';
-import { CANCELLED, CANCELLED_REASON, QUEUES, type JobInput, type TranscriptionResult } from '../jobs/job-record';
+import { CANCELLED, CANCELLED_REASON, QUEUES, type JobInput, type TranscriptionResult } from '../transcription/job-record';
 import { TranscriptionQueues, type JobContext } from '../queue/transcription-queue';
 import { TranscriptionRunner } from '../transcribe/transcription-runner';
 import { removeUpload } from '../uploads/remove-upload';

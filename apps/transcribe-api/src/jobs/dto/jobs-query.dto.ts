@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { OUTPUT_FORMAT_VALUES } from '../../formats/transcript-output';
 import { toInteger, trimmed } from '../../validation/transforms';
-import { ENGINES, JOB_STATUSES, type EngineName, type JobStatus } from '../job-record';
+import { ENGINES, JOB_STATUSES, type EngineName, type JobStatus } from '../../transcription/job-record';
 
 
 /** `GET /transcribe/jobs` query. */

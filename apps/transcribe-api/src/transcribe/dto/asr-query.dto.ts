@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Equals, IsBoolean, IsIn, IsOptional } from 'class-validator';
-import { ENGINES, TASKS, type EngineName, type TranscriptionTask } from '../../jobs/job-record';
-import { normaliseLanguage, WHISPER_LANGUAGES } from '../languages';
+import { ENGINES, TASKS, type EngineName, type TranscriptionTask } from '../../transcription/job-record';
+import { normaliseLanguage, WHISPER_LANGUAGES } from '../../transcription/languages';
 import { toBoolean, trimmed } from '../../validation/transforms';
 import { EngineOptionsDto } from './transcribe-form.dto';
 

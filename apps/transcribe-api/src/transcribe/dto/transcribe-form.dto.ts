@@ -2,9 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { OUTPUT_FORMAT_VALUES } from '../../formats/transcript-output';
-import { DEFAULT_ENGINE, DEFAULT_TASK, ENGINES, TASKS, type EngineName, type TranscriptionTask } from '../../jobs/job-record';
+import { DEFAULT_ENGINE, DEFAULT_TASK, ENGINES, TASKS, type EngineName, type TranscriptionTask } from '../../transcription/job-record';
 import { toBoolean, toInteger } from '../../validation/transforms';
-import { normaliseLanguage, WHISPER_LANGUAGES } from '../languages';
+import { normaliseLanguage, WHISPER_LANGUAGES } from '../../transcription/languages';
 
 
 const FORMAT_LIST = OUTPUT_FORMAT_VALUES.join(', ');
