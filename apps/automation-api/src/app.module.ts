@@ -31,6 +31,7 @@ import { TokensModule } from './tokens/tokens.module';
 import { ReelsModule } from './reels/reels.module';
 import { VideosModule } from './videos/videos.module';
 import { EngineModule } from './engine/engine.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { isSandbox } from './sandbox/sandbox.config';
 import { PostsModule } from './posts/posts.module';
@@ -60,6 +61,7 @@ export class AutomationApiModule {
         PreviewModule,
         ImportsModule,
         EngineModule,
+        WebhooksModule,
         ClicksModule,
         VideosModule,
         ReelsModule,

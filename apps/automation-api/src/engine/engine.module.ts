@@ -6,10 +6,6 @@ import { ContactsModule } from '../contacts/contacts.module';
 import { EventsModule } from '../events/events.module';
 import { ReelsModule } from '../reels/reels.module';
 import { RunsModule } from '../runs/runs.module';
-import { WebhooksController } from '../webhooks/webhooks.controller';
-import { InboundWriter } from '../webhooks/inbound-writer';
-import { WebhookAccounts } from '../webhooks/webhook-accounts';
-import { WebhooksService } from '../webhooks/webhooks.service';
 import { AdvanceRun } from './advance-run';
 import { AnnounceRun } from './announce-run';
 import { AnsweredByOther } from './answered-by-other';
@@ -41,14 +37,13 @@ import { SendsRepository } from './sends.repository';
 import { BillingModule } from '../billing/billing.module';
 
 /**
- * The engine (part 2): webhook receiver → durable work queue → runs (state machine, sends with
- * intents) → customer webhooks and bus events. EngineService dispatches a work item to the use case
- * of its kind; the use cases call the services of the features they span (runs, contacts,
- * automations, events, clicks, accounts) and the engine's own repositories.
+ * The engine (part 2): durable work queue (fed by the webhook receiver, WebhooksModule) → runs
+ * (state machine, sends with intents) → customer webhooks and bus events. EngineService dispatches a
+ * work item to the use case of its kind; the use cases call the services of the features they span
+ * (runs, contacts, automations, events, clicks, accounts) and the engine's own repositories.
  */
 @Module({
   imports: [AccountsModule, AutomationsModule, BillingModule, ClicksModule, ContactsModule, EventsModule, ReelsModule, RunsModule],
-  controllers: [WebhooksController],
   providers: [
     InboundRepository,
     SendsRepository,
@@ -80,10 +75,7 @@ import { BillingModule } from '../billing/billing.module';
     InboundWorker,
     DeliveriesWorker,
     ReelScheduler,
-    WebhookAccounts,
-    InboundWriter,
-    WebhooksService,
   ],
-  exports: [InboundService, SendPacing, InboundWorker, DeliveriesWorker, ReelScheduler, WebhooksService],
+  exports: [InboundService, SendPacing, InboundWorker, DeliveriesWorker, ReelScheduler],
 })
 export class EngineModule {}

@@ -4,9 +4,11 @@ import { Clock } from '../common/clock';
 import { EventsService } from '../events/events.service';
 import { GraphApiError } from '../graph/graph-api.error';
 import { RunsService } from '../runs/runs.service';
-import { ENGINE_PROBLEM_PREFIX } from '../status/status.service';
 import { RunError } from './engine-errors';
 import type { InboundRow } from './inbound';
+
+/** Prefix of the problems the engine records on the account (GET /status shows them, status/status.service.ts). */
+export const ENGINE_PROBLEM_PREFIX = 'Engine: ';
 
 /**
  * A work item failed for good: its run goes to state error, an `error` Event records why, and a

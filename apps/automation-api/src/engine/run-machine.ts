@@ -1,4 +1,4 @@
-import type { RunState } from '../runs/run';
+import type { RunStamp, RunState } from '../runs/run';
 
 /**
  * The run state machine: one person going through one automation. Pure (no I/O): given the run as
@@ -81,20 +81,6 @@ export type MachineMessage =
   | { kind: 'public_reply'; step: string; commentId: string; text: string }
   | { kind: 'dm'; step: string; to: 'comment' | 'person'; text: string; postback?: { title: string; payload: string } }
   | { kind: 'dm'; step: string; to: 'comment' | 'person'; text: string; links: LinkButtonSpec[] };
-
-export type RunStamp =
-  | 'public_reply_sent_at'
-  | 'dm_sent_at'
-  | 'button_tapped_at'
-  | 'gated_at'
-  | 'gate_passed_at'
-  | 'email_asked_at'
-  | 'email_retry_at'
-  | 'email_captured_at'
-  | 'email_expired_at'
-  | 'link_sent_at'
-  | 'followed_up_at'
-  | 'read_fallback_at';
 
 export type MachineEffect = 'tags' | 'email_captured' | 'link_sent' | 'schedule_follow_up';
 

@@ -1,6 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Agent } from 'undici';
-import type { AccountEntity } from '../accounts/entities/account.entity';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { AccountLimiter, type RateBudget } from './call-budget';
@@ -9,14 +8,22 @@ import { GraphApiError } from './graph-api.error';
 import { GraphClient, type GraphCallOptions } from './graph-client';
 import { RateBudgetsRepository } from './rate-budgets.repository';
 
+const HOUR_MS = 3_600_000;
+
+/** The fields of an account row a client is built from (an `AccountEntity` is one). */
+export interface GraphAccount {
+  id: number;
+  graph_url: string;
+  access_token: string | null;
+  ig_user_id: string | null;
+}
+
 /**
  * Hands out a GraphClient per account: base URL and token from the account row, one limiter
  * (bounded concurrency and throttling pause per process; the hourly call budget) and the 750/hour
  * private-reply budget. Both budgets live in PostgreSQL (`rate_budgets`, `PgRateBudget`), so every
  * replica counts against the same limits; the concurrency bound is per process by nature.
  */
-const HOUR_MS = 3_600_000;
-
 @Injectable()
 export class GraphService implements OnApplicationShutdown {
   private readonly limiters = new Map<number, AccountLimiter>();
@@ -60,7 +67,7 @@ export class GraphService implements OnApplicationShutdown {
    * The client of an account. `interactive` (default) bounds the wait for a throttled account so that
    * request handlers answer 502 instead of hanging; the engine passes false and queues.
    */
-  client(account: AccountEntity, mode: 'interactive' | 'background' = 'interactive'): GraphClient {
+  client(account: GraphAccount, mode: 'interactive' | 'background' = 'interactive'): GraphClient {
     if (!account.access_token) {
       throw new GraphApiError('auth', 'the account has no access token (set IG_ACCESS_TOKEN or connect the account)');
     }

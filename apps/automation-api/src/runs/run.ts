@@ -18,6 +18,21 @@ export const RUN_STATES = [
 ] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
+/** A step's own timestamp column of `runs`, set once when the run reaches the step. */
+export type RunStamp =
+  | 'public_reply_sent_at'
+  | 'dm_sent_at'
+  | 'button_tapped_at'
+  | 'gated_at'
+  | 'gate_passed_at'
+  | 'email_asked_at'
+  | 'email_retry_at'
+  | 'email_captured_at'
+  | 'email_expired_at'
+  | 'link_sent_at'
+  | 'followed_up_at'
+  | 'read_fallback_at';
+
 /** A `runs` row as the engine reads it. */
 export interface RunRow {
   id: string;

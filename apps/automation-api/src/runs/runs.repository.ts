@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@platform/database';
-import type { RunStamp } from '../engine/run-machine';
-import type { RunRow, RunState } from './run';
+import type { RunRow, RunStamp, RunState } from './run';
 
 export interface ServiceAnswers {
   /** Comments the service answered (public reply, private reply or a run that sent a DM). */

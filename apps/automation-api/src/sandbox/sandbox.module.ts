@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { EngineModule } from '../engine/engine.module';
 import { SandboxController, SandboxGraphController } from './sandbox.controller';
 import { SandboxPlatform } from './sandbox-platform';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** Built-in platform sandbox for local runs; imported only when isSandbox(config) (never in production). */
 @Module({
-  imports: [EngineModule],
+  imports: [WebhooksModule],
   controllers: [SandboxGraphController, SandboxController],
   providers: [SandboxPlatform],
 })

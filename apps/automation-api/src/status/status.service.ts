@@ -8,19 +8,17 @@ import { CommentPollerService } from '../comment-poller/comment-poller.service';
 import { SubscriptionChecksRepository } from './subscription-checks.repository';
 import { Clock } from '../common/clock';
 import { ContactsService } from '../contacts/contacts.service';
+import { ENGINE_PROBLEM_PREFIX } from '../engine/fail-run';
 import { InboundService } from '../engine/inbound.service';
 import { SendPacing } from '../engine/send-pacing';
 import { GraphApiError } from '../graph/graph-api.error';
 import { REQUIRED_SUBSCRIBED_FIELDS } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
 import { RunsService } from '../runs/runs.service';
+import { TOKEN_PROBLEM_PREFIX } from '../tokens/tokens.service';
 import type { StatusDto } from './status.dto';
 
 const DAY = 86_400_000;
-/** Prefix of the problems the engine records on the account (FailRun, engine/fail-run.ts). */
-export const ENGINE_PROBLEM_PREFIX = 'Engine: ';
-/** Prefix of a failed scheduled token refresh (TokensService). */
-export const TOKEN_PROBLEM_PREFIX = 'Token refresh failed: ';
 
 function describe(err: unknown): string {
   if (err instanceof GraphApiError) return err.detail;

@@ -4,10 +4,11 @@ import type { AccountEntity } from '../accounts/entities/account.entity';
 import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { GraphApiError } from '../graph/graph-api.error';
-import { TOKEN_PROBLEM_PREFIX } from '../status/status.service';
 import type { TokenRefreshDto } from './token.dto';
 
 const DAY = 86_400_000;
+/** Prefix of the problem a failed scheduled token refresh records on the account (GET /status shows it, status/status.service.ts). */
+export const TOKEN_PROBLEM_PREFIX = 'Token refresh failed: ';
 
 /**
  * The account's long-lived platform token: its expiry learned from the platform (`debug_token`, else

@@ -2,7 +2,7 @@ import { Controller, Get, Header, Headers, HttpCode, Post, Query, Req } from '@n
 import { ApiBadRequestResponse, ApiBody, ApiExtraModels, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ErrorDto } from '../common/error.dto';
-import { CustomerWebhookDto } from '../engine/dto/customer-webhook.dto';
+import { CustomerWebhookDto } from './dto/customer-webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
 /** The platform's webhook endpoint: public (no API key), outside /api/v1. */
