@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isHttpSafetyError, type SafeHttpClient, type SafeResponse } from '@platform/http-safety';
 import robotsParser from 'robots-parser';
+import { htmlToMarkdown, type ConvertedPage } from '../markdown/html-to-markdown';
 import { classifyUrl, followable, isHtml, isPlainText, normalizeUrl, type CrawlKind } from './crawl-urls';
-import { htmlToMarkdown, type ConvertedPage } from './html-to-markdown';
 import { parseSitemap } from './sitemap';
 
 /**

@@ -1,4 +1,4 @@
-import { htmlToMarkdown, type ConvertedPage } from './html-to-markdown';
+import { htmlToMarkdown, type ConvertedPage } from '../markdown/html-to-markdown';
 import type { ConvertTask } from './page-converter';
 
 /**

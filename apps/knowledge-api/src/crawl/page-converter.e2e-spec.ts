@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { buildForTest } from '@platform/testing';
 import type { KnowledgeApiConfig } from '../config';
-import { htmlToMarkdown } from './html-to-markdown';
+import { htmlToMarkdown } from '../markdown/html-to-markdown';
 import type { PageConverter } from './page-converter';
 
 /**

@@ -1,5 +1,5 @@
 import type { KnowledgeApiConfig } from '../config';
-import { htmlToMarkdown } from './html-to-markdown';
+import { htmlToMarkdown } from '../markdown/html-to-markdown';
 import { PageConverter } from './page-converter';
 
 // From the sources (as Jest runs them) there is no compiled worker script: pages are converted on

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Piscina } from 'piscina';
 import { KnowledgeApiConfig } from '../config';
-import { htmlToMarkdown, type ConvertedPage } from './html-to-markdown';
+import { htmlToMarkdown, type ConvertedPage } from '../markdown/html-to-markdown';
 
 /** A page for a conversion thread (html-to-markdown.worker.ts). */
 export interface ConvertTask {

@@ -2,7 +2,7 @@ import { pdfText } from '@platform/documents';
 import { ApiError } from '@platform/errors';
 import mammoth from 'mammoth';
 import WordExtractor from 'word-extractor';
-import { fragmentToMarkdown } from '../crawl/html-to-markdown';
+import { fragmentToMarkdown } from '../markdown/html-to-markdown';
 
 /**
  * Upload types of the spec with their size limits. The type must agree with the file's name and

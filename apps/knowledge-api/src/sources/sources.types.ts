@@ -3,7 +3,9 @@
  * examples, as SourcesRepository reads and writes them (snake_case columns). Other features use
  * these types; only the sources feature reaches the repository.
  */
-export type KnowledgeType = 'technical' | 'business' | 'general';
+/** The kinds of knowledge a source holds: what crawls, uploads and item filters accept as `knowledge_type`. */
+export const KNOWLEDGE_TYPES = ['technical', 'business', 'general'] as const;
+export type KnowledgeType = (typeof KNOWLEDGE_TYPES)[number];
 export type SourceStatus = 'active' | 'archived';
 export type SourceType = 'url' | 'file';
 

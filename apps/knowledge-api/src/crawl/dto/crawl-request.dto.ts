@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, MaxLength, Min } from 'class-validator';
 import { IsTagList } from '../../common/tags.decorator';
-
-export const KNOWLEDGE_TYPES = ['technical', 'business', 'general'] as const;
+import { KNOWLEDGE_TYPES } from '../../sources/sources.types';
 
 export class CrawlRequestDto {
   @ApiProperty({ example: 'https://docs.example.com/', description: 'A `…sitemap.xml` URL, a `.txt` URL (llms.txt), or a page to crawl recursively.' })

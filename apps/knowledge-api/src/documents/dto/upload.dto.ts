@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { KNOWLEDGE_TYPES } from '../../crawl/dto/crawl-request.dto';
+import { KNOWLEDGE_TYPES } from '../../sources/sources.types';
 
 export class UploadFormDto {
   @ApiProperty({ type: 'string', format: 'binary', description: '.pdf ≤ 50 MB, .docx/.doc ≤ 25 MB, .md/.txt ≤ 10 MB' })

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsTagList } from '../../common/tags.decorator';
-import { KNOWLEDGE_TYPES } from '../../crawl/dto/crawl-request.dto';
+import { KNOWLEDGE_TYPES } from '../sources.types';
 
 const toArray = ({ value }: { value: unknown }) =>
   value === undefined ? undefined : (Array.isArray(value) ? value : String(value).split(',')).map((v) => String(v).trim()).filter(Boolean);
