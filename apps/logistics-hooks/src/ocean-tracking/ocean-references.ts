@@ -10,8 +10,8 @@
  *   `ONE`, `CMA` (also `CMA-CGM`), `HAPAG` (also `HAPAG-LLOYD`, `HLAG`), `EVERGREEN`, `YANG_MING`, …),
  *   else the container's owner prefix or the bill of lading's SCAC prefix (the spec's table).
  */
-import { CARRIER_PREFIXES, detectCarrier } from '../portal/carriers';
 import { containerCheckDigit, isValidContainerNumber, BL_CARRIER_PREFIXES } from '../tasks/shipment-refs';
+import { CARRIER_PREFIXES, detectCarrier } from './carriers';
 import type { ReferenceKind } from './dcsa-mapping';
 
 /** Carriers that serve (or have announced) DCSA T&T beyond the prefix table. */
