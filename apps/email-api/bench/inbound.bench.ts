@@ -17,7 +17,7 @@ import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { newId } from '../src/common/ids';
 import { SmtpReceiver } from '../src/inbound/smtp-receiver';
-import { returnPathOf } from '../src/inbound/verp';
+import { returnPathOf } from '../src/emails/verp';
 import { emailApiService } from '../src/service';
 
 export interface EmailInboundBenchOptions {

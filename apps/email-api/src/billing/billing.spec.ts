@@ -1,15 +1,6 @@
-import { BillingLimitReachedError, categoryOfSource, consumptionOf, effectiveLimit, monthOf, planAllowance, resetsAt } from './billing';
+import { BillingLimitReachedError, consumptionOf, effectiveLimit, monthOf, planAllowance, resetsAt } from './billing';
 
 describe('billing rules', () => {
-  it.each([
-    ['API', 'transactional'],
-    ['CAMPAIGN', 'campaigns'],
-    ['WORKFLOW', 'workflows'],
-    ['SYSTEM', null],
-  ] as const)('counts %s mail as %s', (source, category) => {
-    expect(categoryOfSource(source)).toBe(category);
-  });
-
   it.each([
     ['2026-11-28T10:00:00.000Z', '2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'],
     ['2026-12-31T23:59:59.999Z', '2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],

@@ -1,5 +1,4 @@
 import { ApiError } from '@platform/errors';
-import type { EmailSource } from '../emails/email';
 
 /** The categories capped per calendar month (UTC). */
 export const BILLING_CATEGORIES = ['workflows', 'campaigns', 'transactional', 'inbound'] as const;
@@ -22,20 +21,6 @@ export const UNLIMITED: BillingLimits = { workflows: null, campaigns: null, tran
  * ended). `past_due` and `canceled` disable the project.
  */
 export type BillingPlan = 'free' | 'active' | 'past_due' | 'canceled';
-
-/** The counter a mail of this source is counted in; platform mail (SYSTEM) never is. */
-export function categoryOfSource(source: EmailSource): BillingCategory | null {
-  switch (source) {
-    case 'API':
-      return 'transactional';
-    case 'CAMPAIGN':
-      return 'campaigns';
-    case 'WORKFLOW':
-      return 'workflows';
-    default:
-      return null;
-  }
-}
 
 /** The first day of the month of `at`, in UTC (the counters' `month`). */
 export function monthOf(at: Date): Date {

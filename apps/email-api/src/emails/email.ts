@@ -1,6 +1,22 @@
+import type { BillingCategory } from '../billing/billing';
+
 export type EmailKind = 'TRANSACTIONAL' | 'MARKETING' | 'SYSTEM';
 export type EmailSource = 'API' | 'CAMPAIGN' | 'WORKFLOW' | 'SYSTEM';
 export type EmailStatus = 'QUEUED' | 'SENDING' | 'SENT' | 'FAILED' | 'SUPPRESSED' | 'STORED' | 'CANCELLED';
+
+/** The counter a mail of this source is counted in; platform mail (SYSTEM) never is. */
+export function categoryOfSource(source: EmailSource): BillingCategory | null {
+  switch (source) {
+    case 'API':
+      return 'transactional';
+    case 'CAMPAIGN':
+      return 'campaigns';
+    case 'WORKFLOW':
+      return 'workflows';
+    default:
+      return null;
+  }
+}
 
 export interface StoredAttachment {
   filename: string;

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@platform/database';
 import { ProjectDirectory } from '../access/project-directory.service';
-import { categoryOfSource } from '../billing/billing';
 import { BillingUsage } from '../billing/billing-usage.service';
 import { newId } from '../common/ids';
 import { EmailApiConfig } from '../config';
 import { TrackingLinks } from '../tracking/tracking-links';
-import { NOT_SENT_NO_SMTP, type EmailRow, type NewEmail } from './email';
+import { categoryOfSource, NOT_SENT_NO_SMTP, type EmailRow, type NewEmail } from './email';
 import { EmailsRepository } from './emails.repository';
 import { SendWorker } from './send.worker';
 import { SmtpTransport } from './smtp.transport';

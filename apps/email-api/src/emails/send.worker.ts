@@ -7,7 +7,7 @@ import { SuppressionsService } from '../suppressions/suppressions.service';
 import { recipientAddress } from './recipients';
 import type { EmailRow } from './email';
 import { EmailsRepository } from './emails.repository';
-import { providerMessageId } from '../webhooks/provider-message-id';
+import { providerMessageId } from './provider-message-id';
 import { allocate, refill } from './throttle';
 import { DeliveryError } from './smtp-sessions';
 import { SmtpTransport } from './smtp.transport';

@@ -1,10 +1,10 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { EmailApiConfig } from '../config';
 import { DomainsService } from '../domains/domains.service';
-import { returnPathOf } from '../inbound/verp';
 import type { EmailRow } from './email';
 import { MimeBuilder } from './mime-builder';
 import { SmtpSessions } from './smtp-sessions';
+import { returnPathOf } from './verp';
 
 /** Sends stored emails over SMTP_URL through pooled connections (SmtpSessions); off when SMTP_URL is unset. */
 @Injectable()

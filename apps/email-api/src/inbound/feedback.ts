@@ -1,5 +1,5 @@
+import { emailIdOfMessageId, parseReturnPath } from '../emails/verp';
 import { dsnOutcome, type ParsedReport } from './reports';
-import { emailIdOfMessageId, parseReturnPath } from './verp';
 
 /** A sent mail a report may be about. */
 export interface ReportedMail {

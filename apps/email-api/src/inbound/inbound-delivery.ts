@@ -2,11 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { domainOfEmail } from '../domains/domain';
 import { DomainsService } from '../domains/domains.service';
 import { SentMails } from '../emails/sent-mails.service';
+import { parseReturnPath } from '../emails/verp';
 import type { InboundEnvelope } from './inbound-message';
 import { RecordFeedback } from './record-feedback';
 import { malformed, unknownRecipient } from './smtp-reply';
 import { StoreInboundMessage } from './store-inbound-message';
-import { parseReturnPath } from './verp';
 
 /**
  * What the receiver does with each recipient and message. A recipient is taken when it is

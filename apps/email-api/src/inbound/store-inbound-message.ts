@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { BillingUsage } from '../billing/billing-usage.service';
 import { EmailApiConfig } from '../config';
 import { SentMails } from '../emails/sent-mails.service';
+import { emailIdOfMessageId } from '../emails/verp';
 import { MailEventsService } from '../mail-events/mail-events.service';
 import type { InboundAttachment, InboundEnvelope } from './inbound-message';
 import { InboundMessagesRepository } from './inbound-messages.repository';
 import { MailAuthChecker, type AuthResults } from './mail-auth';
 import { storableMail } from './storable-mail';
-import { emailIdOfMessageId } from './verp';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
