@@ -33,7 +33,7 @@ import { VideosModule } from './videos/videos.module';
 import { EngineModule } from './engine/engine.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { SandboxModule } from './sandbox/sandbox.module';
-import { isSandbox } from './sandbox/sandbox.config';
+import { isSandbox } from './accounts/sandbox-account';
 import { PostsModule } from './posts/posts.module';
 import { PreviewModule } from './preview/preview.module';
 import { StatusModule } from './status/status.module';

@@ -5,7 +5,7 @@ import { Clock } from '../common/clock';
 import { AutomationConfig } from '../config';
 import { REQUIRED_SUBSCRIBED_FIELDS, type TokenDebugResult } from '../graph/graph-client';
 import { GraphService } from '../graph/graph.service';
-import { SANDBOX, isSandbox, sandboxGraphUrl } from '../sandbox/sandbox.config';
+import { SANDBOX, isSandbox, sandboxGraphUrl } from './sandbox-account';
 import { AccountsRepository, type WebhookAccount } from './accounts.repository';
 import { configuredTokenDecision, type ConfiguredTokenDecision } from './configured-token';
 import type { AccountEntity } from './entities/account.entity';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, defaultCode } from '@platform/errors';
-import { SANDBOX } from './sandbox.config';
+import { SANDBOX } from '../accounts/sandbox-account';
 
 /**
  * In-memory stand-in for the social platform (development only): one business account, a feed

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { SandboxCommentDto, SandboxMessageDto, SandboxPostbackDto, SandboxUserDto } from './sandbox.dto';
 import { SandboxError, SandboxPlatform } from './sandbox-platform';
-import { SANDBOX } from './sandbox.config';
+import { SANDBOX } from '../accounts/sandbox-account';
 
 const DEFAULT_USER = '1000000000000001';
 

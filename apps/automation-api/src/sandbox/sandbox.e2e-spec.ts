@@ -5,7 +5,7 @@ import { waitFor } from '../../test/engine-helpers';
 import { AutomationConfig } from '../config';
 import { Clock } from '../common/clock';
 import { ReelPublisher } from '../reels/reel.publisher';
-import { isSandbox } from './sandbox.config';
+import { isSandbox } from '../accounts/sandbox-account';
 import { automationApiService } from '../service';
 
 const KEY = 'sandbox-test-key-0123456789';
