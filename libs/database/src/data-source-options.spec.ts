@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import type { QueryRunner } from 'typeorm';
 import { buildDataSourceOptions, DEFAULT_POOL, poolSettingsFrom } from './data-source-options';
 import { shouldMigrateOnStart } from './migrations';
@@ -18,12 +19,14 @@ describe('buildDataSourceOptions', () => {
       installExtensions: false,
       applicationName: 'auth-api',
     });
-    expect(o.extra).toEqual({ max: 10, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, statement_timeout: 30_000 });
+    expect(o.extra).toEqual({ max: 10, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, statement_timeout: 30_000, Client: expect.any(Function) });
+    expect(Object.getPrototypeOf(o.extra.Client)).toBe(Client);
   });
 
-  it('sets no session statement_timeout on the shared embedded session', () => {
+  it('sets no session statement_timeout and names no statement on the shared embedded session', () => {
     const o = buildDataSourceOptions({ ...base, embedded: true }) as unknown as Record<string, any>;
     expect(o.extra.statement_timeout).toBeUndefined();
+    expect(o.extra.Client).toBeUndefined();
   });
 
   it('refuses a schema that is not a plain identifier', () => {

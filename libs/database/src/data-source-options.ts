@@ -1,4 +1,5 @@
 import type { DataSourceOptions, EntitySchema, MigrationInterface } from 'typeorm';
+import { HotStatements, hotStatementsClient } from './hot-statements';
 import { assertSchemaName } from './schema';
 import { NestTypeOrmLogger, SLOW_QUERY_MS } from './typeorm-logger';
 
@@ -54,7 +55,18 @@ export interface BuildOptionsInput {
   embedded?: boolean;
 }
 
-/** The TypeORM options every service uses (never `synchronize`; migrations table inside the schema). */
+/**
+ * The statements the process runs again and again, named by every pool the process opens on a
+ * PostgreSQL server (not on the embedded one: its connections share one session, where names would
+ * collide).
+ */
+const hotStatements = new HotStatements();
+const HotStatementsClient = hotStatementsClient(hotStatements);
+
+/**
+ * The TypeORM options every service uses (never `synchronize`; migrations table inside the schema;
+ * on a PostgreSQL server, hot statements planned once per connection: HotStatements).
+ */
 export function buildDataSourceOptions(input: BuildOptionsInput): DataSourceOptions {
   const schema = assertSchemaName(input.schema, 'DATABASE_SCHEMA');
   const pool = input.pool ?? DEFAULT_POOL;
@@ -80,6 +92,7 @@ export function buildDataSourceOptions(input: BuildOptionsInput): DataSourceOpti
       connectionTimeoutMillis: pool.connectionTimeoutMs,
       idleTimeoutMillis: pool.idleTimeoutMs,
       ...(input.embedded || pool.statementTimeoutMs === 0 ? {} : { statement_timeout: pool.statementTimeoutMs }),
+      ...(input.embedded ? {} : { Client: HotStatementsClient }),
     },
   } as DataSourceOptions;
 }
