@@ -58,6 +58,16 @@ export interface ConversationFilters {
   q?: string;
 }
 
+/**
+ * A conversation's columns, named (not `v.*`): a statement's result then does not follow the table,
+ * so the hot ones can be planned once per connection (HotStatements of @platform/database).
+ */
+const COLUMNS = ['id', 'account_id', 'display_id', 'channel_id', 'contact_id', 'status', 'priority', 'assignee_id', 'team_id', 'labels', 'snoozed_until', 'waiting_since', 'first_reply_created_at', 'last_activity_at', 'created_at', 'updated_at']
+  .map((c) => `v.${c}`)
+  .join(', ');
+/** Its contact's name, email and phone beside it (ConversationRow). */
+const CONTACT_COLUMNS = 'c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone';
+
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 @Injectable()
@@ -68,8 +78,8 @@ export class ConversationsRepository {
     return this.db.table('conversations');
   }
 
-  private select(where: string): string {
-    return `SELECT v.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone
+  private select(where: string, extra = ''): string {
+    return `SELECT ${COLUMNS}, ${CONTACT_COLUMNS}${extra}
               FROM ${this.t} v JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id WHERE ${where}`;
   }
 
@@ -102,7 +112,7 @@ export class ConversationsRepository {
                                   AND m.search @@ (websearch_to_tsquery('english', ${text}) || websearch_to_tsquery('simple', ${text}))))`);
     }
     const rows = await this.db.rows<ConversationRow & { total: number }>(
-      `${this.select(where.join(' AND ')).replace('SELECT v.*', 'SELECT v.*, count(*) OVER ()::int AS total')} ORDER BY v.last_activity_at DESC, v.id LIMIT ${limit} OFFSET ${offset}`,
+      `${this.select(where.join(' AND '), ', count(*) OVER ()::int AS total')} ORDER BY v.last_activity_at DESC, v.id LIMIT ${limit} OFFSET ${offset}`,
       params,
     );
     let total = rows[0]?.total ?? 0;
@@ -131,7 +141,7 @@ export class ConversationsRepository {
    */
   async latestForSources(channelId: string, sourceIds: string[], lock: boolean): Promise<Map<string, Conversation>> {
     const rows = await this.db.rows<ConversationRow & { sender: string }>(
-      `SELECT s.sender, v.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone
+      `SELECT s.sender, ${COLUMNS}, ${CONTACT_COLUMNS}
          FROM unnest($2::text[]) AS s(sender)
          JOIN ${this.db.table('contact_inboxes')} ci ON ci.channel_id = $1 AND ci.source_id = s.sender
          JOIN ${this.db.table('contacts')} c ON c.id = ci.contact_id
@@ -193,7 +203,7 @@ export class ConversationsRepository {
   async touchIncoming(id: string): Promise<Conversation> {
     const row = await this.db.one<ConversationRow>(
       `WITH v AS (UPDATE ${this.t} SET waiting_since = COALESCE(waiting_since, now()), last_activity_at = now(), updated_at = now() WHERE id = $1 RETURNING *)
-       SELECT v.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone FROM v JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id`,
+       SELECT ${COLUMNS}, ${CONTACT_COLUMNS} FROM v JOIN ${this.db.table('contacts')} c ON c.id = v.contact_id`,
       [id],
     );
     return toConversation(row!);
