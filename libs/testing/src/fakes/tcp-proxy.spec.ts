@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
 
@@ -93,6 +94,12 @@ describe('TCP proxy fake', () => {
     expect(await exchange(proxy.port, 'x')).toBe('ECONNREFUSED');
     await proxy.restore();
     expect(await exchange(proxy.port, 'back')).toBe('BACK');
+  });
+
+  it('listens below the kernel\'s ephemeral range, which no outgoing connection takes while the port is released', () => {
+    const low = existsSync('/proc/sys/net/ipv4/ip_local_port_range') ? Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) : 32768;
+    expect(proxy.port).toBeGreaterThanOrEqual(10_000);
+    expect(proxy.port).toBeLessThan(low);
   });
 
   it('restore() forwards new connections again', async () => {

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy on 127.0.0.1 (port 0) in front of a real server, to simulate an outage of that server
+ * A TCP proxy on 127.0.0.1 in front of a real server, to simulate an outage of that server
  * (RabbitMQ, PostgreSQL, Redis…) without stopping it for everyone else:
  *
  * ```ts
@@ -64,6 +65,42 @@ function listen(server: Server, port: number): Promise<number> {
   });
 }
 
+/**
+ * The first port of the kernel's ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range,
+ * 32768 by default), which it hands out to `listen(0)` and as the local port of outgoing connections.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 2048) return low;
+  } catch {
+    // not Linux
+  }
+  return 32768;
+}
+
+/**
+ * Listens on a free port below the ephemeral range. While `cut({ newConnections: 'refuse' })` has
+ * the port released, a port of that range could be taken by any outgoing connection — even by a
+ * client reconnecting to the proxy itself, which the kernel then connects to itself (same address
+ * and port on both ends) — and `restore()` could not listen on it again; a port below the range is
+ * never handed out by the kernel.
+ */
+async function listenBelowEphemeral(server: Server): Promise<number> {
+  const low = ephemeralLow();
+  let last: unknown;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    try {
+      return await listen(server, port);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      last = err;
+    }
+  }
+  throw new Error(`TcpProxy: no free port below ${low}: ${(last as Error).message}`);
+}
+
 function reset(socket: Socket): void {
   if (socket.destroyed) return;
   // A RST (not a FIN) is what a peer sees when a server dies or a network path breaks.
@@ -111,7 +148,7 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
   });
   server.on('error', () => undefined);
 
-  const port = await listen(server, 0);
+  const port = await listenBelowEphemeral(server);
 
   const dropAll = () => {
     for (const pair of [...pairs]) {
