@@ -68,6 +68,17 @@ describe('claimDue and withTransaction (real PostgreSQL)', () => {
     await expect(claimDue(b, { table, ...due, limit: 10, lease: { column: 'claimed_until', seconds: 30 } })).resolves.toEqual([]);
   });
 
+  it('answers the named columns (and the key) with `returning`, in orderBy order', async () => {
+    await a.query(`INSERT INTO ${table} (run_at) SELECT now() - make_interval(secs => g) FROM generate_series(1, 3) g`);
+    const rows = await claimDue<Record<string, unknown>>(a, { table, ...due, limit: 10, lease: { column: 'claimed_until', seconds: 30 }, returning: ['status'] });
+    expect(rows).toEqual([
+      { id: 3, status: 'pending' },
+      { id: 2, status: 'pending' },
+      { id: 1, status: 'pending' },
+    ]);
+    await expect(claimDue(a, { table, ...due, limit: 1, set: 'attempts = 1', returning: ['status; DROP TABLE x'] })).rejects.toThrow(/returning must be a plain/);
+  });
+
   it('claims by state change with `set` and passes params', async () => {
     await a.query(`INSERT INTO ${table} (run_at) SELECT now() - make_interval(secs => g) FROM generate_series(1, 5) g`);
     const first = await claimDue<{ id: number; status: string }>(a, {

@@ -10,6 +10,8 @@ import { OutboxMessage, ProcessedEvent } from './outbox.entities';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Length of `outbox.correlation_id`. */
 const MAX_CORRELATION_ID = 200;
+/** The columns of an OutboxRow (what publishing an event reads): a relay's claim answers these, named. */
+const OUTBOX_ROW_COLUMNS = ['id', 'event_id', 'type', 'source', 'occurred_at', 'correlation_id', 'data'];
 
 export interface OutboxRelayOptions {
   /** Rows claimed and published per round. Default 100. */
@@ -184,6 +186,7 @@ export class OutboxRelay {
         orderBy: 'id ASC',
         limit: this.opts.batchSize,
         lease: { column: 'claimed_until', seconds: this.opts.leaseSeconds },
+        returning: OUTBOX_ROW_COLUMNS,
       });
       if (rows.length === 0) return published;
       const results = await Promise.allSettled(rows.map((row) => this.bus.publishEnvelope(toEnvelope(row))));
