@@ -30,6 +30,9 @@ interface UserRow {
   updated_at: Date;
 }
 
+/** A user's columns, named (not `u.*`): the lookup every request's guard makes is planned once per connection. */
+const USER_COLUMNS = ['id', 'account_id', 'email', 'name', 'password_hash', 'role_id', 'active', 'created_at', 'updated_at'].map((c) => `u.${c}`).join(', ');
+
 const toUser = (r: UserRow): User => ({
   id: r.id,
   accountId: r.account_id,
@@ -49,7 +52,7 @@ export class UsersRepository {
   constructor(private readonly db: Database) {}
 
   private select(where: string): string {
-    return `SELECT u.*, r.name AS role_name, r.permissions FROM ${this.db.table('users')} u
+    return `SELECT ${USER_COLUMNS}, r.name AS role_name, r.permissions FROM ${this.db.table('users')} u
               JOIN ${this.db.table('roles')} r ON r.id = u.role_id WHERE ${where}`;
   }
 

@@ -201,9 +201,10 @@ export class ExecutionsRepository {
    * trigger, start_key and the workflow's TRIGGER step `t`): the TRIGGER step's run (seq 1,
    * COMPLETED, its output the trigger, as the engine would write it) is written with the execution,
    * which starts at the step after the trigger (or COMPLETED when there is none). Answers the new
-   * executions.
+   * executions: their ids (`answer` 'ids', the statement of every triggering event, planned once per
+   * connection) or their rows.
    */
-  private start(starts: string): string {
+  private start(starts: string, answer: 'ids' | 'rows'): string {
     return `WITH started AS (
          INSERT INTO ${this.executions} (project_id, workflow_id, contact_id, status, current_step_id, step_seq, context, trigger, start_key, due_at, ended_at)
          SELECT s.project_id, s.workflow_id, s.contact_id, CASE WHEN n.to_step_id IS NULL THEN 'COMPLETED' ELSE 'RUNNING' END, coalesce(n.to_step_id, s.trigger_step_id),
@@ -216,7 +217,7 @@ export class ExecutionsRepository {
          INSERT INTO ${this.runs} (execution_id, seq, step_id, step_type, step_name, status, output, attempts, completed_at)
          SELECT e.id, 1, t.id, 'TRIGGER', t.name, 'COMPLETED', e.trigger, 1, now()
            FROM started e JOIN ${this.db.table('workflow_steps')} t ON t.workflow_id = e.workflow_id AND t.type = 'TRIGGER')
-       SELECT * FROM started`;
+       SELECT ${answer === 'ids' ? 'id' : '*'} FROM started`;
   }
 
   /**
@@ -243,6 +244,7 @@ export class ExecutionsRepository {
            JOIN ${this.db.table('contacts')} c ON c.id = ev.contact_id AND c.project_id = w.project_id
           WHERE w.allow_reentry OR NOT EXISTS (SELECT 1 FROM ${this.executions} x WHERE x.contact_id = c.id AND x.workflow_id = w.id)
           ORDER BY w.id, c.id, ev.n`,
+        'ids',
       ),
       [JSON.stringify(list)],
     );
@@ -269,6 +271,7 @@ export class ExecutionsRepository {
                 jsonb_build_object('type', 'MANUAL', 'data', $3::jsonb) AS trigger, $4::text AS start_key
            FROM ${this.db.table('workflows')} w JOIN ${this.db.table('workflow_steps')} t ON t.workflow_id = w.id AND t.type = 'TRIGGER'
           WHERE w.id = $1 AND (w.allow_reentry OR NOT EXISTS (SELECT 1 FROM ${this.executions} x WHERE x.contact_id = $2 AND x.workflow_id = w.id))`,
+        'rows',
       ),
       [workflowId, contactId, JSON.stringify(context), startKey],
     );

@@ -18,6 +18,8 @@ export interface ProjectInsert {
 
 const JSON_FIELDS = new Set(['prd', 'features', 'docs', 'data']);
 const COLUMNS = new Set(['title', 'description', 'github_repo', 'prd', 'features', 'docs', 'data', 'pinned', 'color', 'icon']);
+/** A project row's columns, named (not `*`): the list, read on every page of projects, is planned once per connection. */
+const ROW = ['id', ...COLUMNS, 'created_at', 'updated_at'].join(', ');
 
 /**
  * The project aggregate: a project row, its links to knowledge sources (`project_sources`) and the
@@ -57,7 +59,7 @@ export class ProjectsRepository {
   }
 
   find(id: string, forUpdate = false): Promise<ProjectRow | null> {
-    return this.db.one<ProjectRow>(`SELECT * FROM ${this.projects} WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    return this.db.one<ProjectRow>(`SELECT ${ROW} FROM ${this.projects} WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   }
 
   exists(id: string): Promise<boolean> {
@@ -66,7 +68,7 @@ export class ProjectsRepository {
 
   /** Pinned first, then newest first. */
   list(): Promise<ProjectRow[]> {
-    return this.db.rows<ProjectRow>(`SELECT * FROM ${this.projects} ORDER BY pinned DESC, created_at DESC, id`);
+    return this.db.rows<ProjectRow>(`SELECT ${ROW} FROM ${this.projects} ORDER BY pinned DESC, created_at DESC, id`);
   }
 
   async update(id: string, fields: Partial<Record<string, unknown>>): Promise<ProjectRow | null> {
