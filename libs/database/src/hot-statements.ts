@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Client, type ClientConfig, type QueryResult } from 'pg';
+import { namesPerConnection } from './prepared-statements';
 
 /** Executions of one text (in the process) before it is named. */
 export const HOT_AFTER = 3;
 /** Named statements one connection keeps at most; past it, new texts run unnamed there. */
-export const NAMES_PER_CONNECTION = 100;
+const NAMES_PER_CONNECTION = 100;
 /** Distinct texts the process counts, names or refuses at most (a text built with literals in it is a new one each time). */
 const MAX_TEXTS = 5000;
 
@@ -133,7 +134,7 @@ export function hotStatementsClient(statements: HotStatements): typeof Client {
         .then(() =>
           super.query<{ v: string }>('SELECT version() AS v').then(
             ({ rows }) => {
-              this.naming = !/PGlite/i.test(rows[0]?.v ?? 'PGlite');
+              this.naming = rows[0] !== undefined && namesPerConnection(rows[0].v);
               return this as Client;
             },
             async (err: unknown) => {

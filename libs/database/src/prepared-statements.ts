@@ -12,6 +12,15 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  * there. A PgBouncer in transaction mode in front of PostgreSQL needs protocol-level prepared
  * statements (`max_prepared_statements`, PgBouncer ≥ 1.21).
  */
+/**
+ * Whether the server answering `SELECT version()` with `version` gives each connection a session of
+ * its own, where statement names are the connection's: PostgreSQL does; PGlite, which serves every
+ * connection from one session, does not.
+ */
+export function namesPerConnection(version: string): boolean {
+  return !/PGlite/i.test(version);
+}
+
 export class PreparedStatements {
   /** Whether statements may be named (not PGlite); unknown until the database answered once. */
   private named?: boolean;
@@ -29,7 +38,7 @@ export class PreparedStatements {
 
   private namesWork(): Promise<boolean> {
     this.probe ??= this.ds.query(`SELECT version() AS v`).then(
-      ([row]: Array<{ v: string }>) => (this.named = !/PGlite/i.test(row.v)),
+      ([row]: Array<{ v: string }>) => (this.named = namesPerConnection(row.v)),
       (err: unknown) => {
         this.probe = undefined; // the database did not answer: ask again with the next statement
         throw err;

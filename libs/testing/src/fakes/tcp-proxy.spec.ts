@@ -98,7 +98,7 @@ describe('TCP proxy fake', () => {
 
   it('listens below the kernel\'s ephemeral range, which no outgoing connection takes while the port is released', () => {
     const low = existsSync('/proc/sys/net/ipv4/ip_local_port_range') ? Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) : 32768;
-    expect(proxy.port).toBeGreaterThanOrEqual(10_000);
+    expect(proxy.port).toBeGreaterThanOrEqual(Math.min(10_000, Math.floor(low / 2)));
     expect(proxy.port).toBeLessThan(low);
   });
 

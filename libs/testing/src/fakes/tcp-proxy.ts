@@ -88,9 +88,10 @@ function ephemeralLow(): number {
  */
 async function listenBelowEphemeral(server: Server): Promise<number> {
   const low = ephemeralLow();
+  const from = Math.min(10_000, Math.floor(low / 2));
   let last: unknown;
   for (let attempt = 0; attempt < 100; attempt++) {
-    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    const port = from + Math.floor(Math.random() * (low - from));
     try {
       return await listen(server, port);
     } catch (err) {
