@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Client } from 'pg';
 import { publish, testRabbit } from './marketing';
 
 /** The repository's root (apps/email-api/test → ../../..), where `dist/apps/email-api/main.js` is built. */
@@ -135,4 +136,41 @@ export async function projectWithDomain(
   const verified = (await call('GET', `/domains/${domain.body.id}/verify`, undefined, key)).body;
   if (verified.status !== 'verified') throw new Error(`domain ${opts.domain} did not verify: ${JSON.stringify(verified.checks)}`);
   return { project, key };
+}
+
+/** A mail the database holds whose copy is not in the SMTP sink. */
+export interface UndeliveredMail {
+  to: string;
+  subject: string;
+  status: string;
+  sentAt: Date | null;
+}
+
+/**
+ * The mails of the emails table matching `where` (its parameters `$1…` in `params`) that have no
+ * copy in the sink: `delivered(to, subject)` says whether one arrived.
+ */
+export async function undeliveredMails(
+  pg: Pick<Client, 'query'>,
+  schema: string,
+  where: string,
+  params: unknown[],
+  delivered: (to: string, subject: string) => boolean,
+): Promise<UndeliveredMail[]> {
+  const rows = (await pg.query<{ to_email: string; subject: string; status: string; sent_at: Date | null }>(`SELECT to_email, subject, status, sent_at FROM ${schema}.emails WHERE ${where}`, params)).rows;
+  return rows.filter((r) => !delivered(r.to_email.toLowerCase(), r.subject)).map((r) => ({ to: r.to_email, subject: r.subject, status: r.status, sentAt: r.sent_at }));
+}
+
+/**
+ * What a SIGKILL of a sending replica may cost, and nothing more. The send worker records a round
+ * SENT and ends its data on the SMTP connections in one synchronous step (emails/send.worker.ts),
+ * but a kill can still land between the COMMIT's write and the end-of-data writes: that round's
+ * mails are then recorded SENT and never sent. So the undelivered mails are at most one round of
+ * the killed process — no more than its `lanes` (SEND_CONCURRENCY), all SENT by one commit (one
+ * `sent_at`), before `restartedAt` — and usually none.
+ */
+export function expectOnlyTheKillWindowLost(undelivered: UndeliveredMail[], restartedAt: Date, lanes: number): void {
+  expect(undelivered.length).toBeLessThanOrEqual(lanes);
+  expect(undelivered.filter((m) => m.status !== 'SENT' || m.sentAt === null || m.sentAt >= restartedAt)).toEqual([]);
+  expect(new Set(undelivered.map((m) => m.sentAt?.getTime())).size).toBeLessThanOrEqual(1);
 }
