@@ -33,7 +33,8 @@ interface HandedOverMail {
  * committed (its data is not ended then). A process killed outright leaves its claimed mails
  * either QUEUED, their data never ended — the server dropped them, and they are sent again after the
  * lease — or SENT, their data ended. Nobody gets a second copy and no mail is lost, except in the
- * microseconds between the COMMIT's write and the end-of-data writes (a mail recorded but not sent),
+ * moment between the COMMIT's write and the end-of-data writes (the round recorded but not sent;
+ * microseconds, unless the process is descheduled right there),
  * or when the COMMIT fails after it was written and the database cannot take the next statement
  * either (the mails went out but stay QUEUED, and are sent again after the lease).
  */
