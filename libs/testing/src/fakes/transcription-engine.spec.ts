@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { parseMultipart, startFakeTranscriptionEngine, type FakeTranscriptionEngine } from './transcription-engine';
 
 function upload(fields: Record<string, string>, file?: { name: string; data: string; type?: string }): FormData {
@@ -110,6 +112,22 @@ describe('fake OpenAI-compatible transcription engine', () => {
     engine.reset();
     expect(engine.aborted).toHaveLength(0);
     expect((await post(upload({ model: 'whisper-1' }, { name: 'a.mp3', data: 'x' }))).status).toBe(200);
+  });
+
+  it('counts a request on the arrival of its headers, also one whose client gives up during the upload', async () => {
+    const socket = connect(Number(new URL(engine.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    // headers and a part of a 1,000-byte body, then the client goes away
+    socket.write('POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000\r\n\r\n--b\r\n');
+    await until(() => engine.arrivals === 1);
+    socket.destroy();
+    await until(() => engine.inFlight === 0);
+    expect(engine.requests).toHaveLength(0);
+    expect((await post(upload({ model: 'whisper-1' }, { name: 'a.mp3', data: 'x' }))).status).toBe(200);
+    expect(engine.arrivals).toBe(2);
+    expect(engine.requests).toHaveLength(1);
+    engine.reset();
+    expect(engine.arrivals).toBe(0);
   });
 });
 

@@ -116,6 +116,11 @@ export interface FakeTranscriptionEngine {
   detectLanguageWith(detection: LanguageDetection): void;
   /** Requests currently being answered (useful to await concurrency without timing). */
   readonly inFlight: number;
+  /**
+   * Requests whose headers arrived, counted before their body is read: a client that gives up
+   * during its upload is counted here and not in `requests` (which holds parsed requests only).
+   */
+  readonly arrivals: number;
   /** Requests whose client closed the connection before the answer was sent. */
   aborted: RecordedTranscriptionRequest[];
   reset(): void;
@@ -246,6 +251,7 @@ export async function startFakeTranscriptionEngine(options: FakeTranscriptionEng
   const failures: Array<Required<Pick<TranscriptionFailure, 'times'>> & TranscriptionFailure> = [];
   let delayMs = 0;
   let inFlight = 0;
+  let arrivals = 0;
 
   const readBody = (req: IncomingMessage) =>
     new Promise<Buffer>((resolve, reject) => {
@@ -387,6 +393,7 @@ export async function startFakeTranscriptionEngine(options: FakeTranscriptionEng
     result.segments.map((s, i) => `${i + 1}\n${srtTime(s.start, ',')} --> ${srtTime(s.end, ',')}\n${s.text.trim()}\n`).join('\n');
 
   const server = createServer((req, res) => {
+    arrivals += 1;
     inFlight += 1;
     res.on('close', () => {
       inFlight -= 1;
@@ -421,7 +428,11 @@ export async function startFakeTranscriptionEngine(options: FakeTranscriptionEng
     get inFlight() {
       return inFlight;
     },
+    get arrivals() {
+      return arrivals;
+    },
     reset() {
+      arrivals = 0;
       requests.length = 0;
       aborted.length = 0;
       failures.length = 0;
