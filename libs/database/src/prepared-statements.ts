@@ -3,6 +3,15 @@ import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
+ * Whether the server answering `SELECT version()` with `version` gives each connection a session of
+ * its own, where statement names are the connection's: PostgreSQL does; PGlite, which serves every
+ * connection from one session, does not.
+ */
+export function namesPerConnection(version: string): boolean {
+  return !/PGlite/i.test(version);
+}
+
+/**
  * Hot statements of public endpoints (automation-api's click redirect and webhook receiver,
  * email-api's /v1/track and key lookups) as named prepared statements: PostgreSQL parses and plans each once per pooled connection instead of on every call
  * (for the click statement, planning costs more than running it). They go to the pg pool directly,
@@ -12,15 +21,6 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  * there. A PgBouncer in transaction mode in front of PostgreSQL needs protocol-level prepared
  * statements (`max_prepared_statements`, PgBouncer ≥ 1.21).
  */
-/**
- * Whether the server answering `SELECT version()` with `version` gives each connection a session of
- * its own, where statement names are the connection's: PostgreSQL does; PGlite, which serves every
- * connection from one session, does not.
- */
-export function namesPerConnection(version: string): boolean {
-  return !/PGlite/i.test(version);
-}
-
 export class PreparedStatements {
   /** Whether statements may be named (not PGlite); unknown until the database answered once. */
   private named?: boolean;
