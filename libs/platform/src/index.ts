@@ -13,6 +13,7 @@ export { startService, closeGracefully, DRAIN_TIMEOUT_MS, type RunningService, t
 export { runService, migrate, usage, type RunServiceOptions } from './run-service';
 export { RejectNulPipe, MAX_JSON_DEPTH, firstTooDeep } from './http/input-safety';
 export { installRawRoutes, type RawRoute, type RawExchange, type RawRoutesOptions, jsonObjectOf } from './http/raw-routes';
+export { ExpressAnswers, type ExpressSettings } from './http/express-answers';
 export { BodyLimit, BODY_LIMIT_METADATA, DEFAULT_BODY_LIMIT } from './http/body-limits';
 export {
   securityHeaders,

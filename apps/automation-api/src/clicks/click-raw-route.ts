@@ -1,5 +1,4 @@
 import type { RawExchange, RawRoute } from '@platform/platform';
-import { redirect } from '../common/raw-answers';
 import type { ClicksService } from './clicks.service';
 
 /**
@@ -11,17 +10,17 @@ const CLICK_PATH = /^\/r\/([0-9A-Za-z]{10,64})\/?(?:\?|$)/;
 /**
  * The click redirect answered before Express and Nest (@platform/platform's installRawRoutes): the same work and
  * answer as ClicksController.redirect — the click stored before the 302 to the target (Express's
- * `res.redirect`, written by common/raw-answers.ts), an unknown code 404 in the app's error shape.
+ * `res.redirect`, RawExchange.redirect), an unknown code 404 in the app's error shape.
  */
 export function clickRawRoute(clicks: ClicksService): RawRoute {
   return {
     match: (method, url) => ((method === 'GET' || method === 'HEAD') && CLICK_PATH.test(url) ? '/r/:code' : null),
-    handle: ({ req, res, fail }: RawExchange) => {
+    handle: ({ req, ip, redirect, fail }: RawExchange) => {
       const code = CLICK_PATH.exec(req.url)![1];
-      clicks.click(code, req.ip ?? null, req.get('user-agent') ?? null).then(
+      clicks.click(code, ip() ?? null, req.headers['user-agent'] ?? null).then(
         (url) => {
           try {
-            redirect(req, res, 302, url);
+            redirect(302, url);
           } catch (err) {
             fail(err);
           }

@@ -24,18 +24,17 @@ const MAX_BYTES = 512 * 1024;
 export function whatsappWebhookRawRoute(webhooks: WhatsAppWebhookService, limits: WebhookLimits): RawRoute {
   return {
     match: (method, url) => (method === 'POST' && DELIVERY_PATH.test(url) ? '/api/v1/webhooks/whatsapp/:channelId' : null),
-    handle: ({ req, res, fail, readJsonObject }: RawExchange) => {
+    handle: ({ req, res, json, fail, readJsonObject }: RawExchange) => {
       const channelId = DELIVERY_PATH.exec(req.url)![1];
       readJsonObject(MAX_BYTES, (body, raw) => {
         const signature = req.headers['x-hub-signature-256'];
-        const requestId = (req as { id?: unknown }).id;
         limits
           .hit(channelId)
           .then((decision) => {
             limits.answer(decision, res);
-            return webhooks.receive(channelId, raw, typeof signature === 'string' ? signature : undefined, body, typeof requestId === 'string' ? requestId : undefined);
+            return webhooks.receive(channelId, raw, typeof signature === 'string' ? signature : undefined, body, req.id);
           })
-          .then((result) => void res.status(200).json(ok(result)))
+          .then((result) => json(200, ok(result)))
           .catch(fail);
       });
     },

@@ -5,6 +5,7 @@ import { bearerToken, cookieValue, hashApiKey } from '@platform/auth';
 import { ApiError } from '@platform/errors';
 import { rateLimitHeaders, resetSeconds } from '@platform/rate-limit';
 import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { ApiErrors, type ErrorDocs } from '../common/api-errors.decorator';
 import { SESSION_COOKIE } from '../config';
 import { ProjectRateLimiter } from '../rate-limit/project-rate-limiter';
@@ -90,7 +91,7 @@ export class ProjectAccessGuard implements CanActivate {
    * counts the request and sets the rate-limit headers on `res`; throws the access errors. Also what
    * the routes answered before Express (the raw `POST /v1/track`) authenticate with.
    */
-  async authorize(req: AccessRequest, res: Pick<Response, 'setHeader'>, opts: ProjectAccessOptions): Promise<ProjectContext> {
+  async authorize(req: AccessRequest, res: Pick<ServerResponse, 'setHeader'>, opts: ProjectAccessOptions): Promise<ProjectContext> {
     const useKey = req.headers['authorization'] !== undefined;
     const ctx = useKey ? await this.byKey(req, opts) : await this.bySession(req, opts);
     if (opts.projectParam && ctx.project.id !== req.params?.[opts.projectParam]) throw projectNotFound();
@@ -134,7 +135,7 @@ export class ProjectAccessGuard implements CanActivate {
   }
 
   /** Counts the request (in memory while Redis fails: see createRateLimiter). */
-  private async countRequest(projectId: string, res: Pick<Response, 'setHeader'>): Promise<void> {
+  private async countRequest(projectId: string, res: Pick<ServerResponse, 'setHeader'>): Promise<void> {
     const decision = await this.limiter.hit(projectId);
     const { 'Retry-After': retryAfter, ...headers } = rateLimitHeaders(decision);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);

@@ -79,20 +79,19 @@ export function trackInputOf(body: Record<string, unknown>): TrackInput | null {
 export function trackRawRoute(access: ProjectAccessGuard, tracking: TrackService): RawRoute {
   return {
     match: (method, url) => (method === 'POST' && TRACK_PATH.test(url) ? '/v1/track' : null),
-    handle: ({ req, res, fail, handOn, readJsonObject }: RawExchange) => {
+    handle: ({ req, res, json, fail, handOn, readJsonObject }: RawExchange) => {
       // A retry with an Idempotency-Key: the Nest route's idempotency store answers it.
       if (req.headers['idempotency-key'] !== undefined) return handOn();
       const record = (body: Record<string, unknown>, raw: Buffer) => {
         const input = trackInputOf(body);
         if (!input) return handOn(raw);
-        const requestId = (req as { id?: unknown }).id;
         (async () => {
           const ctx = await access.authorize(req as AccessRequest, res, TRACK_ACCESS);
           assertDataKeys(input.data);
-          return trackAnswer(await tracking.track(ctx.project.id, input, typeof requestId === 'string' ? requestId : undefined));
+          return trackAnswer(await tracking.track(ctx.project.id, input, req.id));
         })().then((answer) => {
           try {
-            res.status(200).json(answer);
+            json(200, answer);
           } catch (err) {
             fail(err);
           }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { MetricsService, requestIdFrom, type BaseConfig } from '@platform/platform';
+import { ExpressAnswers, MetricsService, requestIdFrom, type BaseConfig, type ExpressSettings } from '@platform/platform';
 import { MailEventsService } from '../mail-events/mail-events.service';
 import { clickFlag, openFlag } from './bot-rules';
 import { TrackingLinks } from './tracking-links';
@@ -24,20 +24,6 @@ const TRACKING_PATH = /^\/t\/([oc])\/([A-Za-z0-9._-]{1,200})(?:\?|$)/;
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
- * The client's address as Express's `req.ip` computes it: the socket's peer, then the
- * `X-Forwarded-For` entries from the right for as long as the app's `trust proxy` rule trusts the
- * address before them.
- */
-function clientIp(req: IncomingMessage, trust: ((addr: string, i: number) => boolean) | undefined): string | undefined {
-  const peer = req.socket.remoteAddress;
-  const forwarded = req.headers['x-forwarded-for'];
-  if (!trust || !peer || !forwarded) return peer;
-  const chain = [peer, ...String(forwarded).split(',').map((a) => a.trim()).reverse()];
-  for (let i = 0; i < chain.length - 1; i++) if (!trust(chain[i], i)) return chain[i];
-  return chain[chain.length - 1];
-}
-
-/**
  * The open pixel and the tracked links answered before Express and Nest: recipients' mail clients
  * call them far more often than anything else, and they need none of the per-request stack (no key,
  * no body, no guard). The same answers as TrackingController, which stays the route for every
@@ -58,8 +44,7 @@ export function installTrackingFastPath(app: NestExpressApplication, config: Pic
   const metrics = app.get(MetricsService);
   const logger = new Logger('TrackingFastPath');
   const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
-  const expressApp = app.getHttpAdapter().getInstance() as { get(setting: string): unknown };
-  const trust = () => expressApp.get('trust proxy fn') as ((addr: string, i: number) => boolean) | undefined;
+  const answers = new ExpressAnswers(app.getHttpAdapter().getInstance() as ExpressSettings);
 
   const handOn = (req: IncomingMessage, res: ServerResponse, err: unknown) => {
     logger.warn(`${req.method} ${req.url?.slice(0, 64)} handed to the router after: ${(err as Error)?.message ?? String(err)}`);
@@ -75,7 +60,7 @@ export function installTrackingFastPath(app: NestExpressApplication, config: Pic
     const emailId = tokens.verifyOpen(token);
     if (emailId) {
       const ua = req.headers['user-agent'];
-      events.trackOpen(emailId, openFlag(ua, clientIp(req, trust())), ua);
+      events.trackOpen(emailId, openFlag(ua, answers.ip(req)), ua);
     }
     res.writeHead(200, [...PIXEL_HEADER_LIST, 'X-Request-Id', requestIdFrom(req)]);
     res.end(PIXEL);

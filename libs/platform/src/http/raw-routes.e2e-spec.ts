@@ -3,16 +3,21 @@
 // body it read replayed to the platform's parsers), holds the graceful shutdown until it answers, and
 // a handler that throws costs its connection, never the process; every other request reaches
 // Express untouched.
-import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Module, Post, Redirect, Req, type DynamicModule } from '@nestjs/common';
 import { ApiError, DATABASE_LOSS_AS_503, EnvelopeErrorFilter } from '@platform/errors';
 import { once } from 'node:events';
 import net from 'node:net';
+import type { Request } from 'express';
 import request from 'supertest';
 import { BaseConfig } from '../config/base.config';
 import { createServiceApp } from '../create-service-app';
 import { closeGracefully } from '../start-service';
 import type { ServiceDefinition } from '../service-definition';
 import { installRawRoutes, type RawRoute } from './raw-routes';
+
+const SAME_JSON = { via: 'either', text: 'é <b> & "q"', list: [1, null, true] };
+const SAME_TEXT = 'received ✓';
+const SAME_TARGET = 'https://shop.example.test/a b/é?q=<x>&r="1"';
 
 @Controller()
 class EchoController {
@@ -40,6 +45,29 @@ class EchoController {
   slow() {
     return { via: 'express' };
   }
+
+  // The answers the raw routes' `json`, `send`, `redirect` and `ip` write themselves, as Express writes them.
+  @Post('same/json')
+  @HttpCode(202)
+  sameJson() {
+    return SAME_JSON;
+  }
+
+  @Post('same/text')
+  @HttpCode(200)
+  @Header('content-type', 'text/plain')
+  sameText() {
+    return SAME_TEXT;
+  }
+
+  @Get('same/redirect')
+  @Redirect(SAME_TARGET, 302)
+  sameRedirect() {}
+
+  @Get('same/ip')
+  sameIp(@Req() req: Request) {
+    return { ip: req.ip };
+  }
 }
 
 // An app with a database (DatabaseModule provides this): a lost connection is answered 503.
@@ -60,11 +88,11 @@ function holdNext(): void {
 
 const FAST: RawRoute = {
   match: (method, url) => (url.startsWith('/fast/') ? `/fast/:x` : null),
-  handle: ({ req, res, fail, handOn, readJson, readJsonObject }) => {
+  handle: ({ req, json, send, redirect, ip, express, fail, handOn, readJson, readJsonObject }) => {
     const x = req.url.slice('/fast/'.length);
     if (x === 'held') {
       held.enter();
-      void held.released.then(() => res.status(200).send({ via: 'raw', x }));
+      void held.released.then(() => json(200, { via: 'raw', x }));
       return;
     }
     if (x === 'handed') return handOn();
@@ -72,15 +100,20 @@ const FAST: RawRoute = {
     if (x === 'lost') return fail(new LostConnection('connection terminated'));
     if (x === 'pg-lost') return fail(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
     if (x === 'throw') throw new Error('a bug in the handler');
-    if (x === 'json') return readJson(64, (raw) => res.status(200).send({ via: 'raw', json: JSON.parse(raw.toString('utf8')) }));
-    if (x === 'object') return readJsonObject(512, (body, raw) => res.status(200).send({ via: 'raw', body, bytes: raw.length }));
+    if (x === 'json') return readJson(64, (raw) => json(200, { via: 'raw', json: JSON.parse(raw.toString('utf8')) }));
+    if (x === 'object') return readJsonObject(512, (body, raw) => json(200, { via: 'raw', body, bytes: raw.length }));
+    if (x === 'same-json') return json(202, SAME_JSON);
+    if (x === 'same-text') return send(200, SAME_TEXT, 'text/plain');
+    if (x === 'same-redirect') return redirect(302, SAME_TARGET);
+    if (x === 'same-ip') return json(200, { ip: ip() });
+    if (x === 'express') return void express().res.status(200).json({ via: 'raw', methods: typeof express().req.get === 'function' });
     if (x === 'body') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => handOn(Buffer.concat(chunks)));
       return;
     }
-    res.status(200).send({ via: 'raw', x });
+    json(200, { via: 'raw', x });
   },
 };
 
@@ -119,6 +152,42 @@ describe('installRawRoutes', () => {
     for (const name of ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy']) {
       expect([name, raw.headers[name]]).toEqual([name, viaExpress.headers[name]]);
     }
+  });
+
+  it('writes json, send and redirect answers as Express writes them, and ip() is req.ip', async () => {
+    const http = request(app.getHttpServer());
+    // What may differ: the request id, the date, the connection's keep-alive.
+    const answer = (res: request.Response) => ({
+      status: res.status,
+      headers: Object.fromEntries(Object.entries(res.headers).filter(([name]) => !['x-request-id', 'date', 'connection', 'keep-alive'].includes(name))),
+      body: res.text,
+    });
+    const same = async (raw: request.Test, viaExpress: request.Test) => {
+      const [a, b] = [answer(await raw), answer(await viaExpress)];
+      expect(a).toEqual(b);
+      return a;
+    };
+    const json = await same(http.post('/fast/same-json'), http.post('/same/json'));
+    expect(json).toMatchObject({ status: 202, headers: { 'content-type': 'application/json; charset=utf-8', etag: expect.any(String) } });
+    expect(JSON.parse(json.body)).toEqual(SAME_JSON);
+    expect(await same(http.post('/fast/same-text'), http.post('/same/text'))).toMatchObject({ status: 200, body: SAME_TEXT, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    for (const accept of [undefined, 'text/html', 'text/plain', 'application/json', 'text/html;q=0.5, text/plain;q=0.9']) {
+      const raw = http.get('/fast/same-redirect');
+      const viaExpress = http.get('/same/redirect');
+      if (accept) [raw, viaExpress].forEach((r) => r.set('Accept', accept));
+      const redirected = await same(raw, viaExpress);
+      expect(redirected.status).toBe(302);
+      expect(redirected.headers.location).toBe('https://shop.example.test/a%20b/%C3%A9?q=%3Cx%3E&r=%221%22');
+    }
+    await same(http.head('/fast/same-redirect'), http.head('/same/redirect'));
+    const ipRaw = await http.get('/fast/same-ip').set('X-Forwarded-For', '203.0.113.9').expect(200);
+    const ipExpress = await http.get('/same/ip').set('X-Forwarded-For', '203.0.113.9').expect(200);
+    expect(ipRaw.body.ip).toBe(ipExpress.body.ip);
+    expect(ipRaw.body.ip).toEqual(expect.any(String));
+  });
+
+  it("gives a route Express's methods when it asks for them (express())", async () => {
+    expect((await request(app.getHttpServer()).get('/fast/express').expect(200)).body).toEqual({ via: 'raw', methods: true });
   });
 
   it('answers a lost database connection 503 DATABASE_UNAVAILABLE with Retry-After, as the app\'s routes do', async () => {

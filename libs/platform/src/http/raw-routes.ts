@@ -8,12 +8,29 @@ import { appState, provides } from '../create-service-app';
 import { requestIdFrom } from '../logging/logging';
 import { MetricsService } from '../metrics/metrics.service';
 import { firstTooDeep, MAX_JSON_DEPTH } from './input-safety';
+import { ExpressAnswers, type ExpressSettings } from './express-answers';
 import { securityHeaders } from './security-headers';
 
-/** What a raw route's handler gets: the request and response with Express's methods (`req.ip`, `res.redirect`, `res.send`). */
+/**
+ * What a raw route's handler gets: the request and response as Node's HTTP server gives them (no
+ * Express methods: giving Node's objects Express's prototypes costs a light route most of its
+ * throughput), Express's answers written on them (`redirect`, `json`, `send`: byte for byte what
+ * Express writes), and `express()` for a path that needs Express's methods after all.
+ */
 export interface RawExchange {
-  req: Request;
-  res: Response;
+  /** The request, its `id` the request id (X-Request-Id). */
+  req: IncomingMessage & { id: string; url: string; method: string };
+  res: ServerResponse;
+  /** The client's address as Express's `req.ip` gives it (the app's `trust proxy`). */
+  ip(): string | undefined;
+  /** Express's `res.redirect(status, url)`. */
+  redirect(status: number, url: string): void;
+  /** Express's `res.status(status).json(body)`. */
+  json(status: number, body: unknown): void;
+  /** Express's `res.status(status).send(text)` with the Content-Type `type` (its charset added as Express adds it). */
+  send(status: number, text: string, type: string): void;
+  /** The request and response with Express's methods (its prototypes, as Express's own first step gives them), for a rare path. */
+  express(): { req: Request; res: Response };
   /** Answers `err` as the app's routes do (`mapError`, then the app's error filter). */
   fail(err: unknown): void;
   /** Gives the request to Express and Nest after all (nothing may have been answered yet); `body` replays a body already read. */
@@ -120,9 +137,9 @@ export interface RawRoutesOptions {
  * Answers an app's hottest public routes (a click redirect, a platform's webhook deliveries)
  * without Express's and Nest's per-request stack, and hands every other request to Express. The
  * answers are the routes' own, byte for byte: the same request id (`X-Request-Id`), the platform's
- * security headers, Express's `res.redirect` / `res.send` (the request and response get Express's
- * prototypes, as Express's own first step does), errors through `mapError` and the app's error
- * filter; each request is counted in `http_requests_total` / `http_request_duration_seconds` under
+ * security headers, Express's `res.redirect` / `res.json` / `res.send` (written on Node's request
+ * and response by ExpressAnswers; they get Express's prototypes only where a path needs Express's
+ * methods: `express()`, an error), errors through `mapError` and the app's error filter; each request is counted in `http_requests_total` / `http_request_duration_seconds` under
  * its route template and logged at debug only (the access log line of the Express routes is not
  * written for them), and holds the graceful shutdown's drain until it is answered (or handed on),
  * as an Express request does. Call it from the service definition's `configure`, after the routes'
@@ -133,7 +150,8 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
   const listeners = server.listeners('request') as RequestListener[];
   if (listeners.length !== 1) throw new Error(`raw routes: expected one request listener (Express), found ${listeners.length}`);
   const [express] = listeners;
-  const expressApp = app.getHttpAdapter().getInstance() as { request: object; response: object };
+  const expressApp = app.getHttpAdapter().getInstance() as ExpressSettings & { request: object; response: object };
+  const answers = new ExpressAnswers(expressApp);
   const metrics = app.get(MetricsService);
   const logger = new Logger('RawRoutes');
   const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
@@ -146,14 +164,10 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
   const serve = (route: RawRoute, template: string, req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
     const id = requestIdFrom(req);
-    (req as IncomingMessage & { id?: string }).id = id;
+    const request = req as RawExchange['req'];
+    request.id = id;
     res.setHeader('X-Request-Id', id);
     for (const [name, value] of security) res.setHeader(name, value);
-    // What Express does first for every request: its request and response methods.
-    Object.assign(req, { res });
-    Object.assign(res, { req, locals: Object.create(null) as object });
-    Object.setPrototypeOf(req, expressApp.request);
-    Object.setPrototypeOf(res, expressApp.response);
     let counted = false;
     // In flight for the graceful shutdown until answered, closed or handed on (Express's middleware then tracks it).
     let inFlight = true;
@@ -172,12 +186,36 @@ export function installRawRoutes(app: NestExpressApplication, { config, filter, 
     };
     res.once('finish', () => count(res.statusCode));
     res.once('close', () => count(res.writableFinished ? res.statusCode : 499));
+    let withExpress: { req: Request; res: Response } | undefined;
+    const expressMethods = () => {
+      if (!withExpress) {
+        // What Express does first for every request: its request and response methods.
+        Object.assign(req, { res });
+        Object.assign(res, { req, locals: Object.create(null) as object });
+        Object.setPrototypeOf(req, expressApp.request);
+        Object.setPrototypeOf(res, expressApp.response);
+        withExpress = { req: req as Request, res: res as Response };
+      }
+      return withExpress;
+    };
     const exchange: RawExchange = {
-      req: req as Request,
-      res: res as Response,
+      req: request,
+      res,
+      ip: () => answers.ip(req),
+      redirect: (status, url) => {
+        if (!answers.redirect(req, res, status, url)) expressMethods().res.redirect(status, url);
+      },
+      json: (status, body) => {
+        if (!answers.json(req, res, status, body)) expressMethods().res.status(status).json(body);
+      },
+      send: (status, text, type) => {
+        if (!answers.send(req, res, status, text, type)) expressMethods().res.status(status).type(type).send(text);
+      },
+      express: expressMethods,
       fail: (err) => {
         try {
-          filter.catch(mapError(err), { getType: () => 'http', switchToHttp: () => ({ getRequest: () => req, getResponse: () => res, getNext: () => undefined }) } as never);
+          const exchanged = expressMethods();
+          filter.catch(mapError(err), { getType: () => 'http', switchToHttp: () => ({ getRequest: () => exchanged.req, getResponse: () => exchanged.res, getNext: () => undefined }) } as never);
         } catch (e) {
           logger.error(`${req.method} ${template}: ${(e as Error).message}`);
           res.destroy();
