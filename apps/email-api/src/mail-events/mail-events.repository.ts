@@ -148,7 +148,8 @@ const ESCAPED = /["\\]/g;
  * the mail's click just before (the previous one of the batch, else the last one written: one index
  * probe) came less than 2 seconds earlier on another link. The mail's first unflagged open and click
  * stamp it; a burst takes back the click stamp its first click made. The event's data is the
- * request's agent (and method, for clicks).
+ * request's agent (and method, for clicks). Its idempotency key is made of its own new id, so there
+ * is no conflict to look for (the unique index still holds it: a clash would refuse the batch).
  */
 function hitsStatement(s: string): string {
   return `WITH v AS (
@@ -162,9 +163,11 @@ function hitsStatement(s: string): string {
              CASE WHEN v.type = 'click' THEN e.links[v.idx + 1] END AS url
         FROM v JOIN ${s}.emails e ON e.id = v.email_id JOIN ${s}.projects p ON p.id = e.project_id AND p.tracking_enabled
     ),
-    -- the click before each click of the mail: the previous one of the batch, else the last one written
+    -- the click before each click of the mail: the previous one of the batch, else the last one written (opens need none)
     prev AS (
-      SELECT r.*, lag(r.url) OVER w AS batch_prev_url, lag(r.at) OVER w AS batch_prev_at FROM r WINDOW w AS (PARTITION BY r.email_id, r.type ORDER BY r.at, r.id)
+      SELECT r.*, lag(r.url) OVER w AS batch_prev_url, lag(r.at) OVER w AS batch_prev_at FROM r WHERE r.type = 'click' WINDOW w AS (PARTITION BY r.email_id ORDER BY r.at, r.id)
+      UNION ALL
+      SELECT r.*, NULL::text, NULL::timestamptz FROM r WHERE r.type = 'open'
     ),
     m AS (
       SELECT prev.*,
@@ -184,7 +187,6 @@ function hitsStatement(s: string): string {
                WHEN m.burst THEN 'scanner' END),
              CASE WHEN m.type = 'open' THEN 'pixel' ELSE 'link' END, m.data, m.type || ':' || m.id, m.at
         FROM m WHERE m.type = 'open' OR m.url IS NOT NULL
-      ON CONFLICT (project_id, idempotency_key) DO NOTHING
       RETURNING id, project_id, email_id, type, flag, created_at
     ),
     firsts AS (
