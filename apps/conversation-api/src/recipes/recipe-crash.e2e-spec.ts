@@ -137,14 +137,18 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms 
         { type: 'set_priority', outcome: 'done' },
       ],
     });
-    await waitFor('the reply sent', async () => (provider.sent.some((m) => m.to === '15550003001') ? true : undefined));
     const list = (await call(second.url, 'GET', '/api/v1/conversations?q=15550003001', undefined, admin)).body.data as Array<{ id: string }>;
     expect(list).toHaveLength(1);
-    const conversation = (await call(second.url, 'GET', `/api/v1/conversations/${list[0].id}`, undefined, admin)).body.data;
-    const outgoing = (conversation.messages as Array<{ message_type: string; private: boolean; content: string; status: string }>).filter((m) => m.message_type === 'outgoing' && !m.private);
-    expect(outgoing.map((m) => [m.content, m.status])).toEqual([['Hello Dana', 'sent']]);
+    type Message = { message_type: string; private: boolean; content: string; status: string };
+    const replies = (conversation: { messages: Message[] }) => conversation.messages.filter((m) => m.message_type === 'outgoing' && !m.private);
+    // The provider has the reply a moment before the delivery records it sent: wait for the record.
+    const conversation = await waitFor('the reply delivered', async () => {
+      const read = (await call(second.url, 'GET', `/api/v1/conversations/${list[0].id}`, undefined, admin)).body.data;
+      return replies(read).some((m) => m.status === 'pending') ? undefined : read;
+    });
+    expect(replies(conversation).map((m) => [m.content, m.status])).toEqual([['Hello Dana', 'sent']]);
     expect(provider.sent.filter((m) => m.to === '15550003001').map((m) => m.text?.body)).toEqual(['Hello Dana']);
     expect(conversation).toMatchObject({ team_id: teamId, assignee_id: agent, priority: 'high' });
-    expect((conversation.messages as Array<{ message_type: string; content: string }>).filter((m) => m.message_type === 'activity' && m.content.startsWith('Assigned to'))).toHaveLength(1);
+    expect((conversation.messages as Message[]).filter((m) => m.message_type === 'activity' && m.content.startsWith('Assigned to'))).toHaveLength(1);
   }, 90_000);
 });
