@@ -64,6 +64,11 @@ class EchoController {
   @Redirect(SAME_TARGET, 302)
   sameRedirect() {}
 
+  @Get('same/json')
+  sameJsonGet() {
+    return SAME_JSON;
+  }
+
   @Get('same/ip')
   sameIp(@Req() req: Request) {
     return { ip: req.ip };
@@ -88,7 +93,7 @@ function holdNext(): void {
 
 const FAST: RawRoute = {
   match: (method, url) => (url.startsWith('/fast/') ? `/fast/:x` : null),
-  handle: ({ req, json, send, redirect, ip, express, fail, handOn, readJson, readJsonObject }) => {
+  handle: ({ req, res, json, send, redirect, ip, express, fail, handOn, readJson, readJsonObject }) => {
     const x = req.url.slice('/fast/'.length);
     if (x === 'held') {
       held.enter();
@@ -106,6 +111,10 @@ const FAST: RawRoute = {
     if (x === 'same-text') return send(200, SAME_TEXT, 'text/plain');
     if (x === 'same-redirect') return redirect(302, SAME_TARGET);
     if (x === 'same-ip') return json(200, { ip: ip() });
+    // Where Express does more than ExpressAnswers: a GET's freshness (304), a Vary already there, a 204.
+    if (x === 'same-json-get') return json(200, SAME_JSON);
+    if (x === 'vary-redirect') return void (res.setHeader('Vary', 'Origin'), redirect(302, SAME_TARGET));
+    if (x === 'no-content') return send(204, 'gone', 'text/plain');
     if (x === 'express') return void express().res.status(200).json({ via: 'raw', methods: typeof express().req.get === 'function' });
     if (x === 'body') {
       const chunks: Buffer[] = [];
@@ -184,6 +193,18 @@ describe('installRawRoutes', () => {
     const ipExpress = await http.get('/same/ip').set('X-Forwarded-For', '203.0.113.9').expect(200);
     expect(ipRaw.body.ip).toBe(ipExpress.body.ip);
     expect(ipRaw.body.ip).toEqual(expect.any(String));
+  });
+
+  it("answers with Express's own methods where Express does more: a GET's freshness, a Vary already set, a 204", async () => {
+    const http = request(app.getHttpServer());
+    const first = await http.get('/fast/same-json-get').expect(200);
+    const viaExpress = await http.get('/same/json').expect(200);
+    expect(first.headers.etag).toBe(viaExpress.headers.etag);
+    await http.get('/fast/same-json-get').set('If-None-Match', first.headers.etag).expect(304);
+    await http.get('/same/json').set('If-None-Match', first.headers.etag).expect(304);
+    expect((await http.get('/fast/vary-redirect').expect(302)).headers.vary).toBe('Origin, Accept');
+    const empty = await http.get('/fast/no-content').expect(204);
+    expect([empty.text, empty.headers['content-type'], empty.headers['content-length']]).toEqual(['', undefined, undefined]);
   });
 
   it("gives a route Express's methods when it asks for them (express())", async () => {
