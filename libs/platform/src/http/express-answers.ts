@@ -37,11 +37,10 @@ const BARE_TYPE = /^[a-z]+\/[a-z0-9.+-]+$/;
  * request and response, byte for byte as Express writes them for the same app, without giving the
  * request and response Express's prototypes first (`Object.setPrototypeOf` on Node's objects makes
  * every later property access on them slower: a tenth to a third of a light route's throughput,
- * README's Performance section). Each
- * answers false, having written nothing, where Express would do something these do not: a header
- * they set is there already, a status with special rules (204, 205, 304), a GET or HEAD whose
- * freshness Express would check, JSON settings other than the defaults. The caller then answers
- * with Express's own method.
+ * README's Performance section). Each answers false, having written nothing, where Express would
+ * do something these do not: a header they set is there already, a status with special rules (204,
+ * 205, 304), a GET or HEAD whose freshness Express would check, JSON settings other than the
+ * defaults. The caller then answers with Express's own method.
  */
 export class ExpressAnswers {
   private readonly formats = new Map<string | undefined, RedirectFormat>();
