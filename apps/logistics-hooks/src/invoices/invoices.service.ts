@@ -61,11 +61,10 @@ export class InvoicesService {
     const number = fields.invoice_number!;
     return this.transactions.transaction(async () => {
       await this.transactions.lock(`ap-invoice:${key}:${number}`);
-      const [earlier, paid, expectation] = await Promise.all([
-        this.invoices.findProcessed(key, number),
-        this.records.paymentOf(key, number),
-        fields.shipment_ref ? this.records.expectationFor(fields.shipment_ref) : Promise.resolve(null),
-      ]);
+      // One after the other: a transaction is one connection, which runs one statement at a time.
+      const earlier = await this.invoices.findProcessed(key, number);
+      const paid = await this.records.paymentOf(key, number);
+      const expectation = fields.shipment_ref ? await this.records.expectationFor(fields.shipment_ref) : null;
       const { outcome, checks } = checkInvoice(fields, { duplicateOf: earlier ? `processed ${earlier.created_at} as ${earlier.id}` : null, paid, expectation }, this.thresholds);
       const warnings = checks.filter((c) => c.result === 'warn').map((c) => `${c.check}: ${c.message}`);
       const reasons = checks.filter((c) => c.result === 'block').map((c) => `${c.check}: ${c.message}`);
