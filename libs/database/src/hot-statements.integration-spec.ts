@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createServer, type AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@platform/testing';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, DEFAULT_POOL } from './data-source-options';
 import { HOT_AFTER, HotStatements, hotStatementsClient } from './hot-statements';
@@ -59,6 +60,51 @@ describe('hot statements (real PostgreSQL)', () => {
     ).rejects.toThrow('roll back');
     expect(((await ds.query(`SELECT label FROM ${schema}.items WHERE id = 1`)) as Array<{ label: string }>)[0].label).toBe('item 1');
     expect(await preparedOnTheConnection(text)).toHaveLength(embedded ? 0 : 1);
+  });
+
+  it('runs statements sent at once on one connection one after the other, in order: node-postgres never gets a second while one runs', async () => {
+    // What node-postgres' Client is handed, per connection: with a statement still running, it would
+    // queue the next itself (deprecated, gone in pg 9).
+    const pgQuery = Client.prototype.query;
+    const running = new Map<Client, number>();
+    let most = 0;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const out = (pgQuery as (...a: unknown[]) => unknown).apply(this, args);
+      if (out instanceof Promise) {
+        running.set(this, (running.get(this) ?? 0) + 1);
+        most = Math.max(most, running.get(this)!);
+        const done = (): void => void running.set(this, running.get(this)! - 1);
+        out.then(done, done);
+      }
+      return out as ReturnType<Client['query']>;
+    });
+    const own = new DataSource(buildDataSourceOptions({ url: testDb.url, schema, applicationName: 'hot-statements-turns', entities: [], migrations: [], pool: { ...DEFAULT_POOL, max: 1 } }));
+    try {
+      await own.initialize();
+      const text = `SELECT label FROM ${schema}.items WHERE id = $1`;
+      const order: number[] = [];
+      // a transaction's Promise.all: five reads at once on its one connection
+      const labels = await own.transaction((manager) =>
+        Promise.all(
+          [5, 4, 3, 2, 1].map(async (id) => {
+            const [{ label }] = (await manager.query(text, [id])) as Array<{ label: string }>;
+            order.push(id);
+            return label;
+          }),
+        ),
+      );
+      expect(labels).toEqual(['item 5', 'item 4', 'item 3', 'item 2', 'item 1']);
+      expect(order).toEqual([5, 4, 3, 2, 1]);
+      // one that fails among them rejects with its own error; the transaction is then aborted, as on any connection
+      const results = await own.transaction((manager) =>
+        Promise.allSettled([manager.query(text, [1]), manager.query(`SELECT 1 / $1::int AS q`, [0]), manager.query(text, [2])]),
+      );
+      expect(results.map((r) => (r.status === 'rejected' ? (r.reason as { code?: string }).code : r.status))).toEqual(['fulfilled', '22012', '25P02']);
+      expect(most).toBe(1);
+    } finally {
+      spy.mockRestore();
+      await own.destroy();
+    }
   });
 
   it('answers the error of a failing run of a named statement, and runs it again after', async () => {

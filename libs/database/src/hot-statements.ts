@@ -97,6 +97,13 @@ type QueryFn = (config: unknown, values?: unknown, callback?: unknown) => unknow
  * (the embedded database, whose connections share one session, where names would collide) gets no
  * names. A named statement PostgreSQL refuses as prepared (REFUSED_PREPARED: a column's type changed
  * under it) fails this once, and its text is never named again.
+ *
+ * It also runs a connection's statements one at a time: one sent while the connection is busy (a
+ * transaction's `Promise.all` of reads, which the repositories cannot know they share one
+ * connection for) starts when the one before it has settled, in the order they were sent.
+ * node-postgres queues them itself today, but calls that queue are deprecated and pg 9 drops them.
+ * A statement sent to an idle connection is written in the same synchronous step, as before
+ * (`Database.commitWith` relies on it for its COMMIT).
  */
 export function hotStatementsClient(statements: HotStatements): typeof Client {
   return class HotStatementsClient extends Client {
@@ -106,7 +113,23 @@ export function hotStatementsClient(statements: HotStatements): typeof Client {
 
     constructor(config?: string | ClientConfig) {
       super(config);
-      const plain = this.query.bind(this) as QueryFn;
+      const direct = this.query.bind(this) as QueryFn;
+      let inFlight = 0;
+      let turn: Promise<void> = Promise.resolve();
+      const inTurn = (config: unknown, values: unknown): Promise<QueryResult> => {
+        const start = () => direct(config, values) as Promise<QueryResult>;
+        const result = inFlight === 0 ? start() : turn.then(start);
+        inFlight++;
+        // Registered before the caller's own reaction: the count is down when the caller goes on.
+        const settle = (): void => {
+          inFlight--;
+        };
+        turn = result.then(settle, settle);
+        return result;
+      };
+      // Promise-style statements take their turn; a callback or a submittable (a cursor, a stream) goes as it came.
+      const plain: QueryFn = (config, values, callback) =>
+        callback !== undefined || typeof values === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function' ? direct(config, values, callback) : inTurn(config, values);
       const query: QueryFn = (config, values, callback) => {
         if (!this.naming || typeof config !== 'string' || callback !== undefined || (values !== undefined && !Array.isArray(values))) return plain(config, values, callback);
         const name = statements.nameOf(config);
