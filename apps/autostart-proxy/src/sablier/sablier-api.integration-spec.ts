@@ -34,7 +34,7 @@ describe("Sablier's API (two replicas, fake Docker engine and Kubernetes API)", 
   beforeAll(async () => {
     engine = await startFakeDockerEngine({
       containers: [
-        { name: 'web', health: { becomes: 'healthy', afterMs: 400 } },
+        { name: 'web', health: { becomes: 'healthy', afterMs: 1_500 } }, // read not-ready twice first, on a busy machine too
         { name: 'stuck', health: { becomes: 'starting' } },
         { name: 'front' },
         { name: 'slow' },

@@ -12,7 +12,7 @@ describe('DockerProvider against a fake Docker Engine API on a unix socket', () 
       containers: [
         { name: 'whisper', image: 'whisper:1', health: { becomes: 'healthy', afterMs: 2000 }, labels: { 'autostart.group': 'asr' } },
         { name: 'whisper-worker', health: { becomes: 'healthy', afterMs: 100 }, labels: { 'autostart.group': 'asr' } },
-        { name: 'broken', health: { becomes: 'unhealthy', afterMs: 300 } },
+        { name: 'broken', health: { becomes: 'unhealthy', afterMs: 1_000 } }, // read starting first, on a busy machine too
         { name: 'stuck', health: { becomes: 'starting' } },
         { name: 'plain', state: 'running' },
         { name: 'napping', state: 'paused' },

@@ -24,7 +24,8 @@ describe('fake Docker Engine API', () => {
   beforeEach(async () => {
     engine = await startFakeDockerEngine({
       containers: [
-        { name: 'web', labels: { tier: 'front', app: 'shop' }, health: { becomes: 'healthy', afterMs: 50 } },
+        // healthy a second after each start: long enough that the test reads `starting` first on a busy machine
+        { name: 'web', labels: { tier: 'front', app: 'shop' }, health: { becomes: 'healthy', afterMs: 1_000 } },
         { name: 'web-admin', labels: { tier: 'back', app: 'shop' }, state: 'running' },
         { name: 'sleepy', state: 'paused' },
       ],
