@@ -14,8 +14,9 @@ import { securityHeaders } from './security-headers';
 /**
  * What a raw route's handler gets: the request and response as Node's HTTP server gives them (no
  * Express methods: giving Node's objects Express's prototypes slows every later access to them, a
- * tenth and more of a light route's throughput), Express's answers written on them (`redirect`, `json`, `send`: byte for byte what
- * Express writes), and `express()` for a path that needs Express's methods after all.
+ * tenth to a third of a light route's throughput), Express's answers written on them (`redirect`,
+ * `json`, `send`: byte for byte what Express writes), and `express()` for a path that needs
+ * Express's methods after all.
  */
 export interface RawExchange {
   /** The request, its `id` the request id (X-Request-Id). */
