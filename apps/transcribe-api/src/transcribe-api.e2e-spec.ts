@@ -1,4 +1,4 @@
-import { EventBus, TranscribeJobFinished, type EventEnvelope } from '@platform/messaging';
+import { EventBus, OutboxRelay, TranscribeJobFinished, type EventEnvelope } from '@platform/messaging';
 import { createTestApp, type FakeTranscriptionEngine, garbageCollector, makeWav, startFakeTranscriptionEngine, type TestApp } from '@platform/testing';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -157,7 +157,9 @@ describe('transcribe-api over HTTP (in-memory queue)', () => {
     const bad = await t.http.post('/transcribe/async').field('engine', 'whisper').attach('file', wav, 'ev2.wav').expect(200);
     await waitForEnd(t, ok.body.job_id);
     await waitForEnd(t, bad.body.job_id);
-    // the relay publishes after the outbox rows commit: on a loaded machine that can take a while
+    // Both events are in the outbox once their jobs ended: a relay pass publishes them now, rather
+    // than at its next timer (later still on a loaded machine, or after a backoff).
+    await t.app.get(OutboxRelay).flush();
     for (let i = 0; i < 1000 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     const byJob = Object.fromEntries(seen.map((e) => [e.data.jobId, e]));
     expect(byJob[ok.body.job_id]).toMatchObject({
