@@ -25,7 +25,7 @@ export class DnsChecker {
   }
 
   mx(name: string): Promise<Lookup<Array<{ exchange: string; priority: number }>>> {
-    return this.bounded((r) => r.resolveMx(name));
+    return this.bounded((r) => r.resolveMx(name).then((records) => records.map(({ exchange, priority }) => ({ exchange, priority }))));
   }
 
   private async bounded<T>(fn: (r: Resolver) => Promise<T>): Promise<Lookup<T>> {

@@ -64,7 +64,10 @@ export class VerifyService {
     const resolver = new Resolver({ timeout: this.config.DNS_TIMEOUT_MS, tries: 2 });
     if (this.servers) resolver.setServers(this.servers);
     try {
-      const records = (await resolver.resolveMx(domain)).sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange));
+      // The two fields of the answer, whatever else the runtime's resolver adds (Node 24 adds `type`).
+      const records = (await resolver.resolveMx(domain))
+        .map(({ exchange, priority }) => ({ exchange, priority }))
+        .sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange));
       // RFC 7505 null MX: the domain states it accepts no mail.
       if (records.length === 1 && (records[0].exchange === '' || records[0].exchange === '.')) return { records: [], reason: 'Domain does not accept email (null MX record)' };
       if (records.length === 0) return { records: [], reason: 'Domain does not exist or has no MX records' };
